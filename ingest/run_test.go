@@ -1,0 +1,172 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ub-bench/ub/queries"
+)
+
+func memWorkspace(t testing.TB) *queries.Workspace {
+	t.Helper()
+	ws, err := queries.Open(context.Background(), "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
+}
+
+func count(t testing.TB, ws *queries.Workspace, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := ws.Conn().QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+func TestRunCanonicalJSONL(t *testing.T) {
+	ws := memWorkspace(t)
+	ctx := context.Background()
+	st, err := Run(ctx, ws, []string{"testdata/jsonl/good.jsonl"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// good.jsonl: 3 sessions with a developer turn (s1, s2, one without id),
+	// one without (skipped), 3+4+2 = 9 turns.
+	if st.Sessions != 3 || st.Turns != 9 || st.Skipped["no developer message"] != 1 {
+		t.Errorf("stats = %+v; want 3 sessions, 9 turns, 1 skipped", st)
+	}
+	if got := count(t, ws, `SELECT count(*) FROM turns WHERE is_command`); got != 1 {
+		t.Errorf("commands = %d, want 1", got)
+	}
+	if got := count(t, ws, `SELECT count(*) FROM moments`); got != 2 {
+		// s1 turn 2 and s2 turn 3 follow an agent turn; s2 turn 0 is a command
+		// and ben's message follows only a system turn.
+		t.Errorf("moments = %d, want 2", got)
+	}
+	if got := count(t, ws, `SELECT count(*) FROM developer_repos WHERE source = 'session'`); got != 2 {
+		t.Errorf("edges = %d, want 2", got)
+	}
+
+	t.Run("re-ingest adds nothing", func(t *testing.T) {
+		st, err := Run(ctx, ws, []string{"testdata/jsonl/good.jsonl"}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Sessions != 0 || st.Turns != 0 || st.Unchanged != 3 {
+			t.Errorf("second run = %+v; want 0 added, 3 unchanged", st)
+		}
+		if got := count(t, ws, `SELECT count(*) FROM turns`); got != 9 {
+			t.Errorf("turns = %d, want 9", got)
+		}
+	})
+
+	t.Run("grown session replaces the stored one", func(t *testing.T) {
+		grown := `{"id":"s1","developer":"ana","repo":"ana/kiln","started_at":"2025-03-01T10:00:00Z","turns":[{"role":"developer","text":"add a retry to the upload loop"},{"role":"agent","text":"Added a retry with backoff."},{"role":"developer","text":"thanks, but it still times out on big files"},{"role":"agent","text":"Raised the timeout."}]}` + "\n"
+		st, err := Run(ctx, ws, []string{"-"}, Options{Stdin: strings.NewReader(grown)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Replaced != 1 || st.Sessions != 0 || st.Turns != 1 {
+			t.Errorf("stats = %+v; want 1 replaced, 1 turn net", st)
+		}
+		if got := count(t, ws, `SELECT count(*) FROM turns WHERE session_id = 's1'`); got != 4 {
+			t.Errorf("s1 turns = %d, want 4", got)
+		}
+		// The shorter copy is now superseded, whatever the order.
+		st, _ = Run(ctx, ws, []string{"testdata/jsonl/good.jsonl"}, Options{})
+		if st.Superseded != 1 || st.Unchanged != 2 {
+			t.Errorf("stats = %+v; want 1 superseded, 2 unchanged", st)
+		}
+	})
+}
+
+func TestRunBadInput(t *testing.T) {
+	ws := memWorkspace(t)
+	ctx := context.Background()
+	st, err := Run(ctx, ws, []string{"testdata/jsonl"}, Options{})
+	if !errors.Is(err, ErrBadInput) {
+		t.Fatalf("err = %v, want ErrBadInput", err)
+	}
+	want := []string{
+		"testdata/jsonl/bad.jsonl:2: turn 0: role \"boss\" is not developer, agent, tool or system",
+		"testdata/jsonl/bad.jsonl:3: turn 0: missing \"role\"",
+		"testdata/jsonl/bad.jsonl:5: truncated JSON line",
+		"testdata/jsonl/badutf8.jsonl:1: invalid UTF-8",
+		"testdata/jsonl/blob.jsonl:1: binary file (NUL byte at offset 0)",
+	}
+	got := append([]string(nil), st.Errors...)
+	sort.Strings(got)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The good lines of every file still land: b1, b4, u2 and good.jsonl's 3.
+	if st.Sessions != 6 {
+		t.Errorf("sessions = %d, want 6", st.Sessions)
+	}
+	if got := count(t, ws, `SELECT count(*) FROM ingest_errors`); got != 5 {
+		t.Errorf("ingest_errors rows = %d, want 5", got)
+	}
+	// A second run replaces each file's errors instead of piling them up.
+	Run(ctx, ws, []string{"testdata/jsonl"}, Options{})
+	if got := count(t, ws, `SELECT count(*) FROM ingest_errors`); got != 5 {
+		t.Errorf("ingest_errors rows after re-run = %d, want 5", got)
+	}
+}
+
+func TestRunFailFastStopsAfterFirstBadFile(t *testing.T) {
+	ws := memWorkspace(t)
+	st, err := Run(context.Background(), ws, []string{"testdata/jsonl/bad.jsonl", "testdata/jsonl/good.jsonl"}, Options{FailFast: true})
+	if !errors.Is(err, ErrBadInput) {
+		t.Fatalf("err = %v", err)
+	}
+	if st.Files != 1 || st.Sessions != 2 {
+		t.Errorf("stats = %+v; want 1 file, its 2 good sessions", st)
+	}
+}
+
+func TestRunManifestEdges(t *testing.T) {
+	ws := memWorkspace(t)
+	dir := t.TempDir()
+	man := filepath.Join(dir, "manifest.jsonl")
+	os.WriteFile(man, []byte(`{"repo":"ana/kiln","authors":["Ana K","Bo"]}`+"\n"+`{"repo":"zed/empty","authors":[]}`+"\nnot json\n"), 0o644)
+	st, err := Run(context.Background(), ws, []string{"testdata/jsonl/good.jsonl"}, Options{Manifest: man})
+	if !errors.Is(err, ErrBadInput) || len(st.Errors) != 1 || !strings.HasSuffix(st.Errors[0], "manifest.jsonl:3: invalid JSON: invalid character 'o' in literal null (expecting 'u')") {
+		t.Fatalf("err = %v, errors = %q", err, st.Errors)
+	}
+	if got := count(t, ws, `SELECT count(*) FROM developer_repos WHERE source = 'manifest' AND repo = 'ana/kiln'`); got != 2 {
+		t.Errorf("manifest edges = %d, want 2", got)
+	}
+	if got := count(t, ws, `SELECT count(*) FROM repos WHERE name = 'zed/empty'`); got != 1 {
+		t.Errorf("repo without authors not recorded")
+	}
+	// ana, ben, Ana K, Bo
+	if st.Developers != 4 {
+		t.Errorf("developers = %d, want 4", st.Developers)
+	}
+}
+
+func TestRunRollsBackAFailedBatch(t *testing.T) {
+	ws := memWorkspace(t)
+	ctx := context.Background()
+	// A session whose meta cannot be stored would fail inside the
+	// transaction; simulate a write failure by dropping the turns table.
+	if _, err := ws.Conn().ExecContext(ctx, `DROP VIEW moments; DROP TABLE turns`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(ctx, ws, []string{"testdata/jsonl/good.jsonl"}, Options{})
+	if err == nil || errors.Is(err, ErrBadInput) {
+		t.Fatalf("err = %v, want a write error", err)
+	}
+	if got := count(t, ws, `SELECT count(*) FROM sessions`); got != 0 {
+		t.Errorf("sessions = %d after a failed batch, want 0 (nothing half-written)", got)
+	}
+}

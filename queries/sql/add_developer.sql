@@ -1,0 +1,1 @@
+INSERT INTO developers (name) VALUES (?) ON CONFLICT DO NOTHING

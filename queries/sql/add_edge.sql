@@ -1,0 +1,1 @@
+INSERT INTO developer_repos (developer, repo, source) VALUES (?, ?, ?) ON CONFLICT DO NOTHING

@@ -1,0 +1,1 @@
+INSERT INTO ingest_errors (path, line, reason, format) VALUES (?, ?, ?, ?)

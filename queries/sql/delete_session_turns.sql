@@ -1,0 +1,1 @@
+DELETE FROM turns WHERE session_id = ?

@@ -1,0 +1,208 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/duckdb/duckdb-go/v2"
+)
+
+//go:embed schema/*.sql
+var schemaFS embed.FS
+
+// Workspace is one open ub database file.
+type Workspace struct {
+	DB   *sql.DB
+	Path string // "" for an in-memory workspace
+	conn *sql.Conn
+}
+
+// ErrLocked is returned by Open when another process holds the workspace.
+var ErrLocked = errors.New("workspace is in use by another process")
+
+// Options configures Open. The zero value opens read-write and migrates.
+type Options struct {
+	ReadOnly bool
+}
+
+var lockRE = regexp.MustCompile(`(?i)could not set lock on file`)
+
+// Open opens (creating if needed) the workspace at path and applies any
+// schema migration not yet applied. path "" opens an in-memory workspace,
+// for tests. A workspace held by another writing process gives an error
+// wrapping ErrLocked: DuckDB's file lock guarantees at most one writer, so a
+// second ub never corrupts the file.
+func Open(ctx context.Context, path string, opts Options) (*Workspace, error) {
+	dsn := path
+	if opts.ReadOnly && path != "" {
+		dsn = path + "?access_mode=read_only"
+	}
+	connector, err := duckdb.NewConnector(dsn, nil)
+	if err != nil {
+		return nil, openError(path, err)
+	}
+	db := sql.OpenDB(connector)
+	// One connection: every statement, transaction and appender of a ub
+	// process runs on it, so temporary views and transactions are visible.
+	db.SetMaxOpenConns(1)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, openError(path, err)
+	}
+	ws := &Workspace{DB: db, Path: path, conn: conn}
+	if !opts.ReadOnly {
+		if err := ws.migrate(ctx); err != nil {
+			ws.Close()
+			return nil, err
+		}
+	} else if err := ws.checkMigrated(ctx); err != nil {
+		ws.Close()
+		return nil, err
+	}
+	return ws, nil
+}
+
+func openError(path string, err error) error {
+	if lockRE.MatchString(err.Error()) {
+		pid := ""
+		if m := regexp.MustCompile(`PID (\d+)`).FindStringSubmatch(err.Error()); m != nil {
+			pid = " (pid " + m[1] + ")"
+		}
+		return fmt.Errorf("open %s: %w%s; wait for it to finish or use another --db", path, ErrLocked, pid)
+	}
+	return fmt.Errorf("open workspace %s: %w", path, err)
+}
+
+// Conn is the workspace's single connection.
+func (ws *Workspace) Conn() *sql.Conn { return ws.conn }
+
+// Close closes the workspace.
+func (ws *Workspace) Close() error {
+	var err error
+	if ws.conn != nil {
+		err = ws.conn.Close()
+	}
+	if cerr := ws.DB.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Appender returns a DuckDB appender on table, for bulk loads on the
+// workspace connection. Close it (which flushes) before committing.
+func (ws *Workspace) Appender(ctx context.Context, table string) (*duckdb.Appender, error) {
+	var app *duckdb.Appender
+	err := ws.conn.Raw(func(c any) error {
+		var err error
+		app, err = duckdb.NewAppenderFromConn(c.(driver.Conn), "", table)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("appender on %s: %w", table, err)
+	}
+	return app, nil
+}
+
+// Migration is one numbered schema file.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// Migrations lists the embedded schema files in version order.
+func Migrations() ([]Migration, error) {
+	names, err := fs.Glob(schemaFS, "schema/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []Migration
+	for _, n := range names {
+		base := strings.TrimPrefix(n, "schema/")
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("schema file %s: name must be NNNN_name.sql", n)
+		}
+		b, err := schemaFS.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, Migration{Version: v, Name: base, SQL: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].Version < ms[j].Version })
+	return ms, nil
+}
+
+// migrate applies, in order and each in its own transaction, the migrations
+// not yet recorded in schema_migrations (wtf's migrate).
+func (ws *Workspace) migrate(ctx context.Context) error {
+	if _, err := ws.conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	ms, err := Migrations()
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		var n int
+		if err := ws.conn.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&n); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		if n > 0 {
+			continue
+		}
+		if err := ws.InTx(ctx, func(tx *sql.Conn) error {
+			if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, ?)`, m.Version, m.Name)
+			return err
+		}); err != nil {
+			return fmt.Errorf("migration %s: %w", m.Name, err)
+		}
+	}
+	return nil
+}
+
+func (ws *Workspace) checkMigrated(ctx context.Context) error {
+	ms, err := Migrations()
+	if err != nil {
+		return err
+	}
+	var have int
+	err = ws.conn.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&have)
+	if err != nil {
+		return fmt.Errorf("open %s read-only: not a ub workspace (run ub ingest first): %w", ws.Path, err)
+	}
+	if want := ms[len(ms)-1].Version; have < want {
+		return fmt.Errorf("open %s read-only: schema version %d, this ub needs %d; open it once read-write to migrate", ws.Path, have, want)
+	}
+	return nil
+}
+
+// InTx runs fn in a transaction on the workspace connection: committed when
+// fn returns nil, rolled back otherwise, so nothing is half-written.
+func (ws *Workspace) InTx(ctx context.Context, fn func(c *sql.Conn) error) error {
+	if _, err := ws.conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return err
+	}
+	if err := fn(ws.conn); err != nil {
+		if _, rerr := ws.conn.ExecContext(context.Background(), "ROLLBACK"); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	_, err := ws.conn.ExecContext(ctx, "COMMIT")
+	return err
+}
