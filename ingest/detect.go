@@ -9,7 +9,12 @@ import (
 
 // parsers maps a format name to its parser.
 var parsers = map[string]ParseFunc{
-	"jsonl": ParseJSONL,
+	"aider":         ParseAider,
+	"claude-code":   ParseClaudeCode,
+	"claude-export": ParseClaudeExport,
+	"codex":         ParseCodex,
+	"jsonl":         ParseJSONL,
+	"specstory":     ParseSpecStory,
 }
 
 // Formats lists the format names ingest accepts, sorted.

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/queries"
+)
+
+// Exit codes, documented in the README.
+const (
+	exitOK       = 0 // success
+	exitInternal = 1 // a fault of ub or of the machine (I/O, database)
+	exitUsage    = 2 // a misused command or flag
+	exitBadInput = 3 // some input was bad: reported, the rest was processed
+	exitLocked   = 4 // the workspace is held by another ub process
+)
+
+// usageError marks an error in how ub was called.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// streams are where a command reads and writes; tests swap them.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+	tty      bool // stderr is a terminal: progress bars allowed
+}
+
+func defaultStreams() *streams {
+	return &streams{in: os.Stdin, out: os.Stdout, err: os.Stderr,
+		tty: isatty.IsTerminal(os.Stderr.Fd()) && os.Getenv("TERM") != "dumb"}
+}
+
+// Main runs ub with os.Args and returns the exit code.
+func Main() int { return run(os.Args, defaultStreams()) }
+
+func run(args []string, io *streams) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	app := newApp(io)
+	err := app.RunContext(ctx, args)
+	return exitCode(err, io)
+}
+
+func newApp(io *streams) *cli.App {
+	return &cli.App{
+		Name:      "ub",
+		Usage:     "benchmark LLM user simulators on recorded developer <-> agent conversations",
+		Reader:    io.in,
+		Writer:    io.out,
+		ErrWriter: io.err,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "db", Value: "ub.duckdb", EnvVars: []string{"UB_DB"}, Usage: "workspace `FILE`"},
+		},
+		Commands: []*cli.Command{
+			newIngestCommand(io),
+			newSQLCommand(io),
+			newExportCommand(io),
+			newDemoCommand(io),
+		},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usageError{err}
+		},
+		ExitErrHandler:  func(*cli.Context, error) {},
+		HideHelpCommand: true,
+	}
+}
+
+// exitCode prints err (if any) to stderr and maps it to an exit code, in one
+// place.
+func exitCode(err error, io *streams) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue usageError
+	fmt.Fprintln(io.err, "ub:", err)
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.Is(err, ingest.ErrBadInput):
+		return exitBadInput
+	case errors.Is(err, queries.ErrLocked):
+		return exitLocked
+	}
+	return exitInternal
+}
+
+// args returns a command's positional arguments, refusing a flag written
+// after them (urfave/cli stops reading flags at the first argument, and a
+// silently ignored --out would be worse than an error).
+func args(c *cli.Context) ([]string, error) {
+	for _, a := range c.Args().Slice() {
+		if len(a) > 1 && strings.HasPrefix(a, "-") {
+			return nil, usagef("%s: flags go before arguments: %s", c.Command.Name, a)
+		}
+	}
+	return c.Args().Slice(), nil
+}
+
+// openWorkspace opens the workspace named by --db.
+func openWorkspace(c *cli.Context, readOnly bool) (*queries.Workspace, error) {
+	path := c.String("db")
+	if readOnly {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("no workspace at %s (run ub ingest or ub demo first, or pass --db)", path)
+		}
+	}
+	return queries.Open(c.Context, path, queries.Options{ReadOnly: readOnly})
+}
+
+// progress returns a progress callback drawing a bar on stderr when it is a
+// terminal, and nil (silent) otherwise.
+func progress(io *streams, what string) (func(done, total int64), func()) {
+	if !io.tty {
+		return nil, func() {}
+	}
+	var bar *progressbar.ProgressBar
+	return func(done, total int64) {
+			if bar == nil {
+				bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(io.err),
+					progressbar.OptionSetDescription(what), progressbar.OptionShowBytes(true),
+					progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish())
+			}
+			bar.Set64(done)
+		}, func() {
+			if bar != nil {
+				bar.Finish()
+			}
+		}
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/queries"
+)
+
+type demoOptions struct {
+	dir  string
+	seed uint64
+	db   string
+}
+
+func newDemoCommand(io *streams) *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "run the whole pipeline offline on a corpus ub writes itself",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dir", Value: "ub-demo", Usage: "`DIR` for the demo corpus, workspace and report"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the demo corpus"},
+		},
+		Action: func(c *cli.Context) error {
+			opts := demoOptions{dir: c.String("dir"), seed: c.Uint64("seed"), db: filepath.Join(c.String("dir"), "ub.duckdb")}
+			if c.IsSet("db") {
+				opts.db = c.String("db")
+			}
+			return runDemo(c, io, opts)
+		},
+	}
+}
+
+func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
+	corpus := filepath.Join(opts.dir, "corpus")
+	// The demo owns its directory: start from a clean corpus and workspace so
+	// that every run gives the same result.
+	for _, p := range []string{corpus, opts.db, opts.db + ".wal"} {
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	paths, manifest, err := ingest.WriteDemoCorpus(corpus, opts.seed)
+	if err != nil {
+		return fmt.Errorf("demo: write corpus: %w", err)
+	}
+	fmt.Fprintf(io.out, "demo corpus: %s (%d inputs, seed %d)\n", corpus, len(paths), opts.seed)
+	ws, err := queries.Open(c.Context, opts.db, queries.Options{})
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	fmt.Fprintf(io.out, "\n== ingest\n")
+	st, err := ingest.Run(c.Context, ws, paths, ingest.Options{Manifest: manifest})
+	printIngestSummary(io, st)
+	if err != nil {
+		for _, e := range st.Errors {
+			fmt.Fprintln(io.err, e)
+		}
+		return fmt.Errorf("demo: ingest: %w", err)
+	}
+	fmt.Fprintf(io.out, "\nworkspace: %s\ntry: ub --db %s sql \"select role, count(*) from turns group by all order by 1\"\n", opts.db, opts.db)
+	return nil
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/queries"
+)
+
+type exportOptions struct {
+	table, query, out, format string
+}
+
+func newExportCommand(io *streams) *cli.Command {
+	return &cli.Command{
+		Name:      "export",
+		Usage:     "write a table, view or query to Parquet, JSONL or Arrow IPC",
+		ArgsUsage: "[TABLE]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "query", Usage: "export the result of this SQL instead of a table"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `FILE` (required)"},
+			&cli.StringFlag{Name: "format", Usage: strings.Join(queries.ExportFormats, "|") + " (default: from the file extension)"},
+		},
+		Action: func(c *cli.Context) error {
+			a, err := args(c)
+			if err != nil {
+				return err
+			}
+			if len(a) > 1 {
+				return usagef("export: one TABLE at most")
+			}
+			table := ""
+			if len(a) == 1 {
+				table = a[0]
+			}
+			return runExport(c, io, exportOptions{table: table, query: c.String("query"),
+				out: c.String("out"), format: c.String("format")})
+		},
+	}
+}
+
+func runExport(c *cli.Context, io *streams, opts exportOptions) error {
+	if (opts.table == "") == (opts.query == "") {
+		return usagef("export: name a TABLE or give --query, not both")
+	}
+	if opts.out == "" {
+		return usagef("export: --out FILE is required")
+	}
+	format := opts.format
+	if format == "" {
+		format = queries.ExportFormatFor(opts.out)
+		if format == "" {
+			return usagef("export: cannot tell the format from %q; pass --format %s", opts.out, strings.Join(queries.ExportFormats, "|"))
+		}
+	}
+	ws, err := openWorkspace(c, true)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	query := opts.query
+	if opts.table != "" {
+		if query, err = queries.TableQuery(c.Context, ws.Conn(), opts.table); err != nil {
+			return usagef("export: %v", err)
+		}
+	}
+	n, err := queries.Export(c.Context, ws.Conn(), query, opts.out, format)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	fmt.Fprintf(io.err, "wrote %d rows to %s (%s)\n", n, opts.out, format)
+	return nil
+}

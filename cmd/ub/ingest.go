@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/ingest"
+)
+
+type ingestOptions struct {
+	paths     []string
+	format    string
+	developer string
+	repo      string
+	manifest  string
+	keepGoing bool
+	json      bool
+}
+
+func newIngestCommand(io *streams) *cli.Command {
+	return &cli.Command{
+		Name:      "ingest",
+		Usage:     "read session logs into the workspace",
+		ArgsUsage: "PATH... (files, directories, or - for canonical JSONL on stdin)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "auto", Usage: "auto|" + strings.Join(ingest.Formats(), "|")},
+			&cli.StringFlag{Name: "developer", Usage: "developer of every session read"},
+			&cli.StringFlag{Name: "repo", Usage: "repository of every session read"},
+			&cli.StringFlag{Name: "manifest", Usage: "manifest.jsonl: each repo's authors become developers who touched it"},
+			&cli.BoolFlag{Name: "keep-going", Value: true, Usage: "go on past bad input (false: stop after the first file with an error)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			paths, err := args(c)
+			if err != nil {
+				return err
+			}
+			opts := ingestOptions{paths: paths, format: c.String("format"),
+				developer: c.String("developer"), repo: c.String("repo"), manifest: c.String("manifest"),
+				keepGoing: c.Bool("keep-going"), json: c.Bool("json")}
+			return runIngest(c, io, opts)
+		},
+	}
+}
+
+func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
+	if len(opts.paths) == 0 {
+		return usagef("ingest: name at least one PATH (or - for stdin)")
+	}
+	ws, err := openWorkspace(c, false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	prog, done := progress(io, "ingest")
+	st, err := ingest.Run(c.Context, ws, opts.paths, ingest.Options{
+		Format: opts.format, Identity: ingest.Identity{Developer: opts.developer, Repo: opts.repo},
+		Manifest: opts.manifest, FailFast: !opts.keepGoing, Stdin: io.in, Progress: prog,
+	})
+	done()
+	if st.Files == 0 && err == nil && st.FilesSkipped == 0 {
+		return usagef("ingest: no files found in %s", strings.Join(opts.paths, " "))
+	}
+	for _, e := range st.Errors {
+		fmt.Fprintln(io.err, e)
+	}
+	if st.ErrorCount > len(st.Errors) {
+		fmt.Fprintf(io.err, "... and %d more (see: ub sql \"select * from ingest_errors\")\n", st.ErrorCount-len(st.Errors))
+	}
+	if opts.json {
+		enc := json.NewEncoder(io.out)
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(st); jerr != nil {
+			return jerr
+		}
+	} else {
+		printIngestSummary(io, st)
+	}
+	return err
+}
+
+func printIngestSummary(io *streams, st ingest.Stats) {
+	fmt.Fprintf(io.out, "files      %d read, %d passed by (not a session log)\n", st.Files, st.FilesSkipped)
+	fmt.Fprintf(io.out, "sessions   %d added, %d replaced by a grown copy, %d already present, %d superseded\n",
+		st.Sessions, st.Replaced, st.Unchanged, st.Superseded)
+	fmt.Fprintf(io.out, "turns      %d added\n", st.Turns)
+	reasons := make([]string, 0, len(st.Skipped))
+	for r := range st.Skipped {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(io.out, "skipped    %d sessions: %s\n", st.Skipped[r], r)
+	}
+	fmt.Fprintf(io.out, "errors     %d\n", st.ErrorCount)
+	fmt.Fprintf(io.out, "workspace  %d sessions, %d turns, %d developers, %d repos\n",
+		st.TotalSess, st.TotalTurns, st.Developers, st.Repos)
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ub-bench/ub/queries"
+)
+
+func TestMain(m *testing.M) {
+	// A child of TestWorkspaceLock: hold a workspace open until killed.
+	if p := os.Getenv("UB_TEST_HOLD_WORKSPACE"); p != "" {
+		ws, err := queries.Open(context.Background(), p, queries.Options{})
+		if err != nil {
+			os.Exit(1)
+		}
+		os.WriteFile(p+".held", nil, 0o644)
+		time.Sleep(time.Minute)
+		ws.Close()
+		os.Exit(0)
+	}
+	testscript.Main(m, map[string]func(){
+		"ub": func() { os.Exit(Main()) },
+	})
+}
+
+// TestScripts runs the end-to-end CLI scripts in testdata/script against
+// the real entry point.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			wd, _ := os.Getwd()
+			env.Setenv("TESTDATA", filepath.Join(wd, "..", "..", "ingest", "testdata"))
+			env.Setenv("NO_COLOR", "1")
+			return nil
+		},
+	})
+}
+
+// TestWorkspaceLock: a second process writing a held workspace gets a clear
+// error and exit code 4, and the file stays usable.
+func TestWorkspaceLock(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ub.duckdb")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "UB_TEST_HOLD_WORKSPACE="+db)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(db + ".held"); err == nil {
+			break
+		}
+		if i > 300 {
+			t.Fatal("child never opened the workspace")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var errb strings.Builder
+	code := run([]string{"ub", "--db", db, "ingest", "../../ingest/testdata/jsonl/good.jsonl"},
+		&streams{in: strings.NewReader(""), out: &strings.Builder{}, err: &errb})
+	if code != exitLocked {
+		t.Errorf("exit code = %d, want %d; stderr: %s", code, exitLocked, errb.String())
+	}
+	if !strings.Contains(errb.String(), "in use by another process") {
+		t.Errorf("stderr = %q, want a clear lock message", errb.String())
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	code = run([]string{"ub", "--db", db, "ingest", "../../ingest/testdata/jsonl/good.jsonl"},
+		&streams{in: strings.NewReader(""), out: &strings.Builder{}, err: &errb})
+	if code != exitOK {
+		t.Errorf("after the holder exits: exit code = %d; stderr: %s", code, errb.String())
+	}
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports"
+)
+
+type sqlOptions struct {
+	query  string
+	write  bool
+	format string
+}
+
+func newSQLCommand(io *streams) *cli.Command {
+	return &cli.Command{
+		Name:      "sql",
+		Usage:     "run ad-hoc SQL over the workspace (read-only unless --write)",
+		ArgsUsage: "QUERY | -",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "write", Usage: "open the workspace read-write"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: strings.Join(reports.TableFormats, "|")},
+		},
+		Action: func(c *cli.Context) error {
+			if _, err := args(c); err != nil {
+				return err
+			}
+			if c.NArg() != 1 {
+				return usagef("sql: give one QUERY, or - to read it from stdin")
+			}
+			return runSQL(c, io, sqlOptions{query: c.Args().First(), write: c.Bool("write"), format: c.String("format")})
+		},
+	}
+}
+
+func runSQL(c *cli.Context, sio *streams, opts sqlOptions) error {
+	query := opts.query
+	if query == "-" {
+		b, err := io.ReadAll(sio.in)
+		if err != nil {
+			return fmt.Errorf("sql: read stdin: %w", err)
+		}
+		query = string(b)
+	}
+	if strings.TrimSpace(query) == "" {
+		return usagef("sql: empty query")
+	}
+	tw, err := reports.NewTableWriter(sio.out, opts.format)
+	if err != nil {
+		return usageError{err}
+	}
+	ws, err := openWorkspace(c, !opts.write)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	started := false
+	err = queries.Adhoc(c.Context, ws.Conn(), query, func(cols []queries.Column, row []any) error {
+		if !started {
+			names := make([]string, len(cols))
+			for i, col := range cols {
+				names[i] = col.Name
+			}
+			if err := tw.Header(names); err != nil {
+				return err
+			}
+			started = true
+		}
+		if row == nil {
+			return nil
+		}
+		return tw.Row(row)
+	})
+	if err != nil {
+		if !opts.write && strings.Contains(err.Error(), "read-only") {
+			return fmt.Errorf("sql: %w (add --write to change the workspace)", err)
+		}
+		return fmt.Errorf("sql: %w", err)
+	}
+	return tw.Close()
+}
