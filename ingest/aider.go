@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -49,7 +50,7 @@ const (
 //     by a space. Current aider ends each developer line with two spaces, so
 //     in a contiguous session a "####" line without them is a markdown
 //     heading of the agent's reply, i.e. agent text. A session is contiguous
-//     if any of its "####" lines ends with two spaces, or if an earlier
+//     if one of its developer lines ends with two spaces, or if an earlier
 //     session of the same file was contiguous; otherwise it is
 //     blank_separated (aider up to mid-2024, or no developer line at all),
 //     and every "####" line is a developer line. The carry-over keeps a later
@@ -140,7 +141,7 @@ type aiderParser struct {
 
 	// classification of the current session
 	turns []Turn
-	text  strings.Builder
+	text  []byte // the current developer message or console run
 }
 
 func (p *aiderParser) run() error {
@@ -227,6 +228,15 @@ func (p *aiderParser) handle(line []byte, truncated bool) error {
 
 // aiderBadLine says why a line cannot be text, or "".
 func aiderBadLine(line []byte) string {
+	// Fast path: eight bytes at a time while they are ASCII and not NUL.
+	const hi, lo = 0x8080808080808080, 0x0101010101010101
+	for len(line) >= 8 {
+		x := binary.LittleEndian.Uint64(line)
+		if x&hi != 0 || (x-lo)&^x&hi != 0 {
+			break
+		}
+		line = line[8:]
+	}
 	if bytes.IndexByte(line, 0) >= 0 {
 		return "NUL byte (binary content)"
 	}
@@ -342,7 +352,8 @@ func (p *aiderParser) classify(contiguous bool) *Session {
 		Meta:       map[string]any{"style": style},
 	}
 	p.turns = p.turns[:0]
-	p.text.Reset()
+	p.text = p.text[:0]
+	var haveVersion, haveModel bool
 
 	cur := aiderNone
 	agentStart := 0   // offset in raw of the current agent segment
@@ -354,16 +365,16 @@ func (p *aiderParser) classify(contiguous bool) *Session {
 	flush := func() { // closes the current segment
 		switch cur {
 		case aiderDev:
-			p.devTurn(aiderTrimBlankLines(p.text.String()))
+			p.devTurn(string(aiderTrimBlankLines(p.text)))
 		case aiderTool:
-			if t := aiderTrimBlankLines(p.text.String()); t != "" {
-				p.turns = append(p.turns, Turn{Role: RoleTool, Text: t, Meta: map[string]any{"kind": "console"}})
+			if t := aiderTrimBlankLines(p.text); len(t) > 0 {
+				p.turns = append(p.turns, Turn{Role: RoleTool, Text: string(t), Meta: map[string]any{"kind": "console"}})
 			}
 		case aiderAgentText:
 			p.turns = append(p.turns, Turn{Role: RoleAgent, Text: string(p.raw[agentStart:agentEnd])})
 		}
 		cur = aiderNone
-		p.text.Reset()
+		p.text = p.text[:0]
 		devLines, devText, devCmd = 0, 0, false
 	}
 
@@ -384,12 +395,12 @@ func (p *aiderParser) classify(contiguous bool) *Session {
 			continue
 		case aiderDev:
 			// rule 4: a blank_separated command is one paragraph
-			if cur != aiderDev || (gap && devCmd && false) {
+			if cur != aiderDev || (gap && devCmd) {
 				flush()
 				cur = aiderDev
 			}
 			if devLines > 0 {
-				p.text.WriteByte('\n')
+				p.text = append(p.text, '\n')
 			}
 			devLines++
 			t := aiderDevText(l)
@@ -399,20 +410,22 @@ func (p *aiderParser) classify(contiguous bool) *Session {
 				}
 				devText++
 			}
-			p.text.Write(t)
+			p.text = append(p.text, t...)
 		case aiderTool:
 			if cur != aiderTool {
 				flush()
 				cur = aiderTool
 			} else {
-				p.text.WriteByte('\n')
+				p.text = append(p.text, '\n')
 			}
 			t := bytes.TrimRight(l[1:], " \t")
 			if len(t) > 0 && t[0] == ' ' {
 				t = t[1:]
 			}
-			p.text.Write(t)
-			p.banner(s, t)
+			p.text = append(p.text, t...)
+			if !haveVersion || !haveModel {
+				haveVersion, haveModel = aiderBanner(s, t)
+			}
 		case aiderAgentText:
 			if cur != aiderAgentText {
 				flush()
@@ -440,29 +453,32 @@ func aiderDevText(l []byte) []byte {
 	return bytes.TrimSuffix(t, []byte("  "))
 }
 
-// banner picks the aider version and model out of the startup console lines.
-func (p *aiderParser) banner(s *Session, t []byte) {
-	if _, ok := s.Meta["aider_version"]; !ok {
+// aiderBanner records in s.Meta the aider version and model named by a
+// startup console line, and reports which of the two s.Meta now holds.
+func aiderBanner(s *Session, t []byte) (version, model bool) {
+	_, version = s.Meta["aider_version"]
+	_, model = s.Meta["model"]
+	if !version {
 		if v, ok := bytes.CutPrefix(t, []byte("Aider v")); ok {
 			if i := bytes.IndexByte(v, ' '); i >= 0 {
 				v = v[:i]
 			}
 			s.Meta["aider_version"] = string(v)
-			return
+			return true, model
 		}
 	}
-	if _, ok := s.Meta["model"]; ok {
-		return
-	}
-	for _, pre := range []string{"Model: ", "Models: ", "Main model: "} {
-		if m, ok := bytes.CutPrefix(t, []byte(pre)); ok {
-			if i := bytes.Index(m, []byte(" with ")); i >= 0 {
-				m = m[:i]
+	if !model {
+		for _, pre := range []string{"Model: ", "Models: ", "Main model: "} {
+			if m, ok := bytes.CutPrefix(t, []byte(pre)); ok {
+				if i := bytes.Index(m, []byte(" with ")); i >= 0 {
+					m = m[:i]
+				}
+				s.Meta["model"] = string(m)
+				return version, true
 			}
-			s.Meta["model"] = string(m)
-			return
 		}
 	}
+	return version, model
 }
 
 // devTurn classifies one developer message (rules 4-8) and appends its turn.
@@ -517,30 +533,25 @@ func aiderEchoOf(prev *Turn, text string) string {
 	return ""
 }
 
-// aiderTrimBlankLines drops leading and trailing lines that hold only spaces/tabs.
-func aiderTrimBlankLines(s string) string {
-	for s != "" {
-		i := strings.IndexByte(s, '\n')
+// aiderTrimBlankLines drops leading and trailing lines that hold only
+// spaces and tabs.
+func aiderTrimBlankLines(b []byte) []byte {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
-			if strings.Trim(s, " \t") == "" {
-				return ""
-			}
+			i = len(b)
+		}
+		if !aiderBlank(b[:i]) {
 			break
 		}
-		if strings.Trim(s[:i], " \t") != "" {
-			break
-		}
-		s = s[i+1:]
+		b = b[min(i+1, len(b)):]
 	}
-	for s != "" {
-		i := strings.LastIndexByte(s, '\n')
-		if strings.Trim(s[i+1:], " \t") != "" {
+	for len(b) > 0 {
+		i := bytes.LastIndexByte(b, '\n')
+		if !aiderBlank(b[i+1:]) {
 			break
 		}
-		if i < 0 {
-			return ""
-		}
-		s = s[:i]
+		b = b[:max(i, 0)]
 	}
-	return s
+	return b
 }

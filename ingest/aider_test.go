@@ -37,11 +37,15 @@ type aiderSession struct {
 	Turns []aiderTurn
 }
 
-func aDev(text string) aiderTurn     { return aiderTurn{Role: RoleDeveloper, Text: text} }
-func aCmd(text string) aiderTurn     { return aiderTurn{Role: RoleDeveloper, Text: text, Cmd: true} }
-func aAgent(text string) aiderTurn   { return aiderTurn{Role: RoleAgent, Text: text} }
-func aConsole(text string) aiderTurn { return aiderTurn{RoleTool, text, false, map[string]any{"kind": "console"}} }
-func aConfirm(text string) aiderTurn { return aiderTurn{RoleTool, text, false, map[string]any{"kind": "confirm"}} }
+func aDev(text string) aiderTurn   { return aiderTurn{Role: RoleDeveloper, Text: text} }
+func aCmd(text string) aiderTurn   { return aiderTurn{Role: RoleDeveloper, Text: text, Cmd: true} }
+func aAgent(text string) aiderTurn { return aiderTurn{Role: RoleAgent, Text: text} }
+func aConsole(text string) aiderTurn {
+	return aiderTurn{RoleTool, text, false, map[string]any{"kind": "console"}}
+}
+func aConfirm(text string) aiderTurn {
+	return aiderTurn{RoleTool, text, false, map[string]any{"kind": "confirm"}}
+}
 func aBlank() aiderTurn {
 	return aiderTurn{RoleDeveloper, "<blank>", true, map[string]any{"blank": true}}
 }
@@ -166,8 +170,8 @@ func TestParseAider(t *testing.T) {
 		{
 			name:  "invalid UTF-8 drops its session only",
 			input: "# aider chat started at 2025-02-02 07:00:00\n\n#### fine  \n\nbad \xff byte\n\n#### also dropped  \n# aider chat started at 2025-02-02 08:00:00\n\n#### kept  \n",
-			want: []aiderSession{{Line: 8, Start: "2025-02-02 08:00:00", Meta: contiguous, Turns: []aiderTurn{aDev("kept")}}},
-			errs: []string{"x.md:5: invalid UTF-8"},
+			want:  []aiderSession{{Line: 8, Start: "2025-02-02 08:00:00", Meta: contiguous, Turns: []aiderTurn{aDev("kept")}}},
+			errs:  []string{"x.md:5: invalid UTF-8"},
 		},
 		{
 			name:  "NUL byte drops its session only",

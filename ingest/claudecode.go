@@ -58,12 +58,21 @@ import (
 // and injected context are cut to claudeMaxText bytes in Text (Meta keeps
 // the full length).
 //
+// Sub-agent lines (isSidechain) are dropped: their "user" prompts are the
+// agent's. A line whose uuid was already read is dropped (a replay).
+//
 // A file is normally one session; lines are grouped by sessionId (lines
-// without one join the session of the line before), and sessions are
-// emitted at the end of the file in order of first appearance. A line that
-// is not valid JSON is reported and skipped: a cut final line is the normal
-// state of a transcript still being written, and the rest of the session is
-// kept. Invalid UTF-8 or a NUL byte anywhere else rejects the whole file.
+// without one join the session of the line before; a file with none gets a
+// StableID), and sessions are emitted at the end of the file in order of
+// first appearance, so memory holds the sessions of one file. Session.Repo is
+// the first cwd (the real path, not the lossy folder name); Meta["cwds"] lists
+// every cwd in order when it changed; Meta also has the first version and
+// gitBranch and the last ai-title and custom-title. Developer is left empty.
+//
+// A line that is not valid JSON is reported and skipped, and the rest of the
+// session is kept: a cut final line is the normal state of a transcript still
+// being written. A NUL byte or invalid UTF-8 (other than a final line cut
+// inside a character) rejects the whole file: no session.
 
 const (
 	claudeMaxText  = 8 << 10 // bytes of a tool result or injected context kept in Turn.Text
@@ -702,7 +711,7 @@ func claudeCheckBytes(line []byte, terminated bool) (reason string, truncated bo
 // ParseClaudeCode parses a Claude Code session transcript (JSONL). The rules
 // are in the comment at the top of this file.
 func ParseClaudeCode(src Source, sink Sink) error {
-	r := &claudeLineReader{br: bufio.NewReaderSize(src.R, 1<<20)}
+	r := &claudeLineReader{br: bufio.NewReaderSize(src.R, 64<<10)}
 	var (
 		order   []*claudeSession
 		byID    = map[string]*claudeSession{}
@@ -747,11 +756,18 @@ func ParseClaudeCode(src Source, sink Sink) error {
 			sink.Error(&ParseError{Path: src.Path, Line: lineNo, Reason: reason + "; file skipped"})
 			return nil
 		}
+		if lineNo == 1 {
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // byte order mark
+		}
 		var l claudeLine
 		if err := json.Unmarshal(line, &l); err != nil {
-			if truncated || !terminated {
+			var se *json.SyntaxError
+			switch {
+			case !errors.As(err, &se):
+				sink.Error(&ParseError{Path: src.Path, Line: lineNo, Reason: "unexpected JSON shape: " + err.Error()})
+			case truncated || !terminated:
 				sink.Error(&ParseError{Path: src.Path, Line: lineNo, Reason: "final line cut short (file still being written?): " + claudeJSONError(err)})
-			} else {
+			default:
 				sink.Error(&ParseError{Path: src.Path, Line: lineNo, Reason: "invalid JSON: " + claudeJSONError(err)})
 			}
 			continue

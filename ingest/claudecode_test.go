@@ -126,6 +126,10 @@ func TestParseClaudeCode(t *testing.T) {
 	}, "\n") + "\n"
 	crlf := "{\"type\":\"user\",\"sessionId\":\"s-crlf\",\"message\":{\"content\":\"hello\"}}\r\n{\"type\":\"assistant\",\"sessionId\":\"s-crlf\",\"message\":{\"id\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}\r\n"
 	noID := `{"type":"user","message":{"content":"a prompt with no session id"}}` + "\n"
+	denied := `{"type":"user","sessionId":"s","message":{"content":"go"}}
+{"type":"assistant","sessionId":"s","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"Edit","input":{"file_path":"a.go"}}]}}
+{"type":"user","sessionId":"s","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"rejected","is_error":true},{"type":"text","text":"[Request interrupted by user for tool use]"}]}}
+`
 
 	const rich = "claudecode/session.jsonl"
 	tests := []struct {
@@ -413,6 +417,15 @@ func TestParseClaudeCode(t *testing.T) {
 			s := claudeOnly(t, c)
 			if s.ID != StableID("claude-code", "inline", "1") {
 				t.Errorf("id %q", s.ID)
+			}
+		}},
+		{"text beside a tool result is a system turn, not a prompt", "", denied, func(t *testing.T, c *collect) {
+			s := claudeOnly(t, c)
+			if got := claudePrompts(s); len(got) != 1 || len(s.Turns) != 4 {
+				t.Fatalf("prompts %q turns %d", got, len(s.Turns))
+			}
+			if tu := s.Turns[3]; tu.Role != RoleSystem || tu.Meta["kind"] != "interrupted" {
+				t.Errorf("got %s %v", tu.Role, tu.Meta)
 			}
 		}},
 		{"empty input gives nothing", "", "", func(t *testing.T, c *collect) {

@@ -166,7 +166,7 @@ func (e *claudeExport) finish(path string) *Session {
 // ParseClaudeExport parses a Claude Code session exported to Markdown. The
 // rules are in the comment at the top of this file.
 func ParseClaudeExport(src Source, sink Sink) error {
-	r := &claudeLineReader{br: bufio.NewReaderSize(src.R, 1<<20)}
+	r := &claudeLineReader{br: bufio.NewReaderSize(src.R, 64<<10)}
 	var (
 		done     []*claudeExport
 		cur      *claudeExport
@@ -190,6 +190,9 @@ func ParseClaudeExport(src Source, sink Sink) error {
 		if truncated {
 			sink.Error(&ParseError{Path: src.Path, Line: lineNo, Reason: "final line cut inside a character (file still being written?)"})
 			raw = bytes.ToValidUTF8(raw, nil)
+		}
+		if lineNo == 1 {
+			raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")) // byte order mark
 		}
 		line := string(raw)
 		trim := strings.TrimSpace(line)

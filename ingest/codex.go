@@ -61,7 +61,7 @@ func ParseCodex(src Source, sink Sink) error {
 	for {
 		line, unterminated, ok, err := lr.next()
 		if err != nil {
-			return fmt.Errorf("%s:%d: read: %w", src.Path, lr.n, err)
+			return fmt.Errorf("%s:%d: read: %w", src.Path, lr.n+1, err)
 		}
 		if !ok {
 			break
@@ -125,6 +125,9 @@ func (r *cxLineReader) next() (line []byte, unterminated, ok bool, err error) {
 		return nil, false, false, err
 	}
 	r.n++
+	if r.n == 1 {
+		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // a byte order mark
+	}
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	return line, unterminated, true, nil
@@ -284,15 +287,24 @@ func (p *codexParser) line(n int, line []byte, unterminated bool) (reason string
 			p.models = append(p.models, c.Model)
 		}
 	case "event_msg":
-		var e codexEvent
-		if err := json.Unmarshal(payload, &e); err != nil {
-			return fmt.Sprintf("event_msg: %v", err), false
+		// Only the events read here must have the expected shape; the many
+		// others (exec_command_end, turn_aborted, ...) are ignored unread.
+		switch t := codexPayloadType(payload); t {
+		case "user_message", "agent_message", "token_count":
+			var e codexEvent
+			if err := json.Unmarshal(payload, &e); err != nil {
+				return fmt.Sprintf("event_msg %s: %v", t, err), false
+			}
+			p.event(e, ts)
 		}
-		p.event(e, ts)
 	case "response_item":
+		t := codexPayloadType(payload)
+		if t != "message" && !strings.HasSuffix(t, "_call") && !strings.HasSuffix(t, "_call_output") {
+			return "", false // reasoning, and item types this parser does not know
+		}
 		var it codexItem
 		if err := json.Unmarshal(payload, &it); err != nil {
-			return fmt.Sprintf("response_item: %v", err), false
+			return fmt.Sprintf("response_item %s: %v", t, err), false
 		}
 		p.item(it, ts)
 	}
@@ -499,12 +511,11 @@ func codexDeveloperTurn(msg string, images int, ts time.Time) (Turn, bool) {
 	}
 	if images > 0 {
 		meta["images"] = images
-		for range images {
-			if s != "" {
-				s += "\n"
-			}
-			s += "[image]"
+		marks := strings.TrimSuffix(strings.Repeat("[image]\n", images), "\n")
+		if s != "" {
+			s += "\n"
 		}
+		s += marks
 	}
 	if s == "" {
 		return Turn{}, false
@@ -694,6 +705,18 @@ func codexToolResult(it codexItem, name string, ts time.Time) Turn {
 		text = clipped
 	}
 	return Turn{Role: RoleTool, Text: text, TS: ts, Meta: meta}
+}
+
+// codexPayloadType is a payload's "type", or "" when it has none.
+func codexPayloadType(payload json.RawMessage) string {
+	var v struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(payload, &v) != nil {
+		return ""
+	}
+	t, _ := v.Type.(string)
+	return t
 }
 
 // codexAny decodes a JSON value keeping numbers exact; nil for invalid JSON

@@ -361,6 +361,31 @@ func TestParseCodex(t *testing.T) {
 			},
 		},
 		{
+			name: "events and items of other types are ignored whatever their shape",
+			data: "\ufeff" + codexTestMeta + "\n" + codexUser("hi") + "\n" +
+				codexLine("2025-03-01T10:00:02Z", "event_msg", map[string]any{"type": "exec_command_end", "message": map[string]any{"x": 1}}) + "\n" +
+				codexLine("2025-03-01T10:00:02Z", "response_item", map[string]any{"type": "reasoning", "content": 5}) + "\n" +
+				codexLine("2025-03-01T10:00:02Z", "response_item", map[string]any{"type": "ghost_snapshot", "role": []int{1}}) + "\n" +
+				codexLine("2025-03-01T10:00:02Z", "compacted", map[string]any{"message": "summary"}) + "\n",
+			check: func(t *testing.T, c *collect) {
+				cxNoErrors(t, c)
+				if got := cxDigest(cxOne(t, c)); !reflect.DeepEqual(got, []string{"developer: hi"}) {
+					t.Errorf("turns %q", got)
+				}
+			},
+		},
+		{
+			name: "user message of the wrong shape is reported with its line",
+			data: codexTestMeta + "\n" + codexUser("hi") + "\n" +
+				codexLine("2025-03-01T10:00:02Z", "event_msg", map[string]any{"type": "user_message", "message": 5}) + "\n",
+			check: func(t *testing.T, c *collect) {
+				cxWantError(t, c, 3, "event_msg user_message")
+				if got := cxTexts(cxOne(t, c), RoleDeveloper); !reflect.DeepEqual(got, []string{"hi"}) {
+					t.Errorf("developer texts %q", got)
+				}
+			},
+		},
+		{
 			name: "message that only mentions a custom prompt heading is typed text",
 			data: codexTestMeta + "\n" + codexUser("## User Input\n\nis this heading ok?") + "\n",
 			check: func(t *testing.T, c *collect) {

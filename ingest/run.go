@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,8 +32,13 @@ type Options struct {
 	// Progress is called with bytes read so far and the total size of the
 	// inputs (stdin counts 0 to the total). nil means silent.
 	Progress func(done, total int64)
-	// BatchTurns is how many turns are buffered before a commit. 0 means 50000.
+	// BatchTurns and BatchBytes (of turn text) bound a batch: one
+	// transaction, and with the batch being filled, what is in memory.
+	// 0 means 200000 turns and 32 MiB. A batch of more than one DuckDB row
+	// group (122,880 rows) is written straight to the database file instead
+	// of through the WAL, which is why the default is this large.
 	BatchTurns int
+	BatchBytes int
 }
 
 // Stats summarises one ingest run.
@@ -76,35 +80,24 @@ func Run(ctx context.Context, ws *queries.Workspace, paths []string, opts Option
 			return st, fmt.Errorf("unknown format %q (want auto or one of %s)", opts.Format, strings.Join(Formats(), ", "))
 		}
 	}
-	w, err := newWriter(ctx, ws, opts, &st)
-	if err != nil {
-		return st, err
-	}
 	files, err := listFiles(paths, opts.Format, &st)
 	if err != nil {
 		return st, err
 	}
-	var total int64
-	for _, f := range files {
-		total += f.size
-	}
-	w.total = total
-	if opts.Manifest != "" {
-		if err := w.manifest(opts.Manifest); err != nil {
-			return st, err
-		}
+	w, err := newWriter(ctx, ws, opts, &st)
+	if err != nil {
+		return st, err
 	}
 	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return st, err
-		}
-		before := st.ErrorCount
-		if err := w.file(f); err != nil {
-			return st, err
-		}
-		if opts.FailFast && st.ErrorCount > before {
-			break
-		}
+		w.total += f.size
+	}
+	err = w.all(files)
+	// Whatever stopped the run, what was read whole is written.
+	if cerr := w.close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return st, err
 	}
 	c, err := queries.WorkspaceCounts(ctx, ws.Conn())
 	if err != nil {
@@ -115,6 +108,29 @@ func Run(ctx context.Context, ws *queries.Workspace, paths []string, opts Option
 		return st, fmt.Errorf("%d error(s): %w", st.ErrorCount, ErrBadInput)
 	}
 	return st, nil
+}
+
+// all reads the manifest and every file, stopping early only on a write
+// error, a cancelled context, or (FailFast) the first file with bad input.
+func (w *writer) all(files []inputFile) error {
+	if w.opts.Manifest != "" {
+		if err := w.manifest(w.opts.Manifest); err != nil {
+			return err
+		}
+	}
+	for _, f := range files {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+		before := w.st.ErrorCount
+		if err := w.file(f); err != nil {
+			return err
+		}
+		if w.opts.FailFast && w.st.ErrorCount > before {
+			break
+		}
+	}
+	return nil
 }
 
 type inputFile struct {
@@ -171,52 +187,6 @@ func listFiles(paths []string, format string, st *Stats) ([]inputFile, error) {
 	return out, nil
 }
 
-type indexEntry struct {
-	hash   string
-	nTurns int
-}
-
-// writer buffers sessions and writes them in batches, each batch one
-// transaction: replaced sessions deleted, new names recorded, sessions and
-// turns appended.
-type writer struct {
-	ctx    context.Context
-	ws     *queries.Workspace
-	opts   Options
-	st     *Stats
-	byID   map[string]indexEntry
-	hashes map[string]bool
-	devs   map[string]bool
-	repos  map[string]bool
-	edges  map[[2]string]bool
-
-	batch      []*Session
-	batchTurns int
-	replace    []string
-	errs       []*ParseError
-	format     string // of the file being read
-	path       string
-
-	done, total int64
-}
-
-func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Stats) (*writer, error) {
-	w := &writer{ctx: ctx, ws: ws, opts: opts, st: st,
-		byID: map[string]indexEntry{}, hashes: map[string]bool{},
-		devs: map[string]bool{}, repos: map[string]bool{}, edges: map[[2]string]bool{}}
-	if w.opts.BatchTurns <= 0 {
-		w.opts.BatchTurns = 50000
-	}
-	err := queries.SessionIndex(ctx, ws.Conn(), func(r queries.SessionIndexRow) {
-		w.byID[r.ID] = indexEntry{r.ContentHash, r.NTurns}
-		w.hashes[r.ContentHash] = true
-	})
-	if err != nil {
-		return nil, fmt.Errorf("ingest: read session index: %w", err)
-	}
-	return w, nil
-}
-
 // countingReader reports progress as bytes are read.
 type countingReader struct {
 	r io.Reader
@@ -244,15 +214,14 @@ func (w *writer) file(f inputFile) error {
 	} else {
 		fh, err := os.Open(f.path)
 		if err != nil {
+			w.cur.clear = append(w.cur.clear, f.path)
 			w.Error(&ParseError{Path: f.path, Reason: err.Error()})
-			return w.flush()
+			return nil
 		}
 		defer fh.Close()
 		r = fh
 	}
-	if err := queries.ClearIngestErrors(w.ctx, w.ws.Conn(), f.path); err != nil {
-		return fmt.Errorf("ingest: %w", err)
-	}
+	w.cur.clear = append(w.cur.clear, f.path)
 	br := bufio.NewReaderSize(&countingReader{r, w}, 1<<20)
 	head, _ := br.Peek(headSize)
 	w.path = f.path
@@ -265,7 +234,7 @@ func (w *writer) file(f inputFile) error {
 		w.Error(&ParseError{Path: f.path, Line: 1 + bytes.Count(head[:i], []byte("\n")),
 			Reason: fmt.Sprintf("binary file (NUL byte at offset %d)", i)})
 		w.st.Files++
-		return w.flush()
+		return nil
 	}
 	if format == "" {
 		format = Detect(f.path, head)
@@ -277,7 +246,7 @@ func (w *writer) file(f inputFile) error {
 			w.Error(&ParseError{Path: f.path, Reason: "not a session log of a known format (" +
 				strings.Join(Formats(), ", ") + "); name one with --format"})
 			w.st.Files++
-			return w.flush()
+			return nil
 		}
 	}
 	parse, ok := parsers[format]
@@ -287,171 +256,17 @@ func (w *writer) file(f inputFile) error {
 	w.format = format
 	w.st.Files++
 	if err := parse(Source{Path: f.path, R: br}, w); err != nil {
+		select {
+		case <-w.failed:
+			return w.werr // the sink failed: a write error, not bad input
+		default:
+		}
 		var pe *ParseError
 		if !errors.As(err, &pe) {
 			w.Error(&ParseError{Path: f.path, Reason: err.Error()})
 		}
 	}
-	return w.flush()
-}
-
-// Error records bad input (Sink).
-func (w *writer) Error(e *ParseError) {
-	w.st.ErrorCount++
-	if len(w.st.Errors) < maxStatErrors {
-		w.st.Errors = append(w.st.Errors, e.Error())
-	}
-	w.errs = append(w.errs, e)
-}
-
-// Skip counts a session not kept (Sink).
-func (w *writer) Skip(reason string) { w.st.Skipped[reason]++ }
-
-// Session decides whether s is new, unchanged, a grown copy of a stored
-// session or superseded by one, and buffers it for writing (Sink).
-func (w *writer) Session(s *Session) error {
-	Resolve(s, w.opts.Identity)
-	hash := s.ContentHash()
-	if s.ID == "" {
-		s.ID = hash[:16]
-	}
-	if w.hashes[hash] {
-		w.st.Unchanged++
-		return nil
-	}
-	if old, ok := w.byID[s.ID]; ok {
-		// The same session, other content: keep the more complete copy (more
-		// turns; on a tie, the larger hash, so the outcome does not depend on
-		// the order files are read in).
-		if len(s.Turns) < old.nTurns || len(s.Turns) == old.nTurns && hash < old.hash {
-			w.st.Superseded++
-			return nil
-		}
-		w.replace = append(w.replace, s.ID)
-		w.st.Replaced++
-		w.st.Turns -= int64(old.nTurns)
-		delete(w.hashes, old.hash)
-	} else {
-		w.st.Sessions++
-	}
-	w.byID[s.ID] = indexEntry{hash, len(s.Turns)}
-	w.hashes[hash] = true
-	if s.Meta == nil {
-		s.Meta = map[string]any{}
-	}
-	s.Meta["content_hash"] = hash
-	w.batch = append(w.batch, s)
-	w.batchTurns += len(s.Turns)
-	w.st.Turns += int64(len(s.Turns))
-	if w.batchTurns >= w.opts.BatchTurns {
-		return w.flush()
-	}
 	return nil
-}
-
-// flush writes the buffered sessions and errors in one transaction.
-func (w *writer) flush() error {
-	if len(w.batch) == 0 && len(w.errs) == 0 && len(w.replace) == 0 {
-		return nil
-	}
-	err := w.ws.InTx(w.ctx, func(c *sql.Conn) error {
-		for _, id := range w.replace {
-			if err := queries.DeleteSession(w.ctx, c, id); err != nil {
-				return err
-			}
-		}
-		for _, e := range w.errs {
-			if err := queries.AddIngestError(w.ctx, c, e.Path, e.Line, e.Reason, w.format); err != nil {
-				return err
-			}
-		}
-		for _, s := range w.batch {
-			if err := w.names(c, s.Developer, s.Repo, "session"); err != nil {
-				return err
-			}
-		}
-		return w.appendBatch()
-	})
-	if err != nil {
-		return fmt.Errorf("ingest: write %s: %w", w.path, err)
-	}
-	w.batch, w.batchTurns, w.replace, w.errs = w.batch[:0], 0, w.replace[:0], w.errs[:0]
-	return nil
-}
-
-func (w *writer) names(c *sql.Conn, dev, repo, source string) error {
-	if !w.devs[dev] {
-		if err := queries.AddDeveloper(w.ctx, c, dev); err != nil {
-			return err
-		}
-		w.devs[dev] = true
-	}
-	if !w.repos[repo] {
-		if err := queries.AddRepo(w.ctx, c, repo); err != nil {
-			return err
-		}
-		w.repos[repo] = true
-	}
-	k := [2]string{dev, repo + "\x00" + source}
-	if !w.edges[k] {
-		if err := queries.AddEdge(w.ctx, c, dev, repo, source); err != nil {
-			return err
-		}
-		w.edges[k] = true
-	}
-	return nil
-}
-
-func (w *writer) appendBatch() error {
-	sa, err := w.ws.Appender(w.ctx, "sessions")
-	if err != nil {
-		return err
-	}
-	for _, s := range w.batch {
-		hash := s.Meta["content_hash"].(string)
-		delete(s.Meta, "content_hash")
-		err = sa.AppendRow(s.ID, s.Developer, s.Repo, nullTime(s.StartedAt), s.Format, s.SourceFile,
-			int32(s.Line), hash, int32(len(s.Turns)), jsonOrNil(s.Meta))
-		if err != nil {
-			sa.Close()
-			return fmt.Errorf("%s:%d: session %s: %w", s.SourceFile, s.Line, s.ID, err)
-		}
-	}
-	if err := sa.Close(); err != nil {
-		return err
-	}
-	ta, err := w.ws.Appender(w.ctx, "turns")
-	if err != nil {
-		return err
-	}
-	for _, s := range w.batch {
-		for i, t := range s.Turns {
-			err = ta.AppendRow(s.ID, int32(i), string(t.Role), t.Text, nullTime(t.TS), t.IsCommand, jsonOrNil(t.Meta))
-			if err != nil {
-				ta.Close()
-				return fmt.Errorf("%s:%d: session %s turn %d: %w", s.SourceFile, s.Line, s.ID, i, err)
-			}
-		}
-	}
-	return ta.Close()
-}
-
-func nullTime(t interface{ IsZero() bool }) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t
-}
-
-func jsonOrNil(m map[string]any) any {
-	if len(m) == 0 {
-		return nil
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		b, _ = json.Marshal(map[string]string{"unmarshalable_meta": err.Error()})
-	}
-	return string(b)
 }
 
 // manifestLine is one line of a manifest.jsonl (corpus/aider/manifest.jsonl).
@@ -473,9 +288,6 @@ func (w *writer) manifest(path string) error {
 	var edges []edge
 	br := bufio.NewReader(f)
 	w.path, w.format = path, "manifest"
-	if err := queries.ClearIngestErrors(w.ctx, w.ws.Conn(), path); err != nil {
-		return err
-	}
 	for lineNo := 1; ; lineNo++ {
 		line, rerr := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -504,31 +316,9 @@ func (w *writer) manifest(path string) error {
 			return fmt.Errorf("ingest: manifest %s:%d: %w", path, lineNo, rerr)
 		}
 	}
-	err = w.ws.InTx(w.ctx, func(c *sql.Conn) error {
-		for _, e := range edges {
-			if e.dev == "" {
-				if !w.repos[e.repo] {
-					if err := queries.AddRepo(w.ctx, c, e.repo); err != nil {
-						return err
-					}
-					w.repos[e.repo] = true
-				}
-				continue
-			}
-			if err := w.names(c, e.dev, e.repo, "manifest"); err != nil {
-				return err
-			}
-		}
-		for _, e := range w.errs {
-			if err := queries.AddIngestError(w.ctx, c, e.Path, e.Line, e.Reason, "manifest"); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	w.errs = w.errs[:0]
-	if err != nil {
-		return fmt.Errorf("ingest: manifest %s: %w", path, err)
+	w.cur.clear = append(w.cur.clear, path)
+	for _, e := range edges {
+		w.cur.edgesIn = append(w.cur.edgesIn, [3]string{e.dev, e.repo, "manifest"})
 	}
-	return nil
+	return w.send()
 }

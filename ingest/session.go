@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -72,22 +73,37 @@ func (s *Session) DeveloperTurns() int {
 }
 
 // ContentHash is the hex sha256 of the session's identity and content:
-// developer, repo, start time and every turn's role, text, time, command flag
-// and meta. Two ingests of the same session give the same hash; any change in
-// content gives another.
+// format, developer, repo, start time and every turn's role, text, time,
+// command flag and meta. Each field is written with its length in front, so
+// no two different sessions write the same bytes. Two ingests of the same
+// session give the same hash; any change in content gives another.
 func (s *Session) ContentHash() string {
 	h := sha256.New()
-	enc := json.NewEncoder(h)
-	type turn struct {
-		R Role           `json:"r"`
-		X string         `json:"x"`
-		T string         `json:"t,omitempty"`
-		C bool           `json:"c,omitempty"`
-		M map[string]any `json:"m,omitempty"`
+	var buf []byte
+	field := func(v string) {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(v)))
+		h.Write(buf)
+		io.WriteString(h, v)
 	}
-	_ = enc.Encode([]string{s.Format, s.Developer, s.Repo, formatTS(s.StartedAt)})
+	field(s.Format)
+	field(s.Developer)
+	field(s.Repo)
+	field(formatTS(s.StartedAt))
 	for _, t := range s.Turns {
-		_ = enc.Encode(turn{t.Role, t.Text, formatTS(t.TS), t.IsCommand, t.Meta})
+		field(string(t.Role))
+		field(t.Text)
+		field(formatTS(t.TS))
+		if t.IsCommand {
+			field("c")
+		} else {
+			field("")
+		}
+		if len(t.Meta) == 0 {
+			field("")
+		} else {
+			m, _ := json.Marshal(t.Meta) // map keys sorted: canonical
+			field(string(m))
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -62,7 +62,7 @@ func ParseSpecStory(src Source, sink Sink) error {
 	for {
 		line, _, ok, err := lr.next()
 		if err != nil {
-			return fmt.Errorf("%s:%d: read: %w", src.Path, lr.n, err)
+			return fmt.Errorf("%s:%d: read: %w", src.Path, lr.n+1, err)
 		}
 		if !ok {
 			break

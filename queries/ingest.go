@@ -27,28 +27,58 @@ type Querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// SessionIndexRow is one stored session's identity and size.
-type SessionIndexRow struct {
-	ID          string
+// StoredSession is one stored session's content hash and size.
+type StoredSession struct {
 	ContentHash string
 	NTurns      int
 }
 
-// SessionIndex lists every stored session's id, content hash and turn count.
-func SessionIndex(ctx context.Context, db Querier, fn func(SessionIndexRow)) error {
-	rows, err := db.QueryContext(ctx, q("session_index"))
+// PrepareIngestKeys creates the connection's scratch table for LookupSessions.
+func PrepareIngestKeys(ctx context.Context, db Querier) error {
+	_, err := db.ExecContext(ctx, q("prepare_ingest_keys"))
+	return err
+}
+
+// LookupSessions returns the stored sessions whose id is in ids (by id) and
+// the set of content hashes among hashes that are stored.
+func LookupSessions(ctx context.Context, db Querier, ws *Workspace, ids, hashes []string) (map[string]StoredSession, map[string]bool, error) {
+	if _, err := db.ExecContext(ctx, q("clear_ingest_keys")); err != nil {
+		return nil, nil, err
+	}
+	a, err := ws.appender(ctx, "temp", "main", "ingest_keys")
 	if err != nil {
-		return err
+		return nil, nil, err
+	}
+	for i := range ids {
+		if err := a.AppendRow(ids[i], hashes[i]); err != nil {
+			a.Close()
+			return nil, nil, err
+		}
+	}
+	if err := a.Close(); err != nil {
+		return nil, nil, err
+	}
+	rows, err := db.QueryContext(ctx, q("lookup_sessions"))
+	if err != nil {
+		return nil, nil, err
 	}
 	defer rows.Close()
+	byID := map[string]StoredSession{}
+	have := map[string]bool{}
 	for rows.Next() {
-		var r SessionIndexRow
-		if err := rows.Scan(&r.ID, &r.ContentHash, &r.NTurns); err != nil {
-			return err
+		var id string
+		var s StoredSession
+		var isID bool
+		if err := rows.Scan(&id, &s.ContentHash, &s.NTurns, &isID); err != nil {
+			return nil, nil, err
 		}
-		fn(r)
+		if isID {
+			byID[id] = s
+		} else {
+			have[s.ContentHash] = true
+		}
 	}
-	return rows.Err()
+	return byID, have, rows.Err()
 }
 
 // DeleteSession removes a session and its turns.
@@ -60,23 +90,23 @@ func DeleteSession(ctx context.Context, db Querier, id string) error {
 	return err
 }
 
-// AddDeveloper records a developer name; an existing name is left as is.
-func AddDeveloper(ctx context.Context, db Querier, name string) error {
-	_, err := db.ExecContext(ctx, q("add_developer"), name)
-	return err
-}
-
-// AddRepo records a repository name; an existing name is left as is.
-func AddRepo(ctx context.Context, db Querier, name string) error {
-	_, err := db.ExecContext(ctx, q("add_repo"), name)
-	return err
-}
-
-// AddEdge records that developer touched repo, learnt from source
-// ("session" or "manifest").
-func AddEdge(ctx context.Context, db Querier, developer, repo, source string) error {
-	_, err := db.ExecContext(ctx, q("add_edge"), developer, repo, source)
-	return err
+// Names calls fn for every stored developer (kind "developer", a = name),
+// repository ("repo", a = name) and edge ("edge", a = developer, b = repo,
+// c = source).
+func Names(ctx context.Context, db Querier, fn func(kind, a, b, c string)) error {
+	rows, err := db.QueryContext(ctx, q("names"))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind, a, b, c string
+		if err := rows.Scan(&kind, &a, &b, &c); err != nil {
+			return err
+		}
+		fn(kind, a, b, c)
+	}
+	return rows.Err()
 }
 
 // ClearIngestErrors forgets the errors of an earlier ingest of path.

@@ -101,10 +101,14 @@ func (ws *Workspace) Close() error {
 // Appender returns a DuckDB appender on table, for bulk loads on the
 // workspace connection. Close it (which flushes) before committing.
 func (ws *Workspace) Appender(ctx context.Context, table string) (*duckdb.Appender, error) {
+	return ws.appender(ctx, "", "", table)
+}
+
+func (ws *Workspace) appender(ctx context.Context, catalog, schema, table string) (*duckdb.Appender, error) {
 	var app *duckdb.Appender
 	err := ws.conn.Raw(func(c any) error {
 		var err error
-		app, err = duckdb.NewAppenderFromConn(c.(driver.Conn), "", table)
+		app, err = duckdb.NewAppender(c.(driver.Conn), catalog, schema, table)
 		return err
 	})
 	if err != nil {

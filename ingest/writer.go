@@ -1,0 +1,366 @@
+package ingest
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+
+	"github.com/ub-bench/ub/queries"
+)
+
+// writer is the Sink of an ingest run. The parsing goroutine resolves each
+// session's identity and hash and queues it; full batches go to a second
+// goroutine that writes each in one transaction, so parsing and writing
+// overlap. What to add, replace or skip is decided there, against the
+// workspace itself (the batch's ids and hashes are looked up with a join), so
+// memory stays bounded by a batch however many sessions the workspace holds.
+type writer struct {
+	ctx  context.Context
+	ws   *queries.Workspace
+	opts Options
+	st   *Stats // parse side: Files, FilesSkipped, Skipped, Errors; write side: the session counts
+
+	cur    *batch
+	format string // of the file being read
+	path   string
+
+	// write side
+	devs, repos map[string]bool
+	edges       map[[3]string]bool
+
+	out      chan *batch
+	finished chan struct{}
+	failed   chan struct{}
+	werr     error // the first write error; read once failed or finished is closed
+
+	done, total int64
+}
+
+// batch is what one transaction writes.
+type batch struct {
+	sessions   []*Session
+	hashes     []string
+	turns      int
+	bytes      int      // text bytes of the turns
+	clear      []string // files whose earlier errors are forgotten
+	errs       []*ParseError
+	errFormats []string
+	edgesIn    [][3]string // manifest edges
+}
+
+func (b *batch) empty() bool {
+	return len(b.sessions) == 0 && len(b.clear) == 0 && len(b.errs) == 0 && len(b.edgesIn) == 0
+}
+
+func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Stats) (*writer, error) {
+	w := &writer{ctx: ctx, ws: ws, opts: opts, st: st, cur: &batch{},
+		devs: map[string]bool{}, repos: map[string]bool{}, edges: map[[3]string]bool{}}
+	if w.opts.BatchTurns <= 0 {
+		w.opts.BatchTurns = 200000
+	}
+	if w.opts.BatchBytes <= 0 {
+		w.opts.BatchBytes = 32 << 20
+	}
+	// Names are few next to sessions: keep them in memory to append only new ones.
+	err := queries.Names(ctx, ws.Conn(), func(kind, a, b, c string) {
+		switch kind {
+		case "developer":
+			w.devs[a] = true
+		case "repo":
+			w.repos[a] = true
+		case "edge":
+			w.edges[[3]string{a, b, c}] = true
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ingest: read names: %w", err)
+	}
+	if err := queries.PrepareIngestKeys(ctx, ws.Conn()); err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	w.out = make(chan *batch) // one batch filling while one is written
+	w.finished = make(chan struct{})
+	w.failed = make(chan struct{})
+	go w.writeLoop()
+	return w, nil
+}
+
+func (w *writer) writeLoop() {
+	defer close(w.finished)
+	for b := range w.out {
+		if w.werr != nil {
+			continue // drain
+		}
+		if err := w.write(b); err != nil {
+			w.werr = err
+			close(w.failed)
+		}
+	}
+}
+
+// send hands the current batch to the write loop and starts a new one. It
+// returns the write loop's error once it has failed.
+func (w *writer) send() error {
+	if !w.cur.empty() {
+		select {
+		case w.out <- w.cur:
+		case <-w.failed:
+		}
+		w.cur = &batch{}
+	}
+	select {
+	case <-w.failed:
+		return w.werr
+	default:
+		return nil
+	}
+}
+
+// close writes what is left and waits for the write loop.
+func (w *writer) close() error {
+	err := w.send()
+	close(w.out)
+	<-w.finished
+	if err == nil {
+		err = w.werr
+	}
+	return err
+}
+
+// Error records bad input (Sink).
+func (w *writer) Error(e *ParseError) {
+	w.st.ErrorCount++
+	if len(w.st.Errors) < maxStatErrors {
+		w.st.Errors = append(w.st.Errors, e.Error())
+	}
+	w.cur.errs = append(w.cur.errs, e)
+	w.cur.errFormats = append(w.cur.errFormats, w.format)
+}
+
+// Skip counts a session not kept (Sink).
+func (w *writer) Skip(reason string) { w.st.Skipped[reason]++ }
+
+// Session resolves a session's identity and hash and queues it (Sink).
+func (w *writer) Session(s *Session) error {
+	Resolve(s, w.opts.Identity)
+	hash := s.ContentHash()
+	if s.ID == "" {
+		s.ID = hash[:16]
+	}
+	w.cur.sessions = append(w.cur.sessions, s)
+	w.cur.hashes = append(w.cur.hashes, hash)
+	w.cur.turns += len(s.Turns)
+	for _, t := range s.Turns {
+		w.cur.bytes += len(t.Text)
+	}
+	if w.cur.turns >= w.opts.BatchTurns || w.cur.bytes >= w.opts.BatchBytes {
+		return w.send()
+	}
+	return nil
+}
+
+// write writes one batch in one transaction.
+func (w *writer) write(b *batch) error {
+	err := w.ws.InTx(w.ctx, func(c *sql.Conn) error {
+		for _, p := range b.clear {
+			if err := queries.ClearIngestErrors(w.ctx, c, p); err != nil {
+				return err
+			}
+		}
+		for i, e := range b.errs {
+			if err := queries.AddIngestError(w.ctx, c, e.Path, e.Line, e.Reason, b.errFormats[i]); err != nil {
+				return err
+			}
+		}
+		keep, replace, err := w.decide(c, b)
+		if err != nil {
+			return err
+		}
+		for _, id := range replace {
+			if err := queries.DeleteSession(w.ctx, c, id); err != nil {
+				return err
+			}
+		}
+		if err := w.appendNames(b, keep); err != nil {
+			return err
+		}
+		return w.appendSessions(b, keep)
+	})
+	if err != nil {
+		return fmt.Errorf("ingest: write: %w", err)
+	}
+	return nil
+}
+
+// decide returns the indexes of the batch's sessions to write and the ids of
+// stored sessions they replace. A session whose content hash is stored (or
+// met earlier in the batch) is unchanged. A session whose id is stored with
+// other content replaces the stored copy when it is more complete (more
+// turns; on a tie the larger hash, so the outcome does not depend on the
+// order files are read in), and is superseded otherwise.
+func (w *writer) decide(c *sql.Conn, b *batch) (keep []int, replace []string, err error) {
+	ids := make([]string, len(b.sessions))
+	for i, s := range b.sessions {
+		ids[i] = s.ID
+	}
+	stored, hashes, err := queries.LookupSessions(w.ctx, c, w.ws, ids, b.hashes)
+	if err != nil {
+		return nil, nil, err
+	}
+	type entry struct {
+		hash   string
+		nTurns int
+		at     int // index in keep, or -1 when stored
+	}
+	byID := map[string]entry{}
+	for id, e := range stored {
+		byID[id] = entry{e.ContentHash, e.NTurns, -1}
+	}
+	for i, s := range b.sessions {
+		hash := b.hashes[i]
+		if hashes[hash] {
+			w.st.Unchanged++
+			continue
+		}
+		old, ok := byID[s.ID]
+		if ok {
+			if len(s.Turns) < old.nTurns || len(s.Turns) == old.nTurns && hash < old.hash {
+				w.st.Superseded++
+				continue
+			}
+			w.st.Replaced++
+			w.st.Turns -= int64(old.nTurns)
+			delete(hashes, old.hash)
+			if old.at >= 0 {
+				keep[old.at] = -1 // read earlier in this batch: not written after all
+			} else {
+				replace = append(replace, s.ID)
+			}
+		} else {
+			w.st.Sessions++
+		}
+		hashes[hash] = true
+		byID[s.ID] = entry{hash, len(s.Turns), len(keep)}
+		keep = append(keep, i)
+		w.st.Turns += int64(len(s.Turns))
+	}
+	out := keep[:0]
+	for _, k := range keep {
+		if k >= 0 {
+			out = append(out, k)
+		}
+	}
+	return out, replace, nil
+}
+
+// appendNames appends the developers, repositories and edges of the kept
+// sessions and of manifest lines that the workspace does not have yet.
+func (w *writer) appendNames(b *batch, keep []int) error {
+	var devs, repos []string
+	var edges [][3]string
+	note := func(dev, repo, source string) {
+		if dev != "" && !w.devs[dev] {
+			w.devs[dev] = true
+			devs = append(devs, dev)
+		}
+		if !w.repos[repo] {
+			w.repos[repo] = true
+			repos = append(repos, repo)
+		}
+		if k := [3]string{dev, repo, source}; dev != "" && !w.edges[k] {
+			w.edges[k] = true
+			edges = append(edges, k)
+		}
+	}
+	for _, e := range b.edgesIn {
+		note(e[0], e[1], e[2])
+	}
+	for _, i := range keep {
+		note(b.sessions[i].Developer, b.sessions[i].Repo, "session")
+	}
+	for _, t := range []struct {
+		table string
+		n     int
+		row   func(i int) []driver.Value
+	}{
+		{"developers", len(devs), func(i int) []driver.Value { return []driver.Value{devs[i]} }},
+		{"repos", len(repos), func(i int) []driver.Value { return []driver.Value{repos[i]} }},
+		{"developer_repos", len(edges), func(i int) []driver.Value { return []driver.Value{edges[i][0], edges[i][1], edges[i][2]} }},
+	} {
+		if t.n == 0 {
+			continue
+		}
+		a, err := w.ws.Appender(w.ctx, t.table)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < t.n; i++ {
+			if err := a.AppendRow(t.row(i)...); err != nil {
+				a.Close()
+				return fmt.Errorf("%s: %w", t.table, err)
+			}
+		}
+		if err := a.Close(); err != nil {
+			return fmt.Errorf("%s: %w", t.table, err)
+		}
+	}
+	return nil
+}
+
+// appendSessions appends the kept sessions and their turns.
+func (w *writer) appendSessions(b *batch, keep []int) error {
+	if len(keep) == 0 {
+		return nil
+	}
+	sa, err := w.ws.Appender(w.ctx, "sessions")
+	if err != nil {
+		return err
+	}
+	for _, i := range keep {
+		s := b.sessions[i]
+		err = sa.AppendRow(s.ID, s.Developer, s.Repo, nullTime(s.StartedAt), s.Format, s.SourceFile,
+			int32(s.Line), b.hashes[i], int32(len(s.Turns)), jsonOrNil(s.Meta))
+		if err != nil {
+			sa.Close()
+			return fmt.Errorf("%s:%d: session %s: %w", s.SourceFile, s.Line, s.ID, err)
+		}
+	}
+	if err := sa.Close(); err != nil {
+		return err
+	}
+	ta, err := w.ws.Appender(w.ctx, "turns")
+	if err != nil {
+		return err
+	}
+	for _, i := range keep {
+		s := b.sessions[i]
+		for j, t := range s.Turns {
+			err = ta.AppendRow(s.ID, int32(j), string(t.Role), t.Text, nullTime(t.TS), t.IsCommand, jsonOrNil(t.Meta))
+			if err != nil {
+				ta.Close()
+				return fmt.Errorf("%s:%d: session %s turn %d: %w", s.SourceFile, s.Line, s.ID, j, err)
+			}
+		}
+	}
+	return ta.Close()
+}
+
+func nullTime(t interface{ IsZero() bool }) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}
+
+func jsonOrNil(m map[string]any) any {
+	if len(m) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"unmarshalable_meta": err.Error()})
+	}
+	return string(b)
+}

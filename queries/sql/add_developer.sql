@@ -1,1 +1,0 @@
-INSERT INTO developers (name) VALUES (?) ON CONFLICT DO NOTHING

@@ -1,1 +1,0 @@
-INSERT INTO developer_repos (developer, repo, source) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
