@@ -52,6 +52,10 @@ func TestRunCanonicalJSONL(t *testing.T) {
 		// and ben's message follows only a system turn.
 		t.Errorf("moments = %d, want 2", got)
 	}
+	// meta is stored as a JSON object, not as a string holding JSON.
+	if got := count(t, ws, `SELECT count(*) FROM turns WHERE (meta->>'tool') = 'bash' AND json_type(meta) = 'OBJECT'`); got != 1 {
+		t.Errorf("turns with meta.tool = bash: %d, want 1", got)
+	}
 	if got := count(t, ws, `SELECT count(*) FROM developer_repos WHERE source = 'session'`); got != 2 {
 		t.Errorf("edges = %d, want 2", got)
 	}

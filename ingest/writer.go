@@ -354,6 +354,8 @@ func nullTime(t interface{ IsZero() bool }) any {
 	return t
 }
 
+// jsonOrNil encodes meta for a JSON column: the appender marshals what it is
+// given, so a json.RawMessage goes in as the object itself.
 func jsonOrNil(m map[string]any) any {
 	if len(m) == 0 {
 		return nil
@@ -362,5 +364,5 @@ func jsonOrNil(m map[string]any) any {
 	if err != nil {
 		b, _ = json.Marshal(map[string]string{"unmarshalable_meta": err.Error()})
 	}
-	return string(b)
+	return json.RawMessage(b)
 }
