@@ -24,6 +24,8 @@ const (
 	exitUsage    = 2 // a misused command or flag
 	exitBadInput = 3 // some input was bad: reported, the rest was processed
 	exitLocked   = 4 // the workspace is held by another ub process
+	exitAudit    = 5 // ub audit found a leak
+	exitNoData   = 6 // a step needs data an earlier step makes (a split, points)
 )
 
 // usageError marks an error in how ub was called.
@@ -71,6 +73,9 @@ func newApp(io *streams) *cli.App {
 			newIngestCommand(io),
 			newSQLCommand(io),
 			newExportCommand(io),
+			newSplitCommand(io),
+			newPointsCommand(io),
+			newAuditCommand(io),
 			newDemoCommand(io),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
@@ -96,6 +101,10 @@ func exitCode(err error, io *streams) int {
 		return exitBadInput
 	case errors.Is(err, queries.ErrLocked):
 		return exitLocked
+	case errors.Is(err, errAuditFailed):
+		return exitAudit
+	case errors.Is(err, queries.ErrNoSplit):
+		return exitNoData
 	}
 	return exitInternal
 }

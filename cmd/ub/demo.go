@@ -63,6 +63,31 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 		}
 		return fmt.Errorf("demo: ingest: %w", err)
 	}
+	fmt.Fprintf(io.out, "\n== split, points, audit\n")
+	sopts := splitOptions{seed: int64(opts.seed), by: "developers", heldoutFraction: defaultHeldoutFraction,
+		minHeldoutSessions: defaultMinHeldoutSessions, minSessions: defaultMinSessions, minHeldoutMoments: defaultMinHeldoutMoments}
+	// The demo corpus is small: give val and test a larger share than a real study would.
+	sopts.ratios = "train=0.5,val=0.2,test=0.3"
+	ratios, err := sopts.validate()
+	if err != nil {
+		return err
+	}
+	if _, err := makeSplit(c, ws, sopts, ratios); err != nil {
+		return err
+	}
+	if _, _, err := freezePoints(c, ws, pointsOptions{perDeveloper: 30, seed: int64(opts.seed)}); err != nil {
+		return err
+	}
+	if err := printSplitReport(c, io, ws, filepath.Join(opts.dir, "report")); err != nil {
+		return err
+	}
+	findings, err := queries.Audit(c.Context, ws.Conn())
+	if err != nil {
+		return err
+	}
+	if err := reportAudit(io, findings, false); err != nil {
+		return err
+	}
 	fmt.Fprintf(io.out, "\nworkspace: %s\ntry: ub --db %s sql \"select role, count(*) from turns group by all order by 1\"\n", opts.db, opts.db)
 	return nil
 }

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/graph"
+	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/queries"
+)
+
+type pointsOptions struct {
+	perDeveloper int
+	seed         int64
+}
+
+func newPointsCommand(io *streams) *cli.Command {
+	return &cli.Command{
+		Name:  "points",
+		Usage: "freeze the held-out moments every simulator is scored on",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "per-developer", Value: 30, Usage: "moments per eligible developer, at most"},
+			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the draw"},
+		},
+		Action: func(c *cli.Context) error {
+			if _, err := args(c); err != nil {
+				return err
+			}
+			return runPoints(c, io, pointsOptions{perDeveloper: c.Int("per-developer"), seed: c.Int64("seed")})
+		},
+		Subcommands: []*cli.Command{
+			{
+				Name:  "export",
+				Usage: "write the frozen points as JSONL, to publish them",
+				Flags: []cli.Flag{&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`FILE` (- for stdout)", Value: "-"}},
+				Action: func(c *cli.Context) error {
+					if _, err := args(c); err != nil {
+						return err
+					}
+					return runPointsExport(c, io, c.String("out"))
+				},
+			},
+			{
+				Name:      "import",
+				Usage:     "replace the frozen points with a published set",
+				ArgsUsage: "FILE",
+				Action: func(c *cli.Context) error {
+					a, err := args(c)
+					if err != nil {
+						return err
+					}
+					if len(a) != 1 {
+						return usagef("points import: name one FILE")
+					}
+					return runPointsImport(c, io, a[0])
+				},
+			},
+		},
+	}
+}
+
+func runPoints(c *cli.Context, io *streams, opts pointsOptions) error {
+	if opts.perDeveloper <= 0 {
+		return usagef("points: --per-developer must be positive")
+	}
+	ws, err := openWorkspace(c, false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	set, n, err := freezePoints(c, ws, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "froze %d points (up to %d per eligible developer, seed %d): hash %s\n",
+		n, opts.perDeveloper, opts.seed, set.Hash)
+	return nil
+}
+
+// freezePoints draws and stores the points; it returns their set and count.
+func freezePoints(c *cli.Context, ws *queries.Workspace, opts pointsOptions) (queries.PointSet, int, error) {
+	if _, err := queries.GetSplitRun(c.Context, ws.Conn()); err != nil {
+		return queries.PointSet{}, 0, err
+	}
+	ms, err := queries.HeldoutMoments(c.Context, ws.Conn())
+	if err != nil {
+		return queries.PointSet{}, 0, fmt.Errorf("points: %w", err)
+	}
+	gm := make([]graph.Moment, len(ms))
+	for i, m := range ms {
+		gm[i] = graph.Moment{Developer: m.Developer, Split: m.Split, SessionID: m.SessionID, TurnIdx: m.TurnIdx, PriorTurns: m.PriorTurns}
+	}
+	frozen := graph.FreezePoints(gm, opts.perDeveloper, opts.seed)
+	rows := make([]queries.PointRow, len(frozen))
+	for i, p := range frozen {
+		rows[i] = queries.PointRow{ID: p.ID, Developer: p.Developer, Split: p.Split, SessionID: p.SessionID,
+			TurnIdx: p.TurnIdx, PriorTurns: p.PriorTurns, ConstantDose: p.ConstantDose}
+	}
+	set := queries.PointSet{Seed: sql.NullInt64{Int64: opts.seed, Valid: true},
+		PerDeveloper: sql.NullInt64{Int64: int64(opts.perDeveloper), Valid: true}, Source: "sampled", Hash: pointsHash(rows)}
+	if err := queries.StorePoints(c.Context, ws, set, rows); err != nil {
+		return set, 0, fmt.Errorf("points: store: %w", err)
+	}
+	return set, len(rows), nil
+}
+
+// encodePoints is the published JSONL form of a point set, sorted by
+// developer and id; its sha256 is the set's hash.
+func encodePoints(rows []queries.PointRow) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, r := range rows {
+		enc.Encode(r)
+	}
+	return b.Bytes()
+}
+
+func pointsHash(rows []queries.PointRow) string {
+	sorted := append([]queries.PointRow(nil), rows...)
+	sortPoints(sorted)
+	h := sha256.Sum256(encodePoints(sorted))
+	return hex.EncodeToString(h[:])
+}
+
+func sortPoints(rows []queries.PointRow) {
+	// The order of queries.Points: developer, then id.
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Developer != rows[j].Developer {
+			return rows[i].Developer < rows[j].Developer
+		}
+		return rows[i].ID < rows[j].ID
+	})
+}
+
+func runPointsExport(c *cli.Context, sio *streams, out string) error {
+	ws, err := openWorkspace(c, true)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	rows, err := queries.Points(c.Context, ws.Conn())
+	if err != nil {
+		return fmt.Errorf("points export: %w", err)
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("points export: no frozen points (run ub points)")
+	}
+	b := encodePoints(rows)
+	if out == "-" {
+		_, err = sio.out.Write(b)
+		return err
+	}
+	tmp := out + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(sio.err, "wrote %d points to %s\n", len(rows), out)
+	return nil
+}
+
+// runPointsImport reads a published point set, checks every point against
+// the workspace (the turn exists and is a moment of that developer) and
+// replaces the frozen points with it. Any bad line fails the whole import:
+// a study is scored on exactly the published points or not at all.
+func runPointsImport(c *cli.Context, sio *streams, path string) error {
+	ws, err := openWorkspace(c, false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("points import: %w", err)
+	}
+	defer f.Close()
+	var rows []queries.PointRow
+	var bad []error
+	br := bufio.NewReader(f)
+	seen := map[string]int{}
+	for line := 1; ; line++ {
+		b, rerr := br.ReadBytes('\n')
+		if rerr != nil && rerr != io.EOF {
+			return fmt.Errorf("points import: %s:%d: %w", path, line, rerr)
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			p, reason := checkPoint(c, ws, b, seen, line)
+			if reason != "" {
+				bad = append(bad, &ingest.ParseError{Path: path, Line: line, Reason: reason})
+			} else {
+				rows = append(rows, p)
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+	}
+	if len(bad) > 0 {
+		for _, e := range bad {
+			fmt.Fprintln(sio.err, e)
+		}
+		return fmt.Errorf("points import: %d bad line(s), nothing imported: %w", len(bad), ingest.ErrBadInput)
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("points import: %s holds no points: %w", path, ingest.ErrBadInput)
+	}
+	set := queries.PointSet{Source: "imported:" + filepath.Base(path), Hash: pointsHash(rows)}
+	if err := queries.StorePoints(c.Context, ws, set, rows); err != nil {
+		return fmt.Errorf("points import: %w", err)
+	}
+	fmt.Fprintf(sio.out, "imported %d points from %s: hash %s\n", len(rows), path, set.Hash)
+	return nil
+}
+
+func checkPoint(c *cli.Context, ws *queries.Workspace, b []byte, seen map[string]int, line int) (queries.PointRow, string) {
+	var p queries.PointRow
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return p, "invalid point: " + err.Error()
+	}
+	if p.SessionID == "" || p.Developer == "" {
+		return p, `missing "session_id" or "developer"`
+	}
+	if want := graph.PointID(p.SessionID, p.TurnIdx); p.ID != want {
+		return p, fmt.Sprintf("id %q does not match session %s turn %d (want %s)", p.ID, p.SessionID, p.TurnIdx, want)
+	}
+	if first, dup := seen[p.ID]; dup {
+		return p, fmt.Sprintf("point %s repeats line %d", p.ID, first)
+	}
+	seen[p.ID] = line
+	dev, split, ok, err := queries.MomentOwner(c.Context, ws.Conn(), p.SessionID, p.TurnIdx)
+	switch {
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return p, err.Error()
+	case !ok:
+		return p, fmt.Sprintf("session %s turn %d is not a moment in this workspace", p.SessionID, p.TurnIdx)
+	case dev != p.Developer:
+		return p, fmt.Sprintf("session %s belongs to %s, not %s", p.SessionID, dev, p.Developer)
+	}
+	if split != "" && split != p.Split {
+		return p, fmt.Sprintf("developer %s is in split %s here, %s in the file", dev, split, p.Split)
+	}
+	p.ConstantDose = p.PriorTurns >= graph.ConstantDoseTurns
+	if p.PriorTurns != p.TurnIdx {
+		return p, fmt.Sprintf("prior_turns %d, but turn %d has %d turns before it", p.PriorTurns, p.TurnIdx, p.TurnIdx)
+	}
+	return p, ""
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/graph"
+	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports"
+)
+
+type splitOptions struct {
+	seed               int64
+	ratios             string
+	by                 string
+	heldoutFraction    float64
+	minHeldoutSessions int
+	minSessions        int
+	minHeldoutMoments  int
+	report             bool
+	out                string
+}
+
+// The defaults of the time split and eligibility: the seed's cutoffs
+// (>= 6 sessions, >= 2 held-out sessions, >= 8 held-out moments) and the
+// latest 30% of a developer's sessions held out.
+const (
+	defaultHeldoutFraction    = 0.3
+	defaultMinHeldoutSessions = 2
+	defaultMinSessions        = 6
+	defaultMinHeldoutMoments  = 8
+)
+
+func splitFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the assignment"},
+		&cli.StringFlag{Name: "ratios", Value: "train=0.7,val=0.1,test=0.2", Usage: "target share of each split"},
+		&cli.StringFlag{Name: "by", Value: "developers", Usage: "what the ratios count: developers|sessions"},
+		&cli.Float64Flag{Name: "heldout-fraction", Value: defaultHeldoutFraction, Usage: "share of each developer's latest sessions held out"},
+		&cli.IntFlag{Name: "min-heldout-sessions", Value: defaultMinHeldoutSessions, Usage: "held-out sessions per developer, at least (and to be eligible)"},
+		&cli.IntFlag{Name: "min-sessions", Value: defaultMinSessions, Usage: "sessions an eligible developer has, at least"},
+		&cli.IntFlag{Name: "min-heldout-moments", Value: defaultMinHeldoutMoments, Usage: "held-out moments an eligible developer has, at least"},
+	}
+}
+
+func newSplitCommand(io *streams) *cli.Command {
+	return &cli.Command{
+		Name:  "split",
+		Usage: "assign whole developer <-> repository components to train/val/test, time-split each developer, apply eligibility",
+		Flags: append(splitFlags(),
+			&cli.BoolFlag{Name: "report", Usage: "print the split report of the split in force (and draw its figure with --out) instead of splitting"},
+			&cli.StringFlag{Name: "out", Usage: "`DIR` for the split-summary figure and table (with --report)"},
+		),
+		Action: func(c *cli.Context) error {
+			if _, err := args(c); err != nil {
+				return err
+			}
+			opts := splitOptions{seed: c.Int64("seed"), ratios: c.String("ratios"), by: c.String("by"),
+				heldoutFraction: c.Float64("heldout-fraction"), minHeldoutSessions: c.Int("min-heldout-sessions"),
+				minSessions: c.Int("min-sessions"), minHeldoutMoments: c.Int("min-heldout-moments"),
+				report: c.Bool("report"), out: c.String("out")}
+			if opts.report {
+				return runSplitReport(c, io, opts.out)
+			}
+			return runSplit(c, io, opts)
+		},
+	}
+}
+
+func (o splitOptions) validate() ([]graph.Ratio, error) {
+	ratios, err := graph.ParseRatios(o.ratios)
+	if err != nil {
+		return nil, usagef("split: --ratios: %v", err)
+	}
+	if o.by != string(graph.ByDevelopers) && o.by != string(graph.BySessions) {
+		return nil, usagef("split: --by %q: want developers or sessions", o.by)
+	}
+	if o.heldoutFraction < 0 || o.heldoutFraction >= 1 {
+		return nil, usagef("split: --heldout-fraction %v: want 0 <= f < 1", o.heldoutFraction)
+	}
+	if o.minHeldoutSessions < 0 || o.minSessions < 0 || o.minHeldoutMoments < 0 {
+		return nil, usagef("split: minimums must not be negative")
+	}
+	return ratios, nil
+}
+
+func runSplit(c *cli.Context, io *streams, opts splitOptions) error {
+	ratios, err := opts.validate()
+	if err != nil {
+		return err
+	}
+	ws, err := openWorkspace(c, false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	run, err := makeSplit(c, ws, opts, ratios)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "split seed %d, %s by %s: hash %s\n", run.Seed, run.Ratios, run.Measure, run.Hash)
+	for _, w := range run.Warnings {
+		fmt.Fprintln(io.err, "warning:", w)
+	}
+	return printSplitReport(c, io, ws, "")
+}
+
+// makeSplit builds the graph from the workspace, assigns its components and
+// stores the split, the time split and eligibility.
+func makeSplit(c *cli.Context, ws *queries.Workspace, opts splitOptions, ratios []graph.Ratio) (queries.SplitRun, error) {
+	var g graph.Graph
+	err := queries.SplitEdges(c.Context, ws.Conn(), func(d, r string, n int) {
+		g.Add(graph.Edge{Developer: d, Repo: r, Sessions: n})
+	})
+	if err != nil {
+		return queries.SplitRun{}, fmt.Errorf("split: %w", err)
+	}
+	comps := g.Components()
+	if len(comps) == 0 {
+		return queries.SplitRun{}, fmt.Errorf("split: the workspace has no developers (run ub ingest first)")
+	}
+	a, err := graph.Assign(comps, graph.SplitOptions{Seed: opts.seed, Ratios: ratios, By: graph.Measure(opts.by)})
+	if err != nil {
+		return queries.SplitRun{}, usagef("split: %v", err)
+	}
+	rows := make([]queries.ComponentRow, len(comps))
+	var devs, repos []queries.NodeSplit
+	for i, comp := range comps {
+		s := a.SplitName(i)
+		rows[i] = queries.ComponentRow{ID: comp.ID, Developers: len(comp.Developers), Repos: len(comp.Repos), Sessions: comp.Sessions, Split: s}
+		for _, d := range comp.Developers {
+			devs = append(devs, queries.NodeSplit{Name: d, Component: comp.ID, Split: s})
+		}
+		for _, r := range comp.Repos {
+			repos = append(repos, queries.NodeSplit{Name: r, Component: comp.ID, Split: s})
+		}
+	}
+	run := queries.SplitRun{Seed: opts.seed, Ratios: graph.FormatRatios(ratios), Measure: string(a.By), Hash: a.Hash,
+		HeldoutFraction: opts.heldoutFraction, MinHeldoutSessions: opts.minHeldoutSessions,
+		MinSessions: opts.minSessions, MinHeldoutMoments: opts.minHeldoutMoments, Warnings: a.Warnings}
+	if err := queries.StoreSplit(c.Context, ws, run, rows, devs, repos); err != nil {
+		return run, fmt.Errorf("split: store: %w", err)
+	}
+	return run, nil
+}
+
+func runSplitReport(c *cli.Context, io *streams, out string) error {
+	ws, err := openWorkspace(c, true)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	return printSplitReport(c, io, ws, out)
+}
+
+// printSplitReport prints the split in force: components, the largest,
+// per-split counts, the eligibility funnel and points per developer; with
+// out, it also writes the split-summary figure and table there.
+func printSplitReport(c *cli.Context, io *streams, ws *queries.Workspace, out string) error {
+	data, err := loadSplitSummary(c, ws)
+	if err != nil {
+		return err
+	}
+	if err := reports.WriteSplitSummaryText(io.out, data); err != nil {
+		return err
+	}
+	if out != "" {
+		files, err := reports.WriteSplitSummaryFigure(out, data)
+		if err != nil {
+			return fmt.Errorf("split report: %w", err)
+		}
+		for _, f := range files {
+			fmt.Fprintln(io.err, "wrote", filepath.ToSlash(f))
+		}
+	}
+	return nil
+}
+
+func loadSplitSummary(c *cli.Context, ws *queries.Workspace) (reports.SplitSummary, error) {
+	var d reports.SplitSummary
+	var err error
+	ctx, db := c.Context, ws.Conn()
+	if d.Run, err = queries.GetSplitRun(ctx, db); err != nil {
+		return d, err
+	}
+	if d.Components, err = queries.Components(ctx, db); err != nil {
+		return d, err
+	}
+	if d.Splits, err = queries.SplitSummary(ctx, db); err != nil {
+		return d, err
+	}
+	if d.Funnel, err = queries.Funnel(ctx, db); err != nil {
+		return d, err
+	}
+	if d.Points, err = queries.PointsPerDeveloper(ctx, db); err != nil {
+		return d, err
+	}
+	return d, nil
+}

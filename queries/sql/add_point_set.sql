@@ -1,0 +1,1 @@
+INSERT INTO point_sets VALUES (?, ?, ?, ?)

@@ -1,0 +1,2 @@
+DELETE FROM point_sets;
+DELETE FROM points;

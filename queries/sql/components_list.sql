@@ -1,0 +1,1 @@
+SELECT id, developers, repos, sessions, split FROM components ORDER BY id

@@ -1,0 +1,1 @@
+SELECT seed, per_developer, source, hash FROM point_sets
