@@ -25,7 +25,7 @@ type Params struct {
 // in it, and nothing secret: the API key is read from the environment by the
 // backend at call time.
 type Request struct {
-	Backend  string    `json:"backend"`  // openai | mix | retrieve | ...
+	Backend  string    `json:"backend"` // openai | mix | retrieve | ...
 	BaseURL  string    `json:"base_url,omitempty"`
 	Model    string    `json:"model"`
 	Params   Params    `json:"params"`
