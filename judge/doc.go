@@ -1,0 +1,36 @@
+// Package judge holds the move taxonomy, the built-in offline judge and the
+// agreement statistics between judges (SPEC section 4).
+//
+// # Taxonomy
+//
+// A developer message makes one move: approve, critical, directive or
+// inquiry, or other when it makes none (Move). The study started from seven
+// finer labels (Fine); Map7To4 collapses the two confusable pairs. The
+// fault-first rule settles messages that do several things: a message that
+// asserts or shows a fault is critical whatever else it does; otherwise a
+// request for action is a directive, a request for information an inquiry,
+// an acceptance an approval (Resolve). Other is a label like the others: it
+// is counted and reported, never dropped.
+//
+// # The built-in judge
+//
+// Builtin labels a message offline. Its weights (builtin_weights.json,
+// embedded) are a multinomial logistic regression over hand-written
+// multilingual cues and word n-grams, trained by BuildWeights on the tune
+// part of ../shared/corpus/labels (real developer messages labelled by a
+// strong model judge). The corpus is split by developer (Split): the
+// developers held back are never trained or tuned on, and TestHeldBackKappa
+// reports the agreement on them. Regenerate the weights with
+//
+//	go generate ./judge
+//
+// and explore parameters, by cross validation on the tune part only, with
+//
+//	go run ./judge/internal/trainweights -labels ../shared/corpus/labels -cv [-v] [-params '{"lambda":0.05}']
+//
+// # Agreement
+//
+// Agree computes Cohen's kappa between two labellings with the Fleiss, Cohen
+// and Everitt (1969) standard error and a 95% interval, the confusion matrix
+// and per-label agreement.
+package judge
