@@ -76,6 +76,9 @@ func newApp(io *streams) *cli.App {
 			newSplitCommand(io),
 			newPointsCommand(io),
 			newAuditCommand(io),
+			newJudgeCommand(io),
+			newAgreeCommand(io),
+			newLabelsCommand(io),
 			newDemoCommand(io),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {

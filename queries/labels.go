@@ -1,0 +1,156 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+)
+
+// LabelTarget is a message to label: a point's real message or a
+// generation's text, with the agent turn before it.
+type LabelTarget struct {
+	ID, Text, PrevAgent string
+}
+
+func labelTargets(ctx context.Context, db Querier, query string) ([]LabelTarget, error) {
+	rows, err := db.QueryContext(ctx, q(query))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []LabelTarget
+	for rows.Next() {
+		var t LabelTarget
+		if err := rows.Scan(&t.ID, &t.Text, &t.PrevAgent); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// PointMessages lists the real developer message of every frozen point.
+func PointMessages(ctx context.Context, db Querier) ([]LabelTarget, error) {
+	return labelTargets(ctx, db, "label_points")
+}
+
+// GenerationMessages lists every generation that has text.
+func GenerationMessages(ctx context.Context, db Querier) ([]LabelTarget, error) {
+	return labelTargets(ctx, db, "label_generations")
+}
+
+// Label is one judge's move for one target.
+type Label struct {
+	Target, TargetID, Judge, Move string
+	Label7, PromptVersion         string // "" stored as NULL
+	RequestKey, Raw               string // "" stored as NULL
+}
+
+// ReplaceLabels replaces, in one transaction, every label of judge on
+// target with labels (which must all be of that judge and target).
+func ReplaceLabels(ctx context.Context, ws *Workspace, judge, target string, labels []Label) error {
+	return ws.InTx(ctx, func(c *sql.Conn) error {
+		if _, err := c.ExecContext(ctx, q("delete_labels"), judge, target); err != nil {
+			return err
+		}
+		return appendLabels(ctx, ws, labels)
+	})
+}
+
+// ReplaceJudgeLabels replaces every label of judge (on any target) with
+// labels, in one transaction: an import is the judge's whole word.
+func ReplaceJudgeLabels(ctx context.Context, ws *Workspace, judge string, labels []Label) error {
+	return ws.InTx(ctx, func(c *sql.Conn) error {
+		if _, err := c.ExecContext(ctx, q("delete_judge_labels"), judge); err != nil {
+			return err
+		}
+		return appendLabels(ctx, ws, labels)
+	})
+}
+
+func appendLabels(ctx context.Context, ws *Workspace, labels []Label) error {
+	null := func(s string) driver.Value {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	return appendRows(ctx, ws, "labels", len(labels), func(i int) []driver.Value {
+		l := labels[i]
+		return []driver.Value{l.Target, l.TargetID, l.Judge, l.Move, null(l.Label7), null(l.PromptVersion), null(l.RequestKey), null(l.Raw)}
+	})
+}
+
+// LabelPair is a target both judges labelled.
+type LabelPair struct {
+	Target, TargetID, MoveA, MoveB string
+}
+
+// LabelPairs lists the targets labelled by both judges.
+func LabelPairs(ctx context.Context, db Querier, judgeA, judgeB string) ([]LabelPair, error) {
+	rows, err := db.QueryContext(ctx, q("label_pairs"), judgeA, judgeB)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []LabelPair
+	for rows.Next() {
+		var p LabelPair
+		if err := rows.Scan(&p.Target, &p.TargetID, &p.MoveA, &p.MoveB); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// JudgeLabels is how many targets of a kind a judge labelled.
+type JudgeLabels struct {
+	Judge, Target  string
+	N, Unparseable int
+}
+
+// Judges lists every judge with its label counts.
+func Judges(ctx context.Context, db Querier) ([]JudgeLabels, error) {
+	rows, err := db.QueryContext(ctx, q("judges"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []JudgeLabels
+	for rows.Next() {
+		var j JudgeLabels
+		if err := rows.Scan(&j.Judge, &j.Target, &j.N, &j.Unparseable); err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+// TurnMatch is a developer turn found by its text.
+type TurnMatch struct {
+	SessionID string
+	Idx       int
+	PointID   string // "" when the turn is not a frozen point
+}
+
+// TurnsByMessage finds the developer turns with this message text (or
+// starting with it, for messages cut short) in the repository's session that
+// started at sessionStart ("2006-01-02 15:04:05"), in turn order.
+func TurnsByMessage(ctx context.Context, db Querier, repo, sessionStart, message string) ([]TurnMatch, error) {
+	rows, err := db.QueryContext(ctx, q("turn_by_message"), repo, sessionStart, message)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []TurnMatch
+	for rows.Next() {
+		var m TurnMatch
+		if err := rows.Scan(&m.SessionID, &m.Idx, &m.PointID); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
