@@ -80,6 +80,8 @@ func newApp(io *streams) *cli.App {
 			newAgreeCommand(io),
 			newLabelsCommand(io),
 			newDemoCommand(io),
+			newPromptCommand(io),
+			newProfileCommand(io),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usageError{err}

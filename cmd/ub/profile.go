@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim"
+)
+
+// defaultProfileSeed seeds the example messages of a stats profile when
+// --seed is not given (and of a profile built on the fly by ub prompt show).
+const defaultProfileSeed = 1
+
+type profileOptions struct {
+	developer string
+	show      string
+	seed      int64
+	json      bool
+}
+
+func newProfileCommand(io *streams) *cli.Command {
+	return &cli.Command{
+		Name:  "profile",
+		Usage: "build and store the statistical profile of every developer (or one), from profile sessions only",
+		Description: "A profile reads only the developer's profile sessions (the earlier part of the time split):\n" +
+			"message length (median, p90 words), share with code or paths, question share, typical openings,\n" +
+			"a seeded choice of short example messages, and the move mix when labels exist. It is rendered to\n" +
+			"the persona text of the profile condition and stored in profiles (kind stats).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "developer", Usage: "build only this `DEVELOPER`'s profile"},
+			&cli.StringFlag{Name: "show", Usage: "print the stored profile of `DEVELOPER` instead of building"},
+			&cli.Int64Flag{Name: "seed", Value: defaultProfileSeed, Usage: "seed of the example messages"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			if _, err := args(c); err != nil {
+				return err
+			}
+			opts := profileOptions{developer: c.String("developer"), show: c.String("show"), seed: c.Int64("seed"), json: c.Bool("json")}
+			if opts.show != "" {
+				if opts.developer != "" {
+					return usagef("profile: --show and --developer do not go together")
+				}
+				return runProfileShow(c, io, opts)
+			}
+			return runProfile(c, io, opts)
+		},
+	}
+}
+
+// statsProfile computes one developer's statistical profile from their
+// profile-session messages.
+func statsProfile(ctx context.Context, db queries.Querier, dev string, seed int64) (sim.ProfileStats, error) {
+	rows, err := queries.ProfileMessages(ctx, db, dev)
+	if err != nil {
+		return sim.ProfileStats{}, err
+	}
+	return sim.ComputeProfile(dev, toProfileMessages(rows), sim.ProfileOptions{Seed: seed}), nil
+}
+
+func toProfileMessages(rows []queries.DeveloperMessage) []sim.ProfileMessage {
+	out := make([]sim.ProfileMessage, len(rows))
+	for i, r := range rows {
+		out[i] = sim.ProfileMessage{SessionID: r.SessionID, TurnIdx: r.TurnIdx, Text: r.Text}
+	}
+	return out
+}
+
+// buildStatsProfiles computes the stats profiles of every developer with
+// profile sessions (or of dev alone), by developer, with their stored rows.
+// Move labels are not read yet: the judge labels frozen points, not
+// profile-session messages, so MoveMix stays empty until it does.
+func buildStatsProfiles(ctx context.Context, db queries.Querier, dev string, seed int64) ([]sim.ProfileStats, []queries.ProfileRow, error) {
+	devs, err := queries.ProfileDevelopers(ctx, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	msgs, err := queries.ProfileMessages(ctx, db, dev)
+	if err != nil {
+		return nil, nil, err
+	}
+	byDev := map[string][]queries.DeveloperMessage{}
+	for _, m := range msgs {
+		byDev[m.Developer] = append(byDev[m.Developer], m)
+	}
+	version := sim.PersonaTemplate().Version
+	var stats []sim.ProfileStats
+	var rows []queries.ProfileRow
+	for _, d := range devs { // sorted by name
+		if dev != "" && d.Name != dev {
+			continue
+		}
+		s := sim.ComputeProfile(d.Name, toProfileMessages(byDev[d.Name]), sim.ProfileOptions{Seed: seed})
+		b, err := json.Marshal(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		stats = append(stats, s)
+		rows = append(rows, queries.ProfileRow{Developer: d.Name, Kind: "stats", PromptVersion: version,
+			Text: sim.RenderPersona(s), Stats: string(b)})
+	}
+	if dev != "" && len(rows) == 0 {
+		return nil, nil, usagef("profile: developer %q has no profile sessions", dev)
+	}
+	return stats, rows, nil
+}
+
+func runProfile(c *cli.Context, io *streams, opts profileOptions) error {
+	ws, err := openWorkspace(c, false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	ctx := c.Context
+	if _, err := queries.GetSplitRun(ctx, ws.Conn()); err != nil {
+		return err
+	}
+	stats, rows, err := buildStatsProfiles(ctx, ws.Conn(), opts.developer, opts.seed)
+	if err != nil {
+		return err
+	}
+	if err := queries.StoreProfiles(ctx, ws, rows); err != nil {
+		return fmt.Errorf("profile: store: %w", err)
+	}
+	tmpl := sim.PersonaTemplate()
+	if err := queries.StorePromptTemplate(ctx, ws.Conn(), tmpl.Version, tmpl.Name, tmpl.Text); err != nil {
+		return fmt.Errorf("profile: store template: %w", err)
+	}
+	if opts.json {
+		enc := json.NewEncoder(io.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(stats)
+	}
+	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "developer\tsessions\tmessages\tmedian words\tp90 words\tcode\tquestions")
+	for _, s := range stats {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%.0f%%\t%.0f%%\n", s.Developer, s.Sessions, s.Messages,
+			s.MedianWords, s.P90Words, 100*s.CodeShare, 100*s.QuestionShare)
+	}
+	tw.Flush()
+	fmt.Fprintf(io.out, "stored %d stats profiles (persona template %s, seed %d)\n", len(stats), tmpl.Version, opts.seed)
+	return nil
+}
+
+func runProfileShow(c *cli.Context, io *streams, opts profileOptions) error {
+	ws, err := openWorkspace(c, true)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	ctx, db := c.Context, ws.Conn()
+	st, ok, err := queries.GetProfile(ctx, db, opts.show, "stats")
+	if err != nil {
+		return err
+	}
+	model, mok, err := queries.GetProfile(ctx, db, opts.show, "model")
+	if err != nil {
+		return err
+	}
+	if !ok && !mok {
+		return usagef("profile --show: no profile of %q (run ub profile)", opts.show)
+	}
+	if opts.json {
+		out := map[string]any{"developer": opts.show}
+		if ok {
+			out["stats"] = json.RawMessage(st.Stats)
+			out["text"] = st.Text
+			out["prompt_version"] = st.PromptVersion
+		}
+		if mok {
+			out["model"] = map[string]string{"model": model.Model, "prompt_version": model.PromptVersion,
+				"request_key": model.RequestKey, "text": model.Text}
+		}
+		enc := json.NewEncoder(io.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	if ok {
+		fmt.Fprintf(io.out, "developer %s: stats profile (persona template %s)\n%s\n", opts.show, st.PromptVersion, st.Text)
+	}
+	if mok {
+		fmt.Fprintf(io.out, "\ndeveloper %s: model-written persona (model %s, distillation prompt %s)\n%s\n",
+			opts.show, model.Model, model.PromptVersion, model.Text)
+	}
+	return nil
+}
+
+// distilledProfile is the stored row of a model-written persona: the
+// distillation request (sim.DistillRequest, with Backend and Model filled in
+// by the caller) and the runner's response to it. Store it with
+// queries.StoreProfiles.
+func distilledProfile(dev string, req sim.Request, resp sim.Response) (queries.ProfileRow, error) {
+	text, err := sim.ModelPersona(resp)
+	if err != nil {
+		return queries.ProfileRow{}, fmt.Errorf("persona of %s: %w", dev, err)
+	}
+	return queries.ProfileRow{Developer: dev, Kind: "model", Model: req.Model,
+		PromptVersion: sim.DistillTemplate().Version, RequestKey: req.Key(), Text: text}, nil
+}
