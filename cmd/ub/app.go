@@ -76,6 +76,8 @@ func newApp(io *streams) *cli.App {
 			newSplitCommand(io),
 			newPointsCommand(io),
 			newAuditCommand(io),
+			newGenerateCommand(io),
+			newCacheCommand(io),
 			newJudgeCommand(io),
 			newAgreeCommand(io),
 			newLabelsCommand(io),

@@ -8,7 +8,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim"
 )
 
 type demoOptions struct {
@@ -87,6 +89,24 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	}
 	if err := reportAudit(io, findings, false); err != nil {
 		return err
+	}
+	fmt.Fprintf(io.out, "\n== generate (mix, retrieve; profile, noprofile)\n")
+	gopts := generateOptions{sims: []string{"mix", "retrieve"}, conditions: []string{sim.CondProfile, sim.CondNoProfile},
+		window: sim.DefaultWindow, seed: int64(opts.seed), persona: "stats"}
+	if err := runGenerateOn(c, io, ws, gopts); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "\n== judge (builtin)\n")
+	b, err := judge.NewBuiltin()
+	if err != nil {
+		return err
+	}
+	for _, t := range []string{"points", "generations"} {
+		n, counts, err := judgeTargets(c, ws, b, "builtin", t)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(io.out, "%s: %d labelled  %s\n", t, n, counts)
 	}
 	fmt.Fprintf(io.out, "\nworkspace: %s\ntry: ub --db %s sql \"select role, count(*) from turns group by all order by 1\"\n", opts.db, opts.db)
 	return nil

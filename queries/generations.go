@@ -1,0 +1,151 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+)
+
+// SimulatorRow is one simulator's stored definition.
+type SimulatorRow struct {
+	Name, Backend, Model string
+	Params               json.RawMessage
+	PriceIn, PriceOut    float64
+	BatchDiscount        float64
+}
+
+// StoreSimulator records (or updates) a simulator definition.
+func StoreSimulator(ctx context.Context, db Querier, s SimulatorRow) error {
+	var params any
+	if len(s.Params) > 0 {
+		params = string(s.Params)
+	}
+	_, err := db.ExecContext(ctx, q("gen_store_simulator"), s.Name, s.Backend, s.Model, params, s.PriceIn, s.PriceOut, s.BatchDiscount)
+	return err
+}
+
+// GenerationRow is one generation.
+type GenerationRow struct {
+	ID, PointID, Simulator, Condition string
+	WindowN, HistoryK                 int
+	RequestKey                        string
+	KeyParts                          json.RawMessage
+	Text                              string // "" with Error set
+	TokensIn, TokensOut               int
+	Cost                              float64
+	LatencyMS                         int64
+	Error                             string
+	PromptVersion, Experiment         string
+}
+
+// ExistingGeneration is what is stored of a generation.
+type ExistingGeneration struct {
+	RequestKey string
+	KeyParts   json.RawMessage
+	OK         bool // has text
+}
+
+// ExistingGenerations returns the stored generations of a simulator by id.
+func ExistingGenerations(ctx context.Context, db Querier, simulator string) (map[string]ExistingGeneration, error) {
+	rows, err := db.QueryContext(ctx, q("gen_existing"), simulator)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]ExistingGeneration{}
+	for rows.Next() {
+		var id string
+		var e ExistingGeneration
+		var parts any
+		if err := rows.Scan(&id, &e.RequestKey, &parts, &e.OK); err != nil {
+			return nil, err
+		}
+		e.KeyParts = jsonValue(parts)
+		out[id] = e
+	}
+	return out, rows.Err()
+}
+
+// GetGeneration returns one stored generation's key, key parts and error;
+// ok is false when there is none.
+func GetGeneration(ctx context.Context, db Querier, id string) (key string, parts json.RawMessage, genErr string, ok bool, err error) {
+	var p any
+	err = db.QueryRowContext(ctx, q("gen_get"), id).Scan(&id, &key, &p, &genErr)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil, "", false, nil
+	}
+	return key, jsonValue(p), genErr, err == nil, err
+}
+
+// jsonValue turns a scanned JSON column (DuckDB hands it back decoded) into
+// its JSON text again.
+func jsonValue(v any) json.RawMessage {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		return json.RawMessage(x)
+	case []byte:
+		return json.RawMessage(x)
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// ReplaceGenerations writes generations, replacing stored ones with the same
+// id, in one transaction.
+func ReplaceGenerations(ctx context.Context, ws *Workspace, gens []GenerationRow) error {
+	if len(gens) == 0 {
+		return nil
+	}
+	return ws.InTx(ctx, func(c *sql.Conn) error {
+		for _, g := range gens {
+			if _, err := c.ExecContext(ctx, q("gen_delete"), g.ID); err != nil {
+				return err
+			}
+		}
+		null := func(s string) driver.Value {
+			if s == "" {
+				return nil
+			}
+			return s
+		}
+		return appendRows(ctx, ws, "generations", len(gens), func(i int) []driver.Value {
+			g := gens[i]
+			var text driver.Value = g.Text
+			if g.Error != "" {
+				text = nil
+			}
+			return []driver.Value{g.ID, g.PointID, g.Simulator, g.Condition, int32(g.WindowN), int32(g.HistoryK),
+				g.RequestKey, g.KeyParts, text, int32(g.TokensIn), int32(g.TokensOut), g.Cost, int32(g.LatencyMS),
+				null(g.Error), g.PromptVersion, null(g.Experiment)}
+		})
+	})
+}
+
+// GenerationCount is how many generations a simulator has under a condition.
+type GenerationCount struct {
+	Simulator, Condition string
+	N, Failed            int
+	Cost                 float64
+}
+
+// GenerationCounts counts generations per simulator and condition.
+func GenerationCounts(ctx context.Context, db Querier) ([]GenerationCount, error) {
+	rows, err := db.QueryContext(ctx, q("gen_counts"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []GenerationCount
+	for rows.Next() {
+		var g GenerationCount
+		if err := rows.Scan(&g.Simulator, &g.Condition, &g.N, &g.Failed, &g.Cost); err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
