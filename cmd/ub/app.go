@@ -78,6 +78,7 @@ func newApp(io *streams) *cli.App {
 			newAuditCommand(io),
 			newGenerateCommand(io),
 			newCacheCommand(io),
+			newBatchCommand(io),
 			newJudgeCommand(io),
 			newAgreeCommand(io),
 			newLabelsCommand(io),

@@ -26,6 +26,7 @@ type generateOptions struct {
 	retryFailed bool
 	persona     string
 	json        bool
+	batchDir    string
 }
 
 func newGenerateCommand(io *streams) *cli.Command {
@@ -42,13 +43,15 @@ func newGenerateCommand(io *streams) *cli.Command {
 			&cli.BoolFlag{Name: "retry-failed", Usage: "send again the requests that failed after all retries (permanent errors stay)"},
 			&cli.StringFlag{Name: "persona", Value: "stats", Usage: "persona of the profile condition: stats|model"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
+			&cli.StringFlag{Name: "batch-write", Usage: "write the unanswered requests of batch simulators (openai-batch, anthropic-batch) as provider batch files into `DIR`"},
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
 				return err
 			}
 			opts := generateOptions{experiment: c.String("experiment"), window: c.Int("window"), history: c.Int("history"),
-				seed: c.Int64("seed"), retryFailed: c.Bool("retry-failed"), persona: c.String("persona"), json: c.Bool("json")}
+				seed: c.Int64("seed"), retryFailed: c.Bool("retry-failed"), persona: c.String("persona"), json: c.Bool("json"),
+				batchDir: c.String("batch-write")}
 			if s := c.String("sim"); s != "" {
 				opts.sims = strings.Split(s, ",")
 			}
@@ -87,6 +90,7 @@ type SimSummary struct {
 	Sent        int     `json:"sent"`        // requests sent to the endpoint
 	Cached      int     `json:"cached"`      // requests served from the response cache
 	Failed      int     `json:"failed"`      // generations recorded with an error
+	Awaiting    int     `json:"awaiting"`    // batch simulators: requests with no answer yet (written to batch files with --batch-write)
 	TokensIn    int64   `json:"tokens_in"`
 	TokensOut   int64   `json:"tokens_out"`
 	Cost        float64 `json:"cost"`
@@ -131,7 +135,7 @@ func generateIn(c *cli.Context, sio *streams, ws *queries.Workspace, e sim.Exper
 		return fmt.Errorf("generate: no frozen points (run ub split and ub points): %w", queries.ErrNoSplit)
 	}
 	g := &generator{ctx: c.Context, ws: ws, e: e, io: sio, points: points, in: newSimInputs(ws.Conn(), opts.persona),
-		retryFailed: opts.retryFailed, contexts: map[string]queries.PointData{}}
+		retryFailed: opts.retryFailed, contexts: map[string]queries.PointData{}, batchDir: opts.batchDir}
 	g.in.onTheFly = func(dev string) {}
 	var sums []SimSummary
 	var failed int
@@ -182,6 +186,7 @@ type generator struct {
 	in          *simInputs
 	retryFailed bool
 	contexts    map[string]queries.PointData
+	batchDir    string
 }
 
 func (g *generator) pointData(id string) (queries.PointData, error) {
@@ -265,6 +270,18 @@ func (g *generator) simulator(s sim.SimulatorConfig) (SimSummary, error) {
 		}
 		sum.Sent, sum.Cached = st.Sent, st.Cached
 		responses = resp
+		if isBatch(s.Backend) {
+			var waiting []sim.Request
+			for _, r := range reqs {
+				if _, ok := resp[r.Key()]; !ok {
+					waiting = append(waiting, r)
+				}
+			}
+			sum.Awaiting = len(waiting)
+			if err := g.writeBatch(s, waiting); err != nil {
+				return sum, err
+			}
+		}
 	}
 	rows := make([]queries.GenerationRow, 0, len(todo))
 	for _, j := range todo {
@@ -277,6 +294,8 @@ func (g *generator) simulator(s sim.SimulatorConfig) (SimSummary, error) {
 		} else {
 			r, ok := responses[j.req.Key()]
 			switch {
+			case !ok && isBatch(s.Backend):
+				continue // awaits its batch result: no generation yet
 			case !ok:
 				row.Error = "no answer (the run stopped before this request was answered)"
 			case r.Err != "":
@@ -351,14 +370,25 @@ func (g *generator) prepare(s sim.SimulatorConfig, j *job, templates map[string]
 // run sends the requests of a model simulator through the runner and
 // returns the stored answers of all of them.
 func (g *generator) run(s sim.SimulatorConfig, reqs []sim.Request) (sim.RunStats, map[string]sim.Response, error) {
+	store := sim.NewDuckStore(g.ws)
+	keys := make([]string, len(reqs))
+	for i, r := range reqs {
+		keys[i] = r.Key()
+	}
+	if isBatch(s.Backend) {
+		// Batch simulators are answered by provider batch files
+		// (ub batch import), never live: only the cache is read.
+		resp, err := store.Get(g.ctx, keys)
+		st := sim.RunStats{Requests: len(reqs), Cached: len(resp)}
+		return st, resp, err
+	}
 	var backend sim.Backend
 	switch s.Backend {
 	case "openai":
 		backend = sim.NewOpenAI(sim.OpenAIConfig{BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, Timeout: s.Timeout.Duration})
 	default:
-		return sim.RunStats{}, nil, usagef("backend %s answers through batch files: ub generate --batch-write, then --batch-read", s.Backend)
+		return sim.RunStats{}, nil, usagef("backend %s has no live client", s.Backend)
 	}
-	store := sim.NewDuckStore(g.ws)
 	bar, done := generateProgress(g.io, s.Name)
 	st, err := sim.Run(g.ctx, reqs, backend, store, sim.RunOptions{
 		Concurrency: s.Concurrency, RatePerSecond: s.RateLimit, MaxAttempts: s.MaxAttempts, RetryFailed: g.retryFailed,
@@ -371,15 +401,39 @@ func (g *generator) run(s sim.SimulatorConfig, reqs []sim.Request) (sim.RunStats
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return st, nil, err
 	}
-	keys := make([]string, len(reqs))
-	for i, r := range reqs {
-		keys[i] = r.Key()
-	}
 	resp, gerr := store.Get(g.ctx, keys)
 	if gerr != nil {
 		return st, nil, gerr
 	}
 	return st, resp, err
+}
+
+func isBatch(backend string) bool { return backend == "openai-batch" || backend == "anthropic-batch" }
+
+// writeBatch writes the requests a batch simulator still waits for as
+// provider batch files (with --batch-write DIR).
+func (g *generator) writeBatch(s sim.SimulatorConfig, reqs []sim.Request) error {
+	if len(reqs) == 0 {
+		return nil
+	}
+	if g.batchDir == "" {
+		fmt.Fprintf(g.io.err, "note: %s: %d requests await a batch answer; write them with ub generate --batch-write DIR\n", s.Name, len(reqs))
+		return nil
+	}
+	provider := sim.OpenAIBatch
+	if s.Backend == "anthropic-batch" {
+		provider = sim.AnthropicBatch
+	}
+	files, err := sim.WriteBatchFiles(g.batchDir, s.Name, provider, reqs, sim.BatchOptions{DefaultMaxTokens: s.MaxTokens})
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		fmt.Fprintf(g.io.err, "wrote %s (%d requests, %d bytes) and %s\n", f.Path, f.Requests, f.Bytes, f.KeysPath)
+	}
+	fmt.Fprintf(g.io.err, "submit them to the provider's batch API, then: ub batch import --provider %s --keys %s RESULT...; and ub generate again\n",
+		provider, files[0].KeysPath)
+	return nil
 }
 
 // generateProgress draws done/total, failures, tokens, cost and ETA on a

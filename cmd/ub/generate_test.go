@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -105,5 +106,71 @@ max_attempts = 4
 	}
 	if strings.Contains(out+errs, "sk-test") {
 		t.Error("the API key was printed")
+	}
+}
+
+// TestGenerateThroughBatchFiles: a batch simulator's requests go out as an
+// OpenAI Batch file, its results come back through ub batch import, and
+// ub generate then makes every generation at the batch price.
+func TestGenerateThroughBatchFiles(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "d", "ub.duckdb")
+	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
+		t.Fatalf("demo: %d %s", code, errs)
+	}
+	exp := filepath.Join(dir, "exp.toml")
+	os.WriteFile(exp, []byte(`
+[[simulator]]
+name = "batched"
+backend = "openai-batch"
+model = "m1"
+price_in = 1.0
+price_out = 2.0
+batch_discount = 0.5
+conditions = ["noprofile"]
+`), 0o644)
+	bdir := filepath.Join(dir, "batch")
+	code, out, errs := runUB(t, "--db", db, "generate", "--experiment", exp, "--batch-write", bdir)
+	if code != 0 || !strings.Contains(errs, "batched-001.jsonl") {
+		t.Fatalf("batch write: %d\n%s\n%s", code, out, errs)
+	}
+	// The provider's answers: one output line per request line.
+	reqs, err := os.ReadFile(filepath.Join(bdir, "batched-001.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results strings.Builder
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(reqs)), "\n") {
+		var r struct {
+			CustomID string `json:"custom_id"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&results, `{"id":"batch_req_%d","custom_id":%q,"response":{"status_code":200,"request_id":"r%d","body":{"id":"c%d","object":"chat.completion","created":0,"model":"m1","choices":[{"index":0,"message":{"role":"assistant","content":"ok, go ahead"},"finish_reason":"stop"}],"usage":{"prompt_tokens":100,"completion_tokens":10,"total_tokens":110}}},"error":null}`+"\n", n, r.CustomID, n, n)
+		n++
+	}
+	resFile := filepath.Join(dir, "results.jsonl")
+	os.WriteFile(resFile, []byte(results.String()), 0o644)
+	code, out, errs = runUB(t, "--db", db, "batch", "import", "--provider", "openai", "--keys", filepath.Join(bdir, "batched-001.keys.jsonl"), resFile)
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("%d answered", n)) {
+		t.Fatalf("batch import: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = runUB(t, "--db", db, "generate", "--experiment", exp, "--json")
+	if code != 0 {
+		t.Fatalf("generate: %d\n%s\n%s", code, out, errs)
+	}
+	ws, err := queries.Open(context.Background(), db, queries.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	var gens int
+	var cost float64
+	ws.Conn().QueryRowContext(context.Background(), `SELECT count(*), sum(cost) FROM generations WHERE simulator = 'batched' AND error IS NULL`).Scan(&gens, &cost)
+	// Each answer: (100 * $1 + 10 * $2) / 1e6 = $0.00012, halved for the batch.
+	if gens != n || fmt.Sprintf("%.8f", cost) != fmt.Sprintf("%.8f", float64(n)*0.00006) {
+		t.Errorf("%d generations costing %v; want %d costing %v", gens, cost, n, float64(n)*0.00006)
 	}
 }
