@@ -15,6 +15,7 @@ import (
 
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports"
 )
 
 // Exit codes, documented in the README.
@@ -85,6 +86,8 @@ func newApp(io *streams) *cli.App {
 			newDemoCommand(io),
 			newPromptCommand(io),
 			newProfileCommand(io),
+			newReportCommand(io),
+			newSynthCommand(io),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usageError{err}
@@ -112,6 +115,10 @@ func exitCode(err error, io *streams) int {
 	case errors.Is(err, errAuditFailed):
 		return exitAudit
 	case errors.Is(err, queries.ErrNoSplit):
+		return exitNoData
+	}
+	var missing *reports.MissingError
+	if errors.As(err, &missing) {
 		return exitNoData
 	}
 	return exitInternal

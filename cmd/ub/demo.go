@@ -90,8 +90,8 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	if err := reportAudit(io, findings, false); err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "\n== generate (mix, retrieve; profile, noprofile)\n")
-	gopts := generateOptions{sims: []string{"mix", "retrieve"}, conditions: []string{sim.CondProfile, sim.CondNoProfile},
+	fmt.Fprintf(io.out, "\n== generate (mix, retrieve; profile, noprofile, terse)\n")
+	gopts := generateOptions{sims: []string{"mix", "retrieve"}, conditions: []string{sim.CondProfile, sim.CondNoProfile, sim.CondTerse},
 		window: sim.DefaultWindow, seed: int64(opts.seed), persona: "stats"}
 	if err := runGenerateOn(c, io, ws, gopts); err != nil {
 		return err
@@ -108,6 +108,21 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 		}
 		fmt.Fprintf(io.out, "%s: %d labelled  %s\n", t, n, counts)
 	}
+	fmt.Fprintf(io.out, "\n== report\n")
+	rep, err := loadReport(c, io, ws, "builtin")
+	if err != nil {
+		return err
+	}
+	out := filepath.Join(opts.dir, "report")
+	sum, err := rep.WriteAll(out)
+	if err != nil {
+		return fmt.Errorf("demo: report: %w", err)
+	}
+	for _, s := range sum.Skipped {
+		fmt.Fprintf(io.out, "skipped %s: %s\n", s.Figure, s.Reason)
+	}
+	fmt.Fprintf(io.out, "report: %s (%d figures, %d skipped)\n", filepath.ToSlash(filepath.Join(out, "report.md")), len(sum.Figures), len(sum.Skipped))
+	fmt.Fprintf(io.out, "(every figure, without spending money: ub synth --db synth.duckdb && ub --db synth.duckdb report --out synth-report)\n")
 	fmt.Fprintf(io.out, "\nworkspace: %s\ntry: ub --db %s sql \"select role, count(*) from turns group by all order by 1\"\n", opts.db, opts.db)
 	return nil
 }

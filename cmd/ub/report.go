@@ -1,0 +1,159 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports"
+)
+
+type reportOptions struct {
+	figure string
+	out    string
+	judge  string
+	list   bool
+}
+
+func newReportCommand(io *streams) *cli.Command {
+	return &cli.Command{
+		Name:  "report",
+		Usage: "draw every figure (SVG, PNG, CSV) and write the Markdown report with its methods and manifest; or one figure",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "figure", Usage: "draw only figure `NAME` (see --list)"},
+			&cli.StringFlag{Name: "out", Value: "report", Usage: "output `DIR`"},
+			&cli.StringFlag{Name: "judge", Usage: "score with the labels of judge `NAME` (default: builtin if present, else the only judge, else the judge with the most labels)"},
+			&cli.BoolFlag{Name: "list", Usage: "list the figures and exit"},
+		},
+		Action: func(c *cli.Context) error {
+			if _, err := args(c); err != nil {
+				return err
+			}
+			return runReport(c, io, reportOptions{figure: c.String("figure"), out: c.String("out"), judge: c.String("judge"), list: c.Bool("list")})
+		},
+	}
+}
+
+func runReport(c *cli.Context, io *streams, opts reportOptions) error {
+	if opts.list {
+		for _, f := range reports.Figures() {
+			fmt.Fprintf(io.out, "%-16s %s\n", f.Name, f.Title)
+		}
+		return nil
+	}
+	if opts.figure != "" && !contains(reports.FigureNames(), opts.figure) {
+		return usagef("report: unknown figure %q (want one of %s)", opts.figure, strings.Join(reports.FigureNames(), ", "))
+	}
+	ws, err := openWorkspace(c, true)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	rep, err := loadReport(c, io, ws, opts.judge)
+	if err != nil {
+		return err
+	}
+	if opts.figure != "" {
+		files, err := rep.WriteFigure(opts.out, opts.figure)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		for _, f := range files {
+			fmt.Fprintln(io.out, filepath.ToSlash(f))
+		}
+		return nil
+	}
+	sum, err := rep.WriteAll(opts.out)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, s := range sum.Skipped {
+		fmt.Fprintf(io.err, "skipped %s: %s\n", s.Figure, s.Reason)
+	}
+	fmt.Fprintf(io.out, "wrote %s: %d figures, %d skipped, %d files\n",
+		filepath.ToSlash(filepath.Join(opts.out, "report.md")), len(sum.Figures), len(sum.Skipped), len(sum.Files))
+	return nil
+}
+
+// loadReport reads the study as scored by the chosen judge, with the split
+// and the case-study texts, and prepares it for drawing.
+func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string) (*reports.Report, error) {
+	ctx, db := c.Context, ws.Conn()
+	judges, err := queries.StudyJudges(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	judge, err = chooseJudge(judges, judge)
+	if err != nil {
+		return nil, err
+	}
+	if judge != "" && c.String("judge") == "" && len(judges) > 1 {
+		fmt.Fprintf(io.err, "report: scoring with judge %s (pass --judge to choose another)\n", judge)
+	}
+	st, err := queries.LoadStudy(ctx, db, judge)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	in := reports.Input{Study: st}
+	if st.Split != nil {
+		split, err := loadSplitSummary(c, ws)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		in.Split = &split
+	}
+	rep := reports.Prepare(in)
+	if dev, n, k, ok := rep.CaseDeveloper(); ok {
+		ct, err := queries.LoadCaseTexts(ctx, db, dev, n, k)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		rep.SetCase(&ct)
+	}
+	return rep, nil
+}
+
+// chooseJudge returns the judge to score with: the one asked for, which
+// must have labels; else builtin if it labelled anything; else the only
+// judge; else the one with the most labels (ties by name). "" when no judge
+// labelled anything: the report then draws what needs no labels.
+func chooseJudge(judges []queries.JudgeCount, want string) (string, error) {
+	if want != "" {
+		for _, j := range judges {
+			if j.Judge == want {
+				return want, nil
+			}
+		}
+		var names []string
+		for _, j := range judges {
+			names = append(names, j.Judge)
+		}
+		if len(names) == 0 {
+			return "", usagef("report: --judge %s: no judge labelled anything in this workspace (run ub judge)", want)
+		}
+		return "", usagef("report: --judge %s labelled nothing here (judges: %s)", want, strings.Join(names, ", "))
+	}
+	best := ""
+	most := -1
+	for _, j := range judges {
+		if j.Judge == "builtin" {
+			return j.Judge, nil
+		}
+		if j.Total() > most {
+			best, most = j.Judge, j.Total()
+		}
+	}
+	return best, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,362 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// StudyPoint is one frozen point as the report scores it.
+type StudyPoint struct {
+	ID, Developer, SessionID string
+	TurnIdx, PriorTurns      int
+	ConstantDose             bool
+	// Real is the move the study's judge gave the real developer message;
+	// "" when that judge has not labelled it.
+	Real string
+	// Words is the real message's length in words (maximal runs of
+	// characters other than ASCII space, tab, newline, form feed and
+	// carriage return, as analysis.Words counts them); -1 when its turn is
+	// missing.
+	Words int
+}
+
+// StudyGeneration is one generation at a frozen point.
+type StudyGeneration struct {
+	Point                int // index of its point in Study.Points
+	Simulator, Condition string
+	N, K                 int    // live window and history length
+	Move                 string // the judge's move; "" when unlabelled
+	Failed               bool   // an error, or no text
+	Words                int    // length of the text in words, as StudyPoint.Words
+	TokensIn, TokensOut  int
+	Cost                 float64 // USD
+}
+
+// StudySimulator is one row of the simulators table.
+type StudySimulator struct {
+	Name, Backend, Model string
+	Params               string // the params JSON as stored; "" for none
+	PriceIn, PriceOut    sql.NullFloat64
+	BatchDiscount        sql.NullFloat64
+}
+
+// JudgeCount is what one judge labelled.
+type JudgeCount struct {
+	Judge                      string
+	Points, Generations, Other int
+	Versions                   []string // distinct prompt or weights versions, sorted ("" when unrecorded)
+}
+
+// Total is every label of the judge.
+func (j JudgeCount) Total() int { return j.Points + j.Generations + j.Other }
+
+// PromptVersion counts the generations made with one template version in
+// one condition.
+type PromptVersion struct {
+	Version, Name, Condition string
+	Generations              int
+}
+
+// ExperimentCount counts the generations of one experiment.
+type ExperimentCount struct {
+	Experiment  string
+	Generations int
+}
+
+// AgreementCount is one cell of a judge pair's confusion matrix: N targets
+// of kind Target that JudgeA labelled MoveA and JudgeB labelled MoveB.
+type AgreementCount struct {
+	JudgeA, JudgeB, Target, MoveA, MoveB string
+	N                                    int
+}
+
+// StudyCounts are the workspace's totals.
+type StudyCounts struct {
+	Developers  int `json:"developers"`
+	Sessions    int `json:"sessions"`
+	Turns       int `json:"turns"`
+	Points      int `json:"points"`
+	Generations int `json:"generations"`
+	Labels      int `json:"labels"`
+}
+
+// Study is everything the report reads from a workspace, for one judge.
+type Study struct {
+	Judge       string
+	Points      []StudyPoint      // by developer, then id
+	Generations []StudyGeneration // in no particular order (see study_generations.sql)
+	Simulators  []StudySimulator  // by name
+	Judges      []JudgeCount      // by judge
+	Prompts     []PromptVersion
+	Experiments []ExperimentCount
+	Agreement   []AgreementCount
+	Counts      StudyCounts
+	Split       *SplitRun // nil when no split was made
+	PointSet    *PointSet // nil when no points were frozen
+	// StaleGenerations counts generations whose point is no longer frozen
+	// (made before ub points drew again); they are not scored.
+	StaleGenerations int
+}
+
+// StudyEmpty reports whether the workspace holds no sessions, generations,
+// labels or simulators.
+func StudyEmpty(ctx context.Context, db Querier) (bool, error) {
+	var empty bool
+	err := db.QueryRowContext(ctx, q("study_empty")).Scan(&empty)
+	return empty, err
+}
+
+// StudyJudges lists every judge with what it labelled.
+func StudyJudges(ctx context.Context, db Querier) ([]JudgeCount, error) {
+	rows, err := db.QueryContext(ctx, q("study_judges"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []JudgeCount
+	for rows.Next() {
+		var j JudgeCount
+		var versions []any
+		if err := rows.Scan(&j.Judge, &j.Points, &j.Generations, &j.Other, &versions); err != nil {
+			return nil, err
+		}
+		for _, v := range versions {
+			s, _ := v.(string)
+			j.Versions = append(j.Versions, s)
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+// LoadStudy reads the study of the workspace as scored by judge: the frozen
+// points with the judge's label of each real message, every generation at
+// those points with the judge's label, the simulators, what every judge
+// labelled and where two judges overlap, the prompt versions, the split
+// and point set in force, and the totals.
+func LoadStudy(ctx context.Context, db Querier, judge string) (*Study, error) {
+	st := &Study{Judge: judge}
+	var err error
+	if st.Points, err = studyPoints(ctx, db, judge); err != nil {
+		return nil, fmt.Errorf("load points: %w", err)
+	}
+	if st.Generations, err = studyGenerations(ctx, db, judge, st.Points); err != nil {
+		return nil, fmt.Errorf("load generations: %w", err)
+	}
+	if err := db.QueryRowContext(ctx, q("study_stale_generations")).Scan(&st.StaleGenerations); err != nil {
+		return nil, err
+	}
+	if st.Simulators, err = studySimulators(ctx, db); err != nil {
+		return nil, fmt.Errorf("load simulators: %w", err)
+	}
+	if st.Judges, err = StudyJudges(ctx, db); err != nil {
+		return nil, fmt.Errorf("load judges: %w", err)
+	}
+	if err := scanAll(ctx, db, "study_prompts", nil, func(rows *sql.Rows) error {
+		var p PromptVersion
+		if err := rows.Scan(&p.Version, &p.Name, &p.Condition, &p.Generations); err != nil {
+			return err
+		}
+		st.Prompts = append(st.Prompts, p)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load prompt versions: %w", err)
+	}
+	if err := scanAll(ctx, db, "study_experiments", nil, func(rows *sql.Rows) error {
+		var e ExperimentCount
+		if err := rows.Scan(&e.Experiment, &e.Generations); err != nil {
+			return err
+		}
+		st.Experiments = append(st.Experiments, e)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load experiments: %w", err)
+	}
+	if err := scanAll(ctx, db, "study_agreement", nil, func(rows *sql.Rows) error {
+		var a AgreementCount
+		if err := rows.Scan(&a.JudgeA, &a.JudgeB, &a.Target, &a.MoveA, &a.MoveB, &a.N); err != nil {
+			return err
+		}
+		st.Agreement = append(st.Agreement, a)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load judge agreement: %w", err)
+	}
+	c := &st.Counts
+	if err := db.QueryRowContext(ctx, q("study_counts")).Scan(&c.Developers, &c.Sessions, &c.Turns,
+		&c.Points, &c.Generations, &c.Labels); err != nil {
+		return nil, err
+	}
+	run, err := GetSplitRun(ctx, db)
+	switch {
+	case errors.Is(err, ErrNoSplit):
+	case err != nil:
+		return nil, err
+	default:
+		st.Split = &run
+	}
+	set, ok, err := GetPointSet(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		st.PointSet = &set
+	}
+	return st, nil
+}
+
+// scanAll runs the named query with args and calls fn for every row.
+func scanAll(ctx context.Context, db Querier, name string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := db.QueryContext(ctx, q(name), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func studyPoints(ctx context.Context, db Querier, judge string) ([]StudyPoint, error) {
+	var out []StudyPoint
+	err := scanAll(ctx, db, "study_points", []any{judge}, func(rows *sql.Rows) error {
+		var p StudyPoint
+		var text sql.NullString
+		if err := rows.Scan(&p.ID, &p.Developer, &p.SessionID, &p.TurnIdx, &p.PriorTurns, &p.ConstantDose, &p.Real, &text); err != nil {
+			return err
+		}
+		p.Words = -1
+		if text.Valid {
+			p.Words = words(text.String)
+		}
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
+// words counts maximal runs of characters other than ASCII space, tab,
+// newline, form feed and carriage return: analysis.Words, repeated here
+// because queries imports no other ub package.
+func words[T ~string | ~[]byte](s T) int {
+	n, in := 0, false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\f', '\r':
+			in = false
+		default:
+			if !in {
+				n++
+			}
+			in = true
+		}
+	}
+	return n
+}
+
+// interner keeps one copy of each repeated string (simulator, condition,
+// move), so that a large study's rows share their text.
+type interner map[string]string
+
+func (in interner) of(b []byte) string {
+	if s, ok := in[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	in[s] = s
+	return s
+}
+
+func studyGenerations(ctx context.Context, db Querier, judge string, points []StudyPoint) ([]StudyGeneration, error) {
+	index := make(map[string]int, len(points))
+	for i, p := range points {
+		index[p.ID] = i
+	}
+	in := interner{}
+	var out []StudyGeneration
+	var pid, sim, cond, move, text sql.RawBytes
+	err := scanAll(ctx, db, "study_generations", []any{judge}, func(rows *sql.Rows) error {
+		var g StudyGeneration
+		if err := rows.Scan(&pid, &sim, &cond, &g.N, &g.K, &move, &g.Failed, &text, &g.TokensIn, &g.TokensOut, &g.Cost); err != nil {
+			return err
+		}
+		g.Words = words(text)
+		i, ok := index[string(pid)]
+		if !ok {
+			return fmt.Errorf("generation at point %s, which the points query did not return", pid)
+		}
+		g.Point = i
+		g.Simulator, g.Condition, g.Move = in.of(sim), in.of(cond), in.of(move)
+		out = append(out, g)
+		return nil
+	})
+	return out, err
+}
+
+func studySimulators(ctx context.Context, db Querier) ([]StudySimulator, error) {
+	var out []StudySimulator
+	err := scanAll(ctx, db, "study_simulators", nil, func(rows *sql.Rows) error {
+		var s StudySimulator
+		if err := rows.Scan(&s.Name, &s.Backend, &s.Model, &s.Params, &s.PriceIn, &s.PriceOut, &s.BatchDiscount); err != nil {
+			return err
+		}
+		out = append(out, s)
+		return nil
+	})
+	return out, err
+}
+
+// CasePoint is one point of the case-study developer with its texts.
+type CasePoint struct {
+	ID         string
+	PriorTurns int
+	Agent      string // the agent's latest turn before the moment; "" when none
+	Real       string // the real developer message
+}
+
+// CaseGeneration is the text of one generation of the case study.
+type CaseGeneration struct {
+	PointID, Simulator, Condition string
+	Text, Error                   string
+}
+
+// CaseTexts are the texts of one developer's points and generations.
+type CaseTexts struct {
+	Developer   string
+	Points      []CasePoint      // by id
+	Generations []CaseGeneration // by point, simulator, condition
+}
+
+// LoadCaseTexts reads the texts of developer's points and of the
+// generations there at live window n and history k.
+func LoadCaseTexts(ctx context.Context, db Querier, developer string, n, k int) (CaseTexts, error) {
+	ct := CaseTexts{Developer: developer}
+	err := scanAll(ctx, db, "study_case_points", []any{developer}, func(rows *sql.Rows) error {
+		var p CasePoint
+		if err := rows.Scan(&p.ID, &p.PriorTurns, &p.Agent, &p.Real); err != nil {
+			return err
+		}
+		ct.Points = append(ct.Points, p)
+		return nil
+	})
+	if err != nil {
+		return ct, fmt.Errorf("load case study points: %w", err)
+	}
+	err = scanAll(ctx, db, "study_case_generations", []any{developer, n, k}, func(rows *sql.Rows) error {
+		var g CaseGeneration
+		if err := rows.Scan(&g.PointID, &g.Simulator, &g.Condition, &g.Text, &g.Error); err != nil {
+			return err
+		}
+		ct.Generations = append(ct.Generations, g)
+		return nil
+	})
+	if err != nil {
+		return ct, fmt.Errorf("load case study generations: %w", err)
+	}
+	return ct, nil
+}

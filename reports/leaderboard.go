@@ -1,0 +1,341 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ub-bench/ub/analysis"
+)
+
+const hintGenerate = "run ub generate, then ub judge"
+
+// ranked is a leaderboard row: a simulator's macro accuracy in both
+// conditions at the anchor.
+type ranked struct {
+	sim             string
+	without, with   *analysis.Macro
+	nWithout, nWith *group
+	sortKey         float64
+}
+
+// ranking returns the leaderboard simulators ranked by accuracy without
+// profile (seed 000 ranks the baseline), those scored only with a profile
+// after them by that accuracy; ties by name.
+func (r *Report) ranking() []ranked {
+	var out []ranked
+	for _, sim := range r.leaderboardSims() {
+		x := ranked{sim: sim, sortKey: math.Inf(-1)}
+		if o := r.anchor(sim, condNoProfile); o != nil {
+			m := analysis.MacroAccuracy(o)
+			x.without, x.nWithout = &m, r.group(sim, condNoProfile, r.anchorN, r.anchorK)
+			x.sortKey = m.Accuracy.Mean
+		}
+		if o := r.anchor(sim, condProfile); o != nil {
+			m := analysis.MacroAccuracy(o)
+			x.with, x.nWith = &m, r.group(sim, condProfile, r.anchorN, r.anchorK)
+			if x.without == nil {
+				x.sortKey = m.Accuracy.Mean - 10 // after every simulator with a baseline
+			}
+		}
+		out = append(out, x)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].sortKey != out[j].sortKey {
+			return out[i].sortKey > out[j].sortKey
+		}
+		return out[i].sim < out[j].sim
+	})
+	return out
+}
+
+func (r *Report) anchorText() string {
+	return fmt.Sprintf("N = %d, K = %d", r.anchorN, r.anchorK)
+}
+
+func (r *Report) leaderboard() (*figure, error) {
+	rows := r.ranking()
+	if len(rows) == 0 {
+		return nil, missing("leaderboard", "no labelled generations with or without profile: %s", hintGenerate)
+	}
+	chance := analysis.ChanceLine(r.realOutcomes())
+	f := &figure{}
+	f.table.header = []string{"rank", "simulator", "condition", "accuracy", "ci_lo", "ci_hi", "developers", "moments", "failed", "unlabelled"}
+	names := make([]string, len(rows))
+	pos := make([]float64, len(rows))
+	var wo, wi []interval
+	lo, hi := chance.Line.Mean, chance.Line.Mean
+	for i, x := range rows {
+		names[len(rows)-1-i] = x.sim
+		pos[i] = float64(len(rows) - 1 - i)
+		add := func(cond string, m *analysis.Macro, g *group) interval {
+			if m == nil {
+				return interval{math.NaN(), math.NaN(), math.NaN()}
+			}
+			a := m.Accuracy
+			f.table.add(strconv.Itoa(i+1), x.sim, cond, f3(a.Mean), f3(a.Lo), f3(a.Hi),
+				strconv.Itoa(a.N), strconv.Itoa(len(g.outcomes)), strconv.Itoa(g.failed), strconv.Itoa(g.unlabelled))
+			for _, v := range []float64{a.Lo, a.Hi, a.Mean} {
+				if !math.IsNaN(v) {
+					lo, hi = min(lo, v), max(hi, v)
+				}
+			}
+			return macroInterval(a)
+		}
+		wo = append(wo, add(condNoProfile, x.without, x.nWithout))
+		wi = append(wi, add(condProfile, x.with, x.nWith))
+	}
+	f.table.add("", "chance line", "", f3(chance.Line.Mean), f3(chance.Line.Lo), f3(chance.Line.Hi),
+		strconv.Itoa(chance.Line.N), "", "", "")
+
+	p := newPlot(fmt.Sprintf("Next-action accuracy (%s, judge %s)", r.anchorText(), r.st.Judge), "macro accuracy over developers (95% t interval)", "")
+	p.NominalY(names...)
+	shift := func(d float64) []float64 {
+		out := make([]float64, len(pos))
+		for i := range pos {
+			out[i] = pos[i] + d
+		}
+		return out
+	}
+	pad := 0.03
+	p.X.Min, p.X.Max = math.Max(0, lo-pad), math.Min(1, hi+pad)
+	p.Y.Min, p.Y.Max = -0.7, float64(len(rows))+0.5 // room for the legend
+	cl, err := refLine(p, chance.Line.Mean, p.Y.Min, p.Y.Max, true, colGrey, true)
+	if err != nil {
+		return nil, err
+	}
+	s1, err := errDots(p, shift(0.14), wo, true, colNoProfile, draw.CircleGlyph{}, vg.Points(3.5))
+	if err != nil {
+		return nil, err
+	}
+	s2, err := errDots(p, shift(-0.14), wi, true, colProfile, draw.SquareGlyph{}, vg.Points(3.5))
+	if err != nil {
+		return nil, err
+	}
+	if s1 != nil {
+		p.Legend.Add("without profile", s1)
+	}
+	if s2 != nil {
+		p.Legend.Add("with profile", s2)
+	}
+	p.Legend.Add("chance line "+f3(chance.Line.Mean), cl)
+	p.Legend.Top = true
+	p.Legend.Left = false
+	p.Add(plotter.NewGrid())
+	h := vg.Length(1.6+0.42*float64(len(rows))) * vg.Inch
+	f.pic = single(p, 7*vg.Inch, h)
+
+	top := rows[0]
+	var b strings.Builder
+	fmt.Fprintf(&b, "Macro accuracy over %d developers at %s, with the 95%% t interval, ranked without profile. ", chance.Line.N, r.anchorText())
+	if top.without != nil {
+		fmt.Fprintf(&b, "%s leads at %s without profile. ", top.sim, f3(top.without.Accuracy.Mean))
+	}
+	fmt.Fprintf(&b, "The chance line (mean collision probability of each developer's move mix) is %s", f3(chance.Line.Mean))
+	var below []string
+	for _, x := range rows {
+		if x.without != nil && x.without.Accuracy.Mean < chance.Line.Mean {
+			below = append(below, x.sim)
+		}
+	}
+	if len(below) > 0 {
+		fmt.Fprintf(&b, "; below it without profile: %s.", strings.Join(below, ", "))
+	} else {
+		b.WriteString("; every simulator clears it without profile.")
+	}
+	f.caption = b.String()
+	return f, nil
+}
+
+func (r *Report) profileEffect() (*figure, error) {
+	type row struct {
+		sim  string
+		p    analysis.Paired
+		with float64
+		wo   float64
+	}
+	var rows []row
+	for _, sim := range r.leaderboardSims() {
+		with, without := r.anchor(sim, condProfile), r.anchor(sim, condNoProfile)
+		if with == nil || without == nil {
+			continue
+		}
+		rows = append(rows, row{sim, analysis.PairedAccuracy(with, without),
+			analysis.MacroAccuracy(with).Accuracy.Mean, analysis.MacroAccuracy(without).Accuracy.Mean})
+	}
+	if len(rows) == 0 {
+		return nil, missing("profile-effect", "no simulator has labelled generations both with and without profile at %s: run ub generate with both conditions, then ub judge", r.anchorText())
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i].p.Test.MeanDiff, rows[j].p.Test.MeanDiff
+		if a != b && !math.IsNaN(a) && !math.IsNaN(b) {
+			return a > b
+		}
+		return rows[i].sim < rows[j].sim
+	})
+	f := &figure{}
+	f.table.header = []string{"simulator", "without", "with", "lift", "ci_lo", "ci_hi", "t", "p", "developers", "unpaired"}
+	names := make([]string, len(rows))
+	pos := make([]float64, len(rows))
+	vals := make([]interval, len(rows))
+	lo, hi := 0.0, 0.0
+	for i, x := range rows {
+		t := x.p.Test
+		f.table.add(x.sim, f3(x.wo), f3(x.with), s3(t.MeanDiff), s3(t.CI.Lo), s3(t.CI.Hi), f2(t.T), pval(t.P),
+			strconv.Itoa(len(x.p.Developers)), strconv.Itoa(len(x.p.Unpaired)))
+		names[len(rows)-1-i] = x.sim
+		pos[i] = float64(len(rows) - 1 - i)
+		vals[i] = interval{t.MeanDiff, t.CI.Lo, t.CI.Hi}
+		for _, v := range []float64{t.CI.Lo, t.CI.Hi, t.MeanDiff} {
+			if !math.IsNaN(v) {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+	}
+	p := newPlot(fmt.Sprintf("Profile effect: with minus without, paired per developer (%s)", r.anchorText()), "accuracy with profile - without (95% t interval)", "")
+	p.NominalY(names...)
+	p.X.Min, p.X.Max = lo-0.02, hi+0.02
+	p.Y.Min, p.Y.Max = -0.6, float64(len(rows))-0.4
+	if err := bars(p, pos, vals, true, colProfile); err != nil {
+		return nil, err
+	}
+	if _, err := refLine(p, 0, p.Y.Min, p.Y.Max, true, colGrey, false); err != nil {
+		return nil, err
+	}
+	p.Add(plotter.NewGrid())
+	f.pic = single(p, 7*vg.Inch, vg.Length(1.3+0.38*float64(len(rows)))*vg.Inch)
+	best, worst := rows[0], rows[len(rows)-1]
+	f.caption = fmt.Sprintf("Per-developer paired difference in accuracy, with minus without profile, mean and 95%% t interval. "+
+		"Largest lift: %s %s (%s to %s); smallest: %s %s. With n = %d developers, treat single lifts as suggestive.",
+		best.sim, s3(best.p.Test.MeanDiff), f3(best.wo), f3(best.with), worst.sim, s3(worst.p.Test.MeanDiff), len(best.p.Developers))
+	return f, nil
+}
+
+// bars draws a bar per category at pos (horizontal when horiz) with the
+// interval as error bars.
+func bars(p *plot.Plot, pos []float64, vals []interval, horiz bool, col interface {
+	RGBA() (r, g, b, a uint32)
+}) error {
+	for i, v := range vals {
+		if math.IsNaN(v.v) {
+			continue
+		}
+		pts := plotter.XYs{{X: 0, Y: pos[i]}, {X: v.v, Y: pos[i]}}
+		if !horiz {
+			pts = plotter.XYs{{X: pos[i], Y: 0}, {X: pos[i], Y: v.v}}
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		l.LineStyle.Color = col
+		l.LineStyle.Width = vg.Points(9)
+		p.Add(l)
+	}
+	_, err := errDots(p, pos, vals, horiz, colGrey, draw.CircleGlyph{}, vg.Points(1.5))
+	return err
+}
+
+// effortOrder ranks reasoning-effort settings from least to most.
+var effortOrder = map[string]int{"none": 0, "minimal": 1, "low": 2, "medium": 3, "high": 4, "xhigh": 5, "max": 6}
+
+func effortRank(e string) int {
+	if r, ok := effortOrder[e]; ok {
+		return r
+	}
+	return 3
+}
+
+// reasoningEffort reads params.reasoning_effort of a simulator.
+func reasoningEffort(params string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(params), &m) != nil {
+		return ""
+	}
+	s, _ := m["reasoning_effort"].(string)
+	return s
+}
+
+func (r *Report) effort() (*figure, error) {
+	type variant struct{ sim, effort string }
+	byModel := map[string][]variant{}
+	for _, s := range r.st.Simulators {
+		if e := reasoningEffort(s.Params); e != "" {
+			key := s.Backend + " " + s.Model
+			byModel[key] = append(byModel[key], variant{s.Name, e})
+		}
+	}
+	f := &figure{}
+	f.table.header = []string{"model", "condition", "low", "high", "low_effort", "high_effort", "acc_low", "acc_high", "diff", "ci_lo", "ci_hi", "t", "p", "developers", "tokens_out_low", "tokens_out_high"}
+	var names []string
+	var vals []interval
+	var notes []string
+	for _, model := range sortedKeysOf(byModel) {
+		vs := byModel[model]
+		sort.Slice(vs, func(i, j int) bool {
+			if a, b := effortRank(vs[i].effort), effortRank(vs[j].effort); a != b {
+				return a < b
+			}
+			return vs[i].sim < vs[j].sim
+		})
+		lo, hi := vs[0], vs[len(vs)-1]
+		if effortRank(lo.effort) == effortRank(hi.effort) {
+			continue
+		}
+		for _, cond := range []string{condNoProfile, condProfile} {
+			a, b := r.anchor(hi.sim, cond), r.anchor(lo.sim, cond)
+			if a == nil || b == nil {
+				continue
+			}
+			p := analysis.PairedAccuracy(a, b)
+			t := p.Test
+			ga, gb := r.group(hi.sim, cond, r.anchorN, r.anchorK), r.group(lo.sim, cond, r.anchorN, r.anchorK)
+			mean := func(g *group) string { return f1(float64(g.tokensOut) / float64(len(g.gens))) }
+			accA, accB := analysis.MacroAccuracy(a).Accuracy.Mean, analysis.MacroAccuracy(b).Accuracy.Mean
+			f.table.add(model, cond, lo.sim, hi.sim, lo.effort, hi.effort, f3(accB), f3(accA), s3(t.MeanDiff), s3(t.CI.Lo), s3(t.CI.Hi),
+				f2(t.T), pval(t.P), strconv.Itoa(len(p.Developers)), mean(gb), mean(ga))
+			names = append(names, fmt.Sprintf("%s %s -> %s, %s", lo.sim, lo.effort, hi.effort, cond))
+			vals = append(vals, interval{t.MeanDiff, t.CI.Lo, t.CI.Hi})
+			notes = append(notes, fmt.Sprintf("%s at %s effort vs %s at %s, %s: %s -> %s, %s (95%% CI %s to %s, t = %s)",
+				lo.sim, lo.effort, hi.sim, hi.effort, cond, f3(accB), f3(accA), s3(t.MeanDiff), s3(t.CI.Lo), s3(t.CI.Hi), f2(t.T)))
+		}
+	}
+	if len(vals) == 0 {
+		return nil, missing("effort", "no two simulators share a backend and model at different reasoning_effort with labelled generations at %s: "+
+			"run ub generate with the same model at two reasoning efforts", r.anchorText())
+	}
+	pos := make([]float64, len(vals))
+	lbl := make([]string, len(vals))
+	lo, hi := 0.0, 0.0
+	for i := range vals {
+		pos[i] = float64(len(vals) - 1 - i)
+		lbl[len(vals)-1-i] = names[i]
+		for _, v := range []float64{vals[i].lo, vals[i].hi, vals[i].v} {
+			if !math.IsNaN(v) {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+	}
+	p := newPlot("Reasoning effort: accuracy at high minus low effort, paired per developer", "accuracy difference (95% t interval)", "")
+	p.NominalY(lbl...)
+	p.X.Min, p.X.Max = lo-0.02, hi+0.02
+	p.Y.Min, p.Y.Max = -0.6, float64(len(vals))-0.4
+	if err := bars(p, pos, vals, true, palette[3]); err != nil {
+		return nil, err
+	}
+	if _, err := refLine(p, 0, p.Y.Min, p.Y.Max, true, colGrey, false); err != nil {
+		return nil, err
+	}
+	p.Add(plotter.NewGrid())
+	f.pic = single(p, 7*vg.Inch, vg.Length(1.3+0.4*float64(len(vals)))*vg.Inch)
+	f.caption = "The same backend and model at two reasoning efforts, prompt and judge held fixed: " + strings.Join(notes, "; ") + "."
+	return f, nil
+}

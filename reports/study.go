@@ -1,0 +1,411 @@
+package reports
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/queries"
+)
+
+// The conditions of SPEC section 3.
+const (
+	condNoProfile = "noprofile"
+	condProfile   = "profile"
+	condTerse     = "terse"
+)
+
+// The default prompt setting: the leaderboard's live window and history.
+const (
+	defaultN = 14
+	defaultK = 0
+)
+
+// FigureInfo names one figure of the report.
+type FigureInfo struct {
+	Name  string // the --figure name and the base name of its files
+	Title string
+}
+
+// Figures lists every figure of the report, in report order.
+func Figures() []FigureInfo {
+	out := make([]FigureInfo, len(builders))
+	for i, b := range builders {
+		out[i] = FigureInfo{Name: b.name, Title: b.title}
+	}
+	return out
+}
+
+// MissingError says that a figure's data is not in the workspace, and
+// which command makes it.
+type MissingError struct {
+	Figure string
+	Reason string // e.g. "no generations with history_k > 0: run ub generate ..."
+}
+
+// Error says which figure is missing what.
+func (e *MissingError) Error() string { return e.Figure + ": " + e.Reason }
+
+func missing(fig, format string, args ...any) error {
+	return &MissingError{Figure: fig, Reason: fmt.Sprintf(format, args...)}
+}
+
+// ErrUnknownFigure is returned for a figure name not in Figures.
+var ErrUnknownFigure = errors.New("unknown figure")
+
+// Input is what a report is drawn from.
+type Input struct {
+	Study *queries.Study
+	Split *SplitSummary // nil when the workspace has no split
+}
+
+// groupKey is one setting: a simulator in a condition at (N, K).
+type groupKey struct {
+	sim, cond string
+	n, k      int
+}
+
+// group is the scored generations of one setting.
+type group struct {
+	gens       []int // indices into Study.Generations, in point order
+	outcomes   []analysis.Outcome
+	dose       []analysis.Outcome // the constant-dose subset
+	lengths    []analysis.Length  // words of every generation with text
+	failed     int
+	unlabelled int
+	tokensOut  int
+	cost       float64
+}
+
+// Report is a study prepared for drawing: generations grouped by setting
+// and scored against the real moves, the anchor setting chosen.
+type Report struct {
+	in     Input
+	st     *queries.Study
+	groups map[groupKey]*group
+	// anchorN, anchorK are the leaderboard's setting: N = 14, K = 0 when
+	// any profile or no-profile generation has it, else the setting with
+	// the most such generations.
+	anchorN, anchorK int
+	// unscoredPoints counts points whose real message the judge has not
+	// labelled (or could not read); their generations are not scored.
+	unscoredPoints int
+	caseTexts      *queries.CaseTexts
+}
+
+// Prepare groups and scores the study's generations. A generation that
+// failed scores as a miss; one the judge has not labelled is left out and
+// counted, as are points whose real message it has not labelled.
+func Prepare(in Input) *Report {
+	st := in.Study
+	if st == nil {
+		st = &queries.Study{}
+	}
+	r := &Report{in: in, st: st, groups: map[groupKey]*group{}}
+	for _, p := range st.Points {
+		if !scorable(p.Real) {
+			r.unscoredPoints++
+		}
+	}
+	for i, g := range st.Generations {
+		k := groupKey{g.Simulator, g.Condition, g.N, g.K}
+		gr := r.groups[k]
+		if gr == nil {
+			gr = &group{}
+			r.groups[k] = gr
+		}
+		gr.gens = append(gr.gens, i)
+	}
+	// The generations come in no particular order: put each setting's in
+	// point order (one generation per point and setting), so that every
+	// sum below, and so every output, is the same whatever the load order.
+	for _, gr := range r.groups {
+		sort.Slice(gr.gens, func(a, b int) bool {
+			ga, gb := st.Generations[gr.gens[a]], st.Generations[gr.gens[b]]
+			if ga.Point != gb.Point {
+				return ga.Point < gb.Point
+			}
+			return ga.Words < gb.Words
+		})
+		gr.score(st)
+	}
+	r.anchorN, r.anchorK = defaultN, defaultK
+	count := map[[2]int]int{}
+	for k, g := range r.groups {
+		if k.cond == condProfile || k.cond == condNoProfile {
+			count[[2]int{k.n, k.k}] += len(g.gens)
+		}
+	}
+	if count[[2]int{defaultN, defaultK}] == 0 {
+		best := -1
+		for _, nk := range sortedPairs(count) {
+			if count[nk] > best {
+				best, r.anchorN, r.anchorK = count[nk], nk[0], nk[1]
+			}
+		}
+	}
+	return r
+}
+
+// score fills the group's outcomes, lengths and totals from its
+// generations, in their order.
+func (gr *group) score(st *queries.Study) {
+	for _, i := range gr.gens {
+		g := st.Generations[i]
+		p := st.Points[g.Point]
+		gr.tokensOut += g.TokensOut
+		gr.cost += g.Cost
+		if !g.Failed {
+			gr.lengths = append(gr.lengths, analysis.Length{Developer: p.Developer, Words: g.Words})
+		}
+		if !scorable(p.Real) {
+			continue
+		}
+		o := analysis.Outcome{Developer: p.Developer, Real: p.Real}
+		switch {
+		case g.Failed:
+			gr.failed++
+		case g.Move == "":
+			gr.unlabelled++
+			continue
+		default:
+			o.Generated = g.Move
+		}
+		gr.outcomes = append(gr.outcomes, o)
+		if p.ConstantDose {
+			gr.dose = append(gr.dose, o)
+		}
+	}
+}
+
+// scorable is whether a real move can be scored against: labelled and
+// readable. "other" is a move like any other (SPEC section 4).
+func scorable(m string) bool { return m != "" && m != "unparseable" }
+
+func sortedPairs(m map[[2]int]int) [][2]int {
+	out := make([][2]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i][0] != out[j][0] {
+			return out[i][0] < out[j][0]
+		}
+		return out[i][1] < out[j][1]
+	})
+	return out
+}
+
+// group returns the setting's group, or nil.
+func (r *Report) group(sim, cond string, n, k int) *group {
+	return r.groups[groupKey{sim, cond, n, k}]
+}
+
+// anchor returns the scored outcomes of sim in cond at the anchor setting;
+// nil when there are none.
+func (r *Report) anchor(sim, cond string) []analysis.Outcome {
+	if g := r.group(sim, cond, r.anchorN, r.anchorK); g != nil && len(g.outcomes) > 0 {
+		return g.outcomes
+	}
+	return nil
+}
+
+// leaderboardSims returns the simulators scored at the anchor with or
+// without profile, sorted by name.
+func (r *Report) leaderboardSims() []string {
+	seen := map[string]bool{}
+	for k, g := range r.groups {
+		if k.n == r.anchorN && k.k == r.anchorK && (k.cond == condNoProfile || k.cond == condProfile) && len(g.outcomes) > 0 {
+			seen[k.sim] = true
+		}
+	}
+	return sortedStrings(seen)
+}
+
+func sortedStrings(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// realOutcomes are the scored points as outcomes with only the real move:
+// the moves the chance line is computed from.
+func (r *Report) realOutcomes() []analysis.Outcome {
+	var out []analysis.Outcome
+	for _, p := range r.st.Points {
+		if scorable(p.Real) {
+			out = append(out, analysis.Outcome{Developer: p.Developer, Real: p.Real})
+		}
+	}
+	return out
+}
+
+// table is a figure's table: a header and rows of formatted cells.
+type table struct {
+	header []string
+	rows   [][]string
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// figure is one drawn figure before it is written.
+type figure struct {
+	name, title string
+	caption     string // one paragraph under the figure: what it shows and the key numbers
+	pic         drawing
+	table       table
+	// write, when set, replaces the default writing of the picture
+	// (split-summary reuses WriteSplitSummaryFigure).
+	write func(dir string) ([]string, error)
+	// mdRows, when set, is the table the Markdown report shows instead of
+	// the full CSV table (the case study shortens its texts).
+	mdTable *table
+}
+
+type builder struct {
+	name, title string
+	build       func(r *Report) (*figure, error)
+}
+
+// builders are the figures, in report order.
+var builders = []builder{
+	{"leaderboard", "Leaderboard: macro accuracy with and without profile", (*Report).leaderboard},
+	{"profile-effect", "Profile effect per simulator", (*Report).profileEffect},
+	{"move-breakdown", "Agree rate by move, with and without profile", (*Report).moveBreakdown},
+	{"verbosity", "Words per message by simulator and condition", (*Report).verbosity},
+	{"ablation-terse", "Terse-only ablation: spurious inquiry and critical recall", (*Report).ablationTerse},
+	{"effort", "Reasoning effort: high minus low", (*Report).effort},
+	{"context-scaling", "Context sweep: live-session window N", (*Report).contextScaling},
+	{"history-sweep", "History sweep and substitution test", (*Report).historySweep},
+	{"context-heatmap", "N x K surface", (*Report).contextHeatmap},
+	{"judge-agreement", "Judge agreement (Cohen's kappa)", (*Report).judgeAgreement},
+	{"split-summary", "Leak-free split: components by size", (*Report).splitSummary},
+	{"case-study", "Case study: one developer, every simulator", (*Report).caseStudy},
+}
+
+func lookup(name string) (builder, bool) {
+	for _, b := range builders {
+		if b.name == name {
+			return b, true
+		}
+	}
+	return builder{}, false
+}
+
+// FigureNames are the names of Figures, in order.
+func FigureNames() []string {
+	out := make([]string, len(builders))
+	for i, b := range builders {
+		out[i] = b.name
+	}
+	return out
+}
+
+// WriteFigure draws one figure into dir as NAME.svg, NAME.png and NAME.csv
+// and returns their paths, sorted. A figure whose data the workspace lacks
+// gives a *MissingError naming the command that makes it.
+func (r *Report) WriteFigure(dir, name string) ([]string, error) {
+	b, ok := lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("%w %q (ub report --list names them)", ErrUnknownFigure, name)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := b.build(r)
+	if err != nil {
+		return nil, err
+	}
+	f.name, f.title = b.name, b.title
+	return writeFigureFiles(dir, f)
+}
+
+func writeFigureFiles(dir string, f *figure) ([]string, error) {
+	if f.write != nil {
+		return f.write(dir)
+	}
+	files, err := saveDrawing(dir, f.name, f.pic)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.name, err)
+	}
+	csvPath := filepath.Join(dir, f.name+".csv")
+	if err := writeCSV(csvPath, f.table); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.name, err)
+	}
+	files = append(files, csvPath)
+	sort.Strings(files)
+	return files, nil
+}
+
+func writeCSV(path string, t table) error {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write(t.header)
+	for _, r := range t.rows {
+		w.Write(r)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return writeAtomic(path, []byte(b.String()))
+}
+
+// CaseDeveloper returns the developer the case study follows and the
+// setting whose texts it shows: among developers scored by at least two
+// simulators in both conditions at the anchor, the one whose per-simulator
+// profile lift varies most (largest minus smallest; ties by name), as seed
+// 000 follows a developer the profile helped for some simulators and hurt
+// for others. ok is false when no developer qualifies.
+func (r *Report) CaseDeveloper() (developer string, n, k int, ok bool) {
+	lifts := map[string][]float64{}
+	for _, sim := range r.leaderboardSims() {
+		with, without := r.anchor(sim, condProfile), r.anchor(sim, condNoProfile)
+		if with == nil || without == nil {
+			continue
+		}
+		p := analysis.PairedAccuracy(with, without)
+		for i, d := range p.Developers {
+			lifts[d] = append(lifts[d], p.Diffs[i])
+		}
+	}
+	best := -1.0
+	for _, d := range sortedKeysOf(lifts) {
+		ls := lifts[d]
+		if len(ls) < 2 {
+			continue
+		}
+		lo, hi := ls[0], ls[0]
+		for _, l := range ls {
+			lo, hi = min(lo, l), max(hi, l)
+		}
+		if hi-lo > best {
+			best, developer = hi-lo, d
+		}
+	}
+	return developer, r.anchorN, r.anchorK, developer != ""
+}
+
+// SetCase gives the report the texts of the case-study developer
+// (queries.LoadCaseTexts for CaseDeveloper).
+func (r *Report) SetCase(ct *queries.CaseTexts) { r.caseTexts = ct }
+
+func sortedKeysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// macroInterval is an analysis interval as a plot interval.
+func macroInterval(iv analysis.Interval) interval { return interval{iv.Mean, iv.Lo, iv.Hi} }

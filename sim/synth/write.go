@@ -1,0 +1,504 @@
+package synth
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/ub-bench/ub/graph"
+	"github.com/ub-bench/ub/queries"
+)
+
+// Judges of the synthetic labels: Judge labels every point and generation
+// with the planted move; AltJudge relabels the points and the leaderboard
+// generations, agreeing with Judge on a share AltAgreement of them and
+// otherwise giving another move, so the judge-agreement figure has a pair
+// to compare (planted Cohen's kappa about 0.8).
+const (
+	Judge        = "synth"
+	AltJudge     = "synth-alt"
+	AltAgreement = 0.88
+	JudgeVersion = "synth-v1"
+	Backend      = "synth"
+	Experiment   = "synth"
+)
+
+// Options configures Write. The zero value is valid: seed 0 at scale 1.
+type Options struct {
+	Seed uint64
+	// Scale multiplies the developers of the study, and with them the
+	// components, sessions, points and generations: 1 (the seed's shape),
+	// 10 or 100 for benchmarks. 0 means 1.
+	Scale int
+	// Progress is called at the start of each stage; nil means silent.
+	Progress func(stage string)
+}
+
+// Stats counts what Write wrote.
+type Stats struct {
+	Developers, Repos, Components, Sessions, Turns int
+	Eligible, Points                               int
+	Simulators, Generations, Labels                int
+	SplitHash, PointSetHash                        string
+}
+
+// ErrNotEmpty is returned by Write for a workspace that already holds
+// sessions, generations or labels: a synthetic study is written whole into
+// a fresh workspace, never mixed with real data.
+var ErrNotEmpty = errors.New("the workspace is not empty")
+
+// Write generates the synthetic study of opts and writes it through the
+// workspace's own tables: developers, repositories and sessions with their
+// turns; the split (by ub split's rules: components, time split,
+// eligibility); PointsPerDeveloper frozen points per eligible developer
+// (drawn as ub points draws them); the planted simulators, prompt
+// templates, generations and the labels of [Judge] and [AltJudge]. The
+// same options give the same rows, whatever order they are read in.
+func Write(ctx context.Context, ws *queries.Workspace, opts Options) (Stats, error) {
+	var st Stats
+	scale := opts.Scale
+	if scale <= 0 {
+		scale = 1
+	}
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	empty, err := queries.StudyEmpty(ctx, ws.Conn())
+	if err != nil {
+		return st, err
+	}
+	if !empty {
+		return st, fmt.Errorf("synth: %w (ub synth writes a fresh workspace; pass another --db)", ErrNotEmpty)
+	}
+	progress("corpus")
+	c, err := buildCorpus(opts.Seed, scale)
+	if err != nil {
+		return st, err
+	}
+	if err := ws.InTx(ctx, func(*sql.Conn) error { return c.write(ctx, ws) }); err != nil {
+		return st, fmt.Errorf("synth: sessions: %w", err)
+	}
+	st.Developers, st.Sessions, st.Turns = len(c.devs), len(c.sessions), c.turns
+	repos := map[string]bool{}
+	for _, e := range c.edges {
+		repos[e.Repo] = true
+	}
+	st.Repos = len(repos)
+
+	progress("split")
+	run, ncomp, err := c.storeSplit(ctx, ws, opts.Seed)
+	if err != nil {
+		return st, fmt.Errorf("synth: split: %w", err)
+	}
+	st.SplitHash, st.Components = run.Hash, ncomp
+
+	progress("points")
+	points, set, err := storePoints(ctx, ws, opts.Seed)
+	if err != nil {
+		return st, fmt.Errorf("synth: points: %w", err)
+	}
+	st.Points, st.PointSetHash = len(points), set.Hash
+	devs := map[string]bool{}
+	for _, p := range points {
+		devs[p.Developer] = true
+	}
+	st.Eligible = len(devs)
+	if want := EligiblePerBlock * scale; st.Eligible != want || st.Points != want*PointsPerDeveloper {
+		return st, fmt.Errorf("synth: %d eligible developers with %d points, want %d with %d", st.Eligible, st.Points, want, want*PointsPerDeveloper)
+	}
+
+	progress("generations")
+	err = ws.InTx(ctx, func(*sql.Conn) error {
+		var err error
+		st.Simulators, st.Generations, st.Labels, err = c.writeGenerations(ctx, ws, opts.Seed, scale, points)
+		return err
+	})
+	if err != nil {
+		return st, fmt.Errorf("synth: generations: %w", err)
+	}
+	return st, nil
+}
+
+// appender opens an appender on table and returns it with a row function
+// that records the first error.
+type appender struct {
+	a     *duckdb.Appender
+	table string
+	err   error
+}
+
+func openAppender(ctx context.Context, ws *queries.Workspace, table string) (*appender, error) {
+	a, err := ws.Appender(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	return &appender{a: a, table: table}, nil
+}
+
+func (a *appender) row(vals ...driver.Value) {
+	if a.err != nil {
+		return
+	}
+	if err := a.a.AppendRow(vals...); err != nil {
+		a.err = fmt.Errorf("%s: %w", a.table, err)
+	}
+}
+
+func (a *appender) close() error {
+	err := a.a.Close()
+	if a.err != nil {
+		return a.err
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", a.table, err)
+	}
+	return nil
+}
+
+func (c *corpus) write(ctx context.Context, ws *queries.Workspace) error {
+	devA, err := openAppender(ctx, ws, "developers")
+	if err != nil {
+		return err
+	}
+	for _, d := range c.devs {
+		devA.row(d.name)
+	}
+	if err := devA.close(); err != nil {
+		return err
+	}
+	repos := map[string]bool{}
+	for _, e := range c.edges {
+		repos[e.Repo] = true
+	}
+	names := make([]string, 0, len(repos))
+	for r := range repos {
+		names = append(names, r)
+	}
+	sort.Strings(names)
+	repoA, err := openAppender(ctx, ws, "repos")
+	if err != nil {
+		return err
+	}
+	for _, r := range names {
+		repoA.row(r)
+	}
+	if err := repoA.close(); err != nil {
+		return err
+	}
+	edgeA, err := openAppender(ctx, ws, "developer_repos")
+	if err != nil {
+		return err
+	}
+	for _, e := range c.edges {
+		edgeA.row(e.Developer, e.Repo, "session")
+	}
+	if err := edgeA.close(); err != nil {
+		return err
+	}
+	sa, err := openAppender(ctx, ws, "sessions")
+	if err != nil {
+		return err
+	}
+	ta, err := openAppender(ctx, ws, "turns")
+	if err != nil {
+		return err
+	}
+	for _, s := range c.sessions {
+		x := &s.s
+		sa.row(x.ID, x.Developer, x.Repo, x.StartedAt, x.Format, x.SourceFile, int32(x.Line), x.ContentHash(), int32(len(x.Turns)), nil)
+		for j, t := range x.Turns {
+			ta.row(x.ID, int32(j), string(t.Role), t.Text, nil, false, nil)
+		}
+	}
+	if err := sa.close(); err != nil {
+		ta.close()
+		return err
+	}
+	return ta.close()
+}
+
+func (c *corpus) storeSplit(ctx context.Context, ws *queries.Workspace, seed uint64) (queries.SplitRun, int, error) {
+	comps := graph.Components(c.edges)
+	a, err := graph.Assign(comps, graph.SplitOptions{Seed: int64(seed), Ratios: Ratios, By: graph.ByDevelopers})
+	if err != nil {
+		return queries.SplitRun{}, 0, err
+	}
+	rows := make([]queries.ComponentRow, len(comps))
+	var devs, repos []queries.NodeSplit
+	for i, comp := range comps {
+		s := a.SplitName(i)
+		rows[i] = queries.ComponentRow{ID: comp.ID, Developers: len(comp.Developers), Repos: len(comp.Repos), Sessions: comp.Sessions, Split: s}
+		for _, d := range comp.Developers {
+			if c.byName[d].split != s {
+				return queries.SplitRun{}, 0, fmt.Errorf("developer %s planned in %s, assigned to %s", d, c.byName[d].split, s)
+			}
+			devs = append(devs, queries.NodeSplit{Name: d, Component: comp.ID, Split: s})
+		}
+		for _, r := range comp.Repos {
+			repos = append(repos, queries.NodeSplit{Name: r, Component: comp.ID, Split: s})
+		}
+	}
+	run := queries.SplitRun{Seed: int64(seed), Ratios: graph.FormatRatios(Ratios), Measure: string(a.By), Hash: a.Hash,
+		HeldoutFraction: heldoutFraction, MinHeldoutSessions: minHeldoutSessions,
+		MinSessions: minSessions, MinHeldoutMoments: minHeldoutMoments, Warnings: a.Warnings}
+	return run, len(comps), queries.StoreSplit(ctx, ws, run, rows, devs, repos)
+}
+
+// storePoints freezes PointsPerDeveloper held-out moments per eligible
+// developer, as ub points does, and stores them with the hash of their
+// published JSONL form (sorted by developer and id).
+func storePoints(ctx context.Context, ws *queries.Workspace, seed uint64) ([]queries.PointRow, queries.PointSet, error) {
+	ms, err := queries.HeldoutMoments(ctx, ws.Conn())
+	if err != nil {
+		return nil, queries.PointSet{}, err
+	}
+	gm := make([]graph.Moment, len(ms))
+	for i, m := range ms {
+		gm[i] = graph.Moment{Developer: m.Developer, Split: m.Split, SessionID: m.SessionID, TurnIdx: m.TurnIdx, PriorTurns: m.PriorTurns}
+	}
+	frozen := graph.FreezePoints(gm, PointsPerDeveloper, int64(seed))
+	rows := make([]queries.PointRow, len(frozen))
+	for i, p := range frozen {
+		rows[i] = queries.PointRow{ID: p.ID, Developer: p.Developer, Split: p.Split, SessionID: p.SessionID,
+			TurnIdx: p.TurnIdx, PriorTurns: p.PriorTurns, ConstantDose: p.ConstantDose}
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Developer != rows[j].Developer {
+			return rows[i].Developer < rows[j].Developer
+		}
+		return rows[i].ID < rows[j].ID
+	})
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, r := range rows {
+		if err := enc.Encode(r); err != nil {
+			return nil, queries.PointSet{}, err
+		}
+	}
+	h := sha256.Sum256(b.Bytes())
+	set := queries.PointSet{Seed: sql.NullInt64{Int64: int64(seed), Valid: true},
+		PerDeveloper: sql.NullInt64{Int64: PointsPerDeveloper, Valid: true}, Source: "sampled", Hash: hex.EncodeToString(h[:])}
+	return rows, set, queries.StorePoints(ctx, ws, set, rows)
+}
+
+// Run is one prompt setting a simulator is generated at, over every point.
+type Run struct {
+	Simulator, Condition string
+	N, K                 int
+}
+
+// Runs lists every run of the study, sorted: each planted simulator in each
+// of its conditions at the anchor (N = 14, K = 0); and, for the
+// [ContextSimulator] without profile, the context sweep, the history sweep,
+// the substitution test and the N x K surface, each setting once.
+func Runs() []Run {
+	seen := map[Run]bool{}
+	var runs []Run
+	add := func(r Run) {
+		if !seen[r] {
+			seen[r] = true
+			runs = append(runs, r)
+		}
+	}
+	for _, s := range Planted() {
+		for cond := range s.Conditions {
+			add(Run{s.Name, cond, AnchorN, AnchorK})
+		}
+	}
+	sweep := func(n, k int) { add(Run{ContextSimulator, CondNoProfile, n, k}) }
+	for _, n := range ContextSweepN {
+		sweep(n, 0)
+	}
+	for _, k := range HistorySweepK {
+		sweep(AnchorN, k)
+	}
+	for _, k := range SubstitutionK {
+		sweep(1, k)
+	}
+	for _, n := range SurfaceN {
+		for _, k := range SurfaceK {
+			sweep(n, k)
+		}
+	}
+	sort.Slice(runs, func(i, j int) bool {
+		a, b := runs[i], runs[j]
+		if a.Simulator != b.Simulator {
+			return a.Simulator < b.Simulator
+		}
+		if a.Condition != b.Condition {
+			return a.Condition < b.Condition
+		}
+		if a.N != b.N {
+			return a.N < b.N
+		}
+		return a.K < b.K
+	})
+	return runs
+}
+
+// templates are the prompt templates of the three conditions; their
+// version is the short sha256 of the text, as for real templates.
+var templates = map[string]string{
+	CondNoProfile: "You are a software developer working with a coding agent. {conversation} Write what the developer says next.",
+	CondProfile:   "{profile} You are this developer, working with a coding agent. {conversation} Write what the developer says next.",
+	CondTerse:     "You are a terse senior engineer; do not ask clarifying questions; reply in under 12 words. {conversation} Write what the developer says next.",
+}
+
+func templateVersion(cond string) string {
+	h := sha256.Sum256([]byte(templates[cond]))
+	return hex.EncodeToString(h[:6])
+}
+
+// HitProbability is the planted chance that simulator s in behaviour b
+// makes the real move at a moment of a developer with ability offset u and
+// simulator offset v, real move index m, prior turns p, shown the last n
+// turns and k history messages.
+func HitProbability(b Behaviour, u, v float64, m, p, n, k int) float64 {
+	return b.Accuracy + u + v + b.Tilt.Deltas()[m] + ContextCurve(min(n, p)) - ContextCurve(min(AnchorN, p)) + HistoryEffect(k)
+}
+
+func moveIndex(m string) int {
+	for i, x := range Moves {
+		if x == m {
+			return i
+		}
+	}
+	return 2
+}
+
+func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, seed uint64, scale int, points []queries.PointRow) (nsim, ngen, nlab int, err error) {
+	sims := Planted()
+	simA, err := openAppender(ctx, ws, "simulators")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	byName := map[string]Simulator{}
+	for _, s := range sims {
+		byName[s.Name] = s
+		params := map[string]any{"temperature": 1.0, "max_tokens": 512}
+		if s.Effort != "" {
+			params["reasoning_effort"] = s.Effort
+		}
+		pj, _ := json.Marshal(params)
+		simA.row(s.Name, Backend, s.Model, json.RawMessage(pj), s.PriceIn, s.PriceOut, 0.5)
+	}
+	if err := simA.close(); err != nil {
+		return 0, 0, 0, err
+	}
+	tmplA, err := openAppender(ctx, ws, "prompt_templates")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	for _, cond := range []string{CondNoProfile, CondProfile, CondTerse} {
+		tmplA.row(templateVersion(cond), "synth-"+cond, templates[cond])
+	}
+	if err := tmplA.close(); err != nil {
+		return 0, 0, 0, err
+	}
+
+	genA, err := openAppender(ctx, ws, "generations")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	labA, err := openAppender(ctx, ws, "labels")
+	if err != nil {
+		genA.close()
+		return 0, 0, 0, err
+	}
+	altRNG := stream(seed, "judge/"+AltJudge)
+	altLabel := func(target, id, move string) {
+		alt := move
+		if altRNG.Float64() >= AltAgreement {
+			// Another move, directive twice as likely (the confusable
+			// directive/critical and directive/inquiry borders).
+			w := [4]float64{1, 1, 2, 1}
+			w[moveIndex(move)] = 0
+			alt = Moves[draw(altRNG, w)]
+		}
+		labA.row(target, id, AltJudge, alt, nil, JudgeVersion, nil, nil)
+		nlab++
+	}
+	lab7RNG := stream(seed, "judge/label7")
+	for _, p := range points {
+		mv := c.moments[p.ID].move
+		labA.row("point", p.ID, Judge, mv, label7(lab7RNG, mv), JudgeVersion, nil, nil)
+		altLabel("point", p.ID, mv)
+		nlab++
+	}
+
+	// The per-developer simulator offsets v, one per (simulator,
+	// condition, developer), shared by every setting of that pair.
+	type sc struct{ sim, cond string }
+	voff := map[sc]map[string]float64{}
+	vfor := func(sim, cond string) map[string]float64 {
+		k := sc{sim, cond}
+		if m, ok := voff[k]; ok {
+			return m
+		}
+		rng := stream(seed, "offset/"+sim+"/"+cond)
+		m := map[string]float64{}
+		for _, d := range c.devs {
+			if d.kind == kindEligible {
+				m[d.name] = SimulatorSpread * (2*rng.Float64() - 1)
+			}
+		}
+		voff[k] = m
+		return m
+	}
+	experiment := fmt.Sprintf("%s:seed=%d,scale=%d", Experiment, seed, scale)
+	for _, r := range Runs() {
+		s := byName[r.Simulator]
+		b := s.Conditions[r.Condition]
+		v := vfor(r.Simulator, r.Condition)
+		rng := stream(seed, fmt.Sprintf("gen/%s/%s/%d/%d", r.Simulator, r.Condition, r.N, r.K))
+		version := templateVersion(r.Condition)
+		anchor := r.N == AnchorN && r.K == AnchorK && r.Condition != CondTerse
+		for _, p := range points {
+			d := c.byName[p.Developer]
+			real := moveIndex(c.moments[p.ID].move)
+			hit := HitProbability(b, d.u, v[d.name], real, p.PriorTurns, r.N, r.K)
+			gen := real
+			if rng.Float64() >= hit {
+				w := b.Miss
+				w[real] = 0
+				gen = draw(rng, w)
+			}
+			move := Moves[gen]
+			words := lengthOf(rng, b.Words)
+			text := message(rng, move, words)
+			id := shortHash(r.Simulator, p.ID, r.Condition, fmt.Sprint(r.N), fmt.Sprint(r.K))
+			tin := 600 + 45*min(r.N, p.PriorTurns) + 12*r.K
+			if r.Condition == CondProfile {
+				tin += 250
+			}
+			tout := int(math.Round(1.35*float64(words))) + s.Reasoning
+			cost := (float64(tin)*s.PriceIn + float64(tout)*s.PriceOut) / 1e6
+			key := fullHash("request", Backend, s.Model, r.Simulator, p.ID, r.Condition, fmt.Sprint(r.N), fmt.Sprint(r.K))
+			parts, _ := json.Marshal(map[string]any{"backend": Backend, "model": s.Model, "sample": 0, "template": version})
+			genA.row(id, p.ID, r.Simulator, r.Condition, int32(r.N), int32(r.K), key, json.RawMessage(parts),
+				text, int32(tin), int32(tout), cost, int32(300+8*tout), nil, version, experiment)
+			labA.row("generation", id, Judge, move, label7(lab7RNG, move), JudgeVersion, nil, nil)
+			ngen++
+			nlab++
+			if anchor {
+				altLabel("generation", id, move)
+			}
+		}
+	}
+	if err := genA.close(); err != nil {
+		labA.close()
+		return 0, 0, 0, err
+	}
+	return len(sims), ngen, nlab, labA.close()
+}
