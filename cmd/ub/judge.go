@@ -14,12 +14,23 @@ import (
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim"
 )
 
 type judgeOptions struct {
 	judge  string
 	target string
 	input  string
+	model  modelJudge
+}
+
+// modelJudge is a model endpoint used as a judge.
+type modelJudge struct {
+	model, baseURL, apiKeyEnv string
+	concurrency               int
+	rateLimit                 float64
+	priceIn, priceOut         float64
+	retryFailed               bool
 }
 
 func newJudgeCommand(io *streams) *cli.Command {
@@ -30,12 +41,23 @@ func newJudgeCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "judge", Value: "builtin", Usage: "judge `NAME`: builtin"},
 			&cli.StringFlag{Name: "target", Value: "all", Usage: "points|generations|all"},
 			&cli.StringFlag{Name: "input", Usage: "label the messages of this JSONL `FILE` (id, message, optional prev_agent) and print one JSON label per line; no workspace needed"},
+			&cli.StringFlag{Name: "model", Usage: "a model judge: the model `NAME` at --base-url (then --judge names the judge)"},
+			&cli.StringFlag{Name: "base-url", Usage: "OpenAI-compatible endpoint of the model judge"},
+			&cli.StringFlag{Name: "api-key-env", Usage: "the NAME of the variable holding the model judge's API key"},
+			&cli.IntFlag{Name: "concurrency", Value: 4, Usage: "model judge: requests in flight"},
+			&cli.Float64Flag{Name: "rate-limit", Usage: "model judge: requests per second (0: unlimited)"},
+			&cli.Float64Flag{Name: "price-in", Usage: "model judge: USD per million input tokens"},
+			&cli.Float64Flag{Name: "price-out", Usage: "model judge: USD per million output tokens"},
+			&cli.BoolFlag{Name: "retry-failed", Usage: "model judge: send again requests that failed after all retries"},
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
 				return err
 			}
-			return runJudge(c, io, judgeOptions{judge: c.String("judge"), target: c.String("target"), input: c.String("input")})
+			return runJudge(c, io, judgeOptions{judge: c.String("judge"), target: c.String("target"), input: c.String("input"),
+				model: modelJudge{model: c.String("model"), baseURL: c.String("base-url"), apiKeyEnv: c.String("api-key-env"),
+					concurrency: c.Int("concurrency"), rateLimit: c.Float64("rate-limit"), priceIn: c.Float64("price-in"),
+					priceOut: c.Float64("price-out"), retryFailed: c.Bool("retry-failed")}})
 		},
 	}
 }
@@ -48,9 +70,19 @@ func builtinJudge(name string) (*judge.Builtin, error) {
 }
 
 func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
-	b, err := builtinJudge(opts.judge)
-	if err != nil {
-		return err
+	var b *judge.Builtin
+	if opts.model.model != "" {
+		if opts.judge == "builtin" {
+			return usagef("judge: name the model judge with --judge NAME (builtin is the offline judge)")
+		}
+		if opts.input != "" {
+			return usagef("judge: --input labels with the built-in judge only")
+		}
+	} else {
+		var err error
+		if b, err = builtinJudge(opts.judge); err != nil {
+			return err
+		}
 	}
 	if opts.input != "" {
 		return judgeFile(sio, b, opts.input)
@@ -70,11 +102,101 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 	}
 	defer ws.Close()
 	for _, t := range targets {
+		if b == nil {
+			if err := judgeWithModel(c, sio, ws, opts.judge, opts.model, t); err != nil {
+				return err
+			}
+			continue
+		}
 		n, counts, err := judgeTargets(c, ws, b, opts.judge, t)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(sio.out, "%s: %d labelled by %s (%s)  %s\n", t, n, opts.judge, b.Version(), counts)
+	}
+	return nil
+}
+
+// judgeWithModel labels every point or generation with a model judge,
+// through the runner (cache, retries, rate limit, costs). An answer that
+// does not parse is stored as 'unparseable' with the raw answer; a request
+// that failed leaves its target unlabelled and is reported.
+func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name string, mj modelJudge, target string) error {
+	var items []queries.LabelTarget
+	var err error
+	kind := "point"
+	if target == "points" {
+		items, err = queries.PointMessages(c.Context, ws.Conn())
+	} else {
+		kind = "generation"
+		items, err = queries.GenerationMessages(c.Context, ws.Conn())
+	}
+	if err != nil {
+		return fmt.Errorf("judge: %w", err)
+	}
+	zero := 0.0
+	reqs := make([]sim.Request, len(items))
+	for i, it := range items {
+		var msgs []sim.Message
+		for _, m := range judge.PromptMessages(it.Text, it.PrevAgent) {
+			msgs = append(msgs, sim.Message{Role: m.Role, Content: m.Content})
+		}
+		reqs[i] = sim.Request{Backend: "openai", BaseURL: mj.baseURL, Model: mj.model,
+			Params: sim.Params{Temperature: &zero, MaxTokens: 64}, Messages: msgs}
+	}
+	price := sim.SimulatorConfig{PriceIn: mj.priceIn, PriceOut: mj.priceOut}
+	store := sim.NewDuckStore(ws)
+	bar, done := generateProgress(sio, "judge "+name)
+	st, err := sim.Run(c.Context, reqs, sim.NewOpenAI(sim.OpenAIConfig{BaseURL: mj.baseURL, APIKeyEnv: mj.apiKeyEnv}), store,
+		sim.RunOptions{Concurrency: mj.concurrency, RatePerSecond: mj.rateLimit, RetryFailed: mj.retryFailed,
+			Cost:     func(_ sim.Request, r sim.Response) float64 { return price.Cost(r.TokensIn, r.TokensOut, r.ViaBatch) },
+			Progress: bar})
+	done()
+	if err != nil {
+		return fmt.Errorf("judge: %w", err)
+	}
+	keys := make([]string, len(reqs))
+	for i, r := range reqs {
+		keys[i] = r.Key()
+	}
+	answers, err := store.Get(c.Context, keys)
+	if err != nil {
+		return err
+	}
+	var labels []queries.Label
+	count := map[string]int{}
+	failed := 0
+	for i, it := range items {
+		a, ok := answers[keys[i]]
+		if !ok || a.Err != "" {
+			failed++
+			continue
+		}
+		l := queries.Label{Target: kind, TargetID: it.ID, Judge: name, PromptVersion: judge.PromptVersion(), RequestKey: keys[i], Raw: a.Text}
+		mv, fine, perr := judge.ParseAnswer(a.Text)
+		if perr != nil {
+			l.Move = "unparseable"
+		} else {
+			l.Move = mv.String()
+			if fine != 0 {
+				l.Label7 = fine.String()
+			}
+		}
+		count[l.Move]++
+		labels = append(labels, l)
+	}
+	if err := queries.ReplaceLabels(c.Context, ws, name, kind, labels); err != nil {
+		return fmt.Errorf("judge: store: %w", err)
+	}
+	fmt.Fprintf(sio.out, "%s: %d labelled by %s (%s, model %s): %d sent, %d cached, %d failed, $%.4f; ", target, len(labels), name,
+		judge.PromptVersion(), mj.model, st.Sent, st.Cached, failed, st.Cost)
+	var parts []string
+	for _, m := range []string{"approve", "critical", "directive", "inquiry", "other", "unparseable"} {
+		parts = append(parts, fmt.Sprintf("%s %d", m, count[m]))
+	}
+	fmt.Fprintln(sio.out, strings.Join(parts, ", "))
+	if failed > 0 {
+		return fmt.Errorf("judge: %d request(s) failed (recorded in responses; --retry-failed sends the retryable ones again): %w", failed, errGenerationsFailed)
 	}
 	return nil
 }
