@@ -85,12 +85,16 @@ type batchKeyLine struct {
 // byte limit. Beside each it writes <name>-NNN.keys.jsonl, one
 // {"custom_id","key","request"} line per request, which ReadBatchKeys reads
 // back to file the results under the same keys a live run uses. custom_id
-// is the first IDLen hex digits of the request key. The same requests give
-// byte-identical files.
+// is the first IDLen hex digits of the request key (itself a sha256). The
+// same requests give byte-identical files. dir is created if needed; files
+// of an earlier call with the same name are replaced, not removed.
 func WriteBatchFiles(dir, name string, provider BatchProvider, reqs []Request, opts BatchOptions) ([]BatchFile, error) {
 	maxReq, maxBytes, overhead, err := batchLimits(provider, opts)
 	if err != nil {
 		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("batch: %w", err)
 	}
 	idLen := opts.IDLen
 	if idLen <= 0 {

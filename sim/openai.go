@@ -160,8 +160,15 @@ func (o *OpenAI) Call(ctx context.Context, req Request) (Response, error) {
 	resp, perr := ParseChatCompletion(raw)
 	resp.LatencyMS = latency
 	if perr != nil {
+		// Some servers answer 200 with an error object: say what it says,
+		// and a context length error stays permanent.
 		ce := &CallError{Msg: "malformed response body: " + perr.Error()}
-		return resp, redact(ce, key)
+		if len(resp.Raw) > 0 {
+			ce.Msg += ": " + errorMessage(raw, "")
+			ce.Raw = resp.Raw
+		}
+		ce.Permanent, ce.Endpoint = Classify(0, ce.Msg)
+		return Response{LatencyMS: latency}, redact(ce, key)
 	}
 	if key != "" && strings.Contains(string(resp.Raw), key) {
 		resp.Raw = []byte(strings.ReplaceAll(string(resp.Raw), key, "[redacted]"))

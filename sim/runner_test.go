@@ -366,7 +366,12 @@ func TestRunCancelStoresCallsInFlight(t *testing.T) {
 	reqs := testRequests(20, "")
 	store := NewMemStore()
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
+	go func() { // cancel once the first 4 calls have reached the server
+		for srv.Events() < 4 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
 	st, err := Run(ctx, reqs, NewOpenAI(OpenAIConfig{BaseURL: srv.BaseURL()}), store,
 		RunOptions{Concurrency: 4, Grace: 5 * time.Second})
 	if !errors.Is(err, context.Canceled) {
@@ -646,7 +651,7 @@ func BenchmarkRunnerThroughput(b *testing.B) {
 		conc    int
 		latency time.Duration
 		n       int
-	}{{16, 20 * time.Millisecond, 2000}, {64, 20 * time.Millisecond, 4000}} {
+	}{{16, 20 * time.Millisecond, 2000}, {64, 20 * time.Millisecond, 4000}, {64, 100 * time.Millisecond, 3000}} {
 		b.Run(fmt.Sprintf("C=%d/L=%v/N=%d", c.conc, c.latency, c.n), func(b *testing.B) {
 			ctx := context.Background()
 			url := startServerChild(b, c.latency)

@@ -360,7 +360,13 @@ func (g *generator) prepare(s sim.SimulatorConfig, j *job, templates map[string]
 		}
 		templates[ver] = t
 	}
-	j.req = sim.Request{Backend: s.Backend, BaseURL: s.BaseURL, Model: s.Model, Params: s.Params(), Messages: msgs}
+	// An OpenAI batch answer and a live answer of the same request are
+	// interchangeable: both are keyed as openai requests.
+	backend := s.Backend
+	if backend == "openai-batch" {
+		backend = "openai"
+	}
+	j.req = sim.Request{Backend: backend, BaseURL: s.BaseURL, Model: s.Model, Params: s.Params(), Messages: msgs}
 	j.ver = ver
 	j.parts = j.req.Parts()
 	j.parts.Template = ver
