@@ -21,6 +21,7 @@ type profileOptions struct {
 	show      string
 	seed      int64
 	json      bool
+	model     modelJudge // a distilling model endpoint (reuses the judge's endpoint options)
 }
 
 func newProfileCommand(io *streams) *cli.Command {
@@ -36,12 +37,17 @@ func newProfileCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "show", Usage: "print the stored profile of `DEVELOPER` instead of building"},
 			&cli.Int64Flag{Name: "seed", Value: defaultProfileSeed, Usage: "seed of the example messages"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.StringFlag{Name: "model", Usage: "also distil a model-written persona with model `NAME` at --base-url (versioned distillation prompt, through the runner)"},
+			&cli.StringFlag{Name: "base-url", Usage: "OpenAI-compatible endpoint of the distilling model"},
+			&cli.StringFlag{Name: "api-key-env", Usage: "the NAME of the variable holding its API key"},
+			&cli.IntFlag{Name: "concurrency", Value: 4, Usage: "distillation requests in flight"},
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
 				return err
 			}
-			opts := profileOptions{developer: c.String("developer"), show: c.String("show"), seed: c.Int64("seed"), json: c.Bool("json")}
+			opts := profileOptions{developer: c.String("developer"), show: c.String("show"), seed: c.Int64("seed"), json: c.Bool("json"),
+				model: modelJudge{model: c.String("model"), baseURL: c.String("base-url"), apiKeyEnv: c.String("api-key-env"), concurrency: c.Int("concurrency")}}
 			if opts.show != "" {
 				if opts.developer != "" {
 					return usagef("profile: --show and --developer do not go together")
@@ -131,6 +137,11 @@ func runProfile(c *cli.Context, io *streams, opts profileOptions) error {
 	if err := queries.StorePromptTemplate(ctx, ws.Conn(), tmpl.Version, tmpl.Name, tmpl.Text); err != nil {
 		return fmt.Errorf("profile: store template: %w", err)
 	}
+	if opts.model.model != "" {
+		if err := distilProfiles(c, io, ws, stats, opts); err != nil {
+			return err
+		}
+	}
 	if opts.json {
 		enc := json.NewEncoder(io.out)
 		enc.SetIndent("", "  ")
@@ -186,6 +197,68 @@ func runProfileShow(c *cli.Context, io *streams, opts profileOptions) error {
 	if mok {
 		fmt.Fprintf(io.out, "\ndeveloper %s: model-written persona (model %s, distillation prompt %s)\n%s\n",
 			opts.show, model.Model, model.PromptVersion, model.Text)
+	}
+	return nil
+}
+
+// distilProfiles asks a model to write each developer's persona from their
+// statistical profile and example messages (profile sessions only), through
+// the runner with its cache, and stores the answers as kind "model".
+func distilProfiles(c *cli.Context, io *streams, ws *queries.Workspace, stats []sim.ProfileStats, opts profileOptions) error {
+	ctx := c.Context
+	reqs := make([]sim.Request, len(stats))
+	for i, st := range stats {
+		rows, err := queries.ProfileMessages(ctx, ws.Conn(), st.Developer)
+		if err != nil {
+			return err
+		}
+		req := sim.DistillRequest(st, sim.SampleMessages(toProfileMessages(rows), 12, opts.seed, false))
+		req.Backend, req.BaseURL, req.Model = "openai", opts.model.baseURL, opts.model.model
+		reqs[i] = req
+	}
+	tmpl := sim.DistillTemplate()
+	if err := queries.StorePromptTemplate(ctx, ws.Conn(), tmpl.Version, tmpl.Name, tmpl.Text); err != nil {
+		return err
+	}
+	store := sim.NewDuckStore(ws)
+	st, err := sim.Run(ctx, reqs, sim.NewOpenAI(sim.OpenAIConfig{BaseURL: opts.model.baseURL, APIKeyEnv: opts.model.apiKeyEnv}),
+		store, sim.RunOptions{Concurrency: opts.model.concurrency})
+	if err != nil {
+		return fmt.Errorf("profile: distil: %w", err)
+	}
+	keys := make([]string, len(reqs))
+	for i, r := range reqs {
+		keys[i] = r.Key()
+	}
+	answers, err := store.Get(ctx, keys)
+	if err != nil {
+		return err
+	}
+	var rows []queries.ProfileRow
+	var failed []string
+	for i, r := range reqs {
+		a, ok := answers[keys[i]]
+		if !ok {
+			failed = append(failed, stats[i].Developer+": no answer")
+			continue
+		}
+		row, err := distilledProfile(stats[i].Developer, r, a)
+		if err != nil {
+			failed = append(failed, err.Error())
+			continue
+		}
+		rows = append(rows, row)
+	}
+	if err := queries.StoreProfiles(ctx, ws, rows); err != nil {
+		return fmt.Errorf("profile: store: %w", err)
+	}
+	fmt.Fprintf(io.out, "distilled %d model-written personas with %s (prompt %s): %d sent, %d cached\n",
+		len(rows), opts.model.model, tmpl.Version, st.Sent, st.Cached)
+	for _, f := range failed {
+		fmt.Fprintln(io.err, "failed:", f)
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("profile: %d persona(s) failed (recorded in responses): %w", len(failed), errGenerationsFailed)
 	}
 	return nil
 }

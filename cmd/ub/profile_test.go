@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ub-bench/ub/queries"
+)
+
+// TestProfileModelPersona: ub profile --model distils a persona per
+// developer through the runner, stores it as kind model, sends nothing the
+// second time, and ub prompt show --persona model puts it in the prompt.
+func TestProfileModelPersona(t *testing.T) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := calls.Add(1)
+		fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":0,"model":"d","choices":[{"index":0,"message":{"role":"assistant","content":"A terse developer, persona number %d."},"finish_reason":"stop"}],"usage":{"prompt_tokens":300,"completion_tokens":20,"total_tokens":320}}`, n)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "d", "ub.duckdb")
+	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
+		t.Fatalf("demo: %s", errs)
+	}
+	code, out, errs := runUB(t, "--db", db, "profile", "--model", "d", "--base-url", srv.URL+"/v1")
+	if code != 0 || !strings.Contains(out, "distilled") {
+		t.Fatalf("profile: %d\n%s\n%s", code, out, errs)
+	}
+	sent := calls.Load()
+	ws, err := queries.Open(context.Background(), db, queries.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats, models int
+	ws.Conn().QueryRowContext(context.Background(), `SELECT count(*) FILTER (WHERE kind = 'stats'), count(*) FILTER (WHERE kind = 'model' AND text LIKE 'A terse developer%' AND request_key IS NOT NULL) FROM profiles`).Scan(&stats, &models)
+	ws.Close()
+	if models == 0 || models != stats || int64(models) != sent {
+		t.Errorf("%d stats profiles, %d model personas, %d requests", stats, models, sent)
+	}
+	if code, _, _ := runUB(t, "--db", db, "profile", "--model", "d", "--base-url", srv.URL+"/v1"); code != 0 || calls.Load() != sent {
+		t.Errorf("second run: exit %d, %d more requests", code, calls.Load()-sent)
+	}
+	code, out, errs = runUB(t, "--db", db, "prompt", "show", "--condition", "profile", "--persona", "model", "@1")
+	if code != 0 || !strings.Contains(out, "A terse developer, persona number") {
+		t.Errorf("prompt show with the model persona: %d\n%s\n%s", code, out, errs)
+	}
+}
