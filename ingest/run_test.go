@@ -174,3 +174,47 @@ func TestRunRollsBackAFailedBatch(t *testing.T) {
 		t.Errorf("sessions = %d after a failed batch, want 0 (nothing half-written)", got)
 	}
 }
+
+// TestRunSameContentOtherIDIsKept: two sessions with their own ids and the
+// same content are both kept, and a grown copy of one does not lose the
+// other (whatever the order).
+func TestRunSameContentOtherIDIsKept(t *testing.T) {
+	x := `{"id":"X","developer":"d","repo":"d/r","turns":[{"role":"developer","text":"hi"},{"role":"agent","text":"ok"}]}`
+	y := `{"id":"Y","developer":"d","repo":"d/r","turns":[{"role":"developer","text":"hi"},{"role":"agent","text":"ok"}]}`
+	xg := `{"id":"X","developer":"d","repo":"d/r","turns":[{"role":"developer","text":"hi"},{"role":"agent","text":"ok"},{"role":"developer","text":"more"}]}`
+	for _, order := range [][]string{{x, y, xg}, {y, x, xg}, {xg, y, x}} {
+		ws := memWorkspace(t)
+		if _, err := Run(context.Background(), ws, []string{"-"}, Options{Stdin: strings.NewReader(strings.Join(order, "\n") + "\n")}); err != nil {
+			t.Fatal(err)
+		}
+		if got := count(t, ws, `SELECT count(*) FROM sessions`); got != 2 {
+			t.Errorf("order %d: %d sessions, want X (grown) and Y", len(order), got)
+		}
+		if got := count(t, ws, `SELECT n_turns FROM sessions WHERE id = 'X'`); got != 3 {
+			t.Errorf("X has %d turns, want the grown 3", got)
+		}
+	}
+}
+
+// TestRunReplacedIdentityLeavesNoGhost: a grown copy of a session under
+// another developer replaces it and takes the old developer's edge with it.
+func TestRunReplacedIdentityLeavesNoGhost(t *testing.T) {
+	ws := memWorkspace(t)
+	ctx := context.Background()
+	old := `{"id":"S","developer":"ana","repo":"ana/r","turns":[{"role":"developer","text":"hi"}]}` + "\n"
+	grown := `{"id":"S","developer":"zed","repo":"ana/r","turns":[{"role":"developer","text":"hi"},{"role":"agent","text":"ok"}]}` + "\n"
+	Run(ctx, ws, []string{"-"}, Options{Stdin: strings.NewReader(old)})
+	st, err := Run(ctx, ws, []string{"-"}, Options{Stdin: strings.NewReader(grown)})
+	if err != nil || st.Replaced != 1 {
+		t.Fatalf("replace: %+v %v", st, err)
+	}
+	if got := count(t, ws, `SELECT count(*) FROM developer_repos WHERE developer = 'ana'`); got != 0 {
+		t.Errorf("ana keeps %d edges", got)
+	}
+	if got := count(t, ws, `SELECT count(*) FROM developers WHERE name = 'ana'`); got != 0 {
+		t.Error("ana is still a developer")
+	}
+	if got := count(t, ws, `SELECT count(*) FROM developer_repos WHERE developer = 'zed' AND repo = 'ana/r'`); got != 1 {
+		t.Errorf("zed has %d edges, want 1", got)
+	}
+}

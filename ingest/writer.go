@@ -183,6 +183,23 @@ func (w *writer) write(b *batch) error {
 				return err
 			}
 		}
+		if len(replace) > 0 {
+			// A replaced copy under another developer or repository must
+			// not leave a ghost node or edge for the splits.
+			o, err := queries.RemoveOrphans(w.ctx, c)
+			if err != nil {
+				return err
+			}
+			for _, e := range o.Edges {
+				delete(w.edges, [3]string{e[0], e[1], "session"})
+			}
+			for _, d := range o.Developers {
+				delete(w.devs, d)
+			}
+			for _, r := range o.Repos {
+				delete(w.repos, r)
+			}
+		}
 		if err := w.appendNames(b, keep); err != nil {
 			return err
 		}
@@ -195,8 +212,11 @@ func (w *writer) write(b *batch) error {
 }
 
 // decide returns the indexes of the batch's sessions to write and the ids of
-// stored sessions they replace. A session whose content hash is stored (or
-// met earlier in the batch) is unchanged. A session whose id is stored with
+// stored sessions they replace. A session stored (or met earlier in the
+// batch) with the same id and content hash is unchanged; sessions without a
+// native id take their id from the content hash, so their copies are caught
+// too. Identity by id and hash together means no session is ever dropped
+// because another id happens to hold the same content. A session whose id is stored with
 // other content replaces the stored copy when it is more complete (more
 // turns; on a tie the larger hash, so the outcome does not depend on the
 // order files are read in), and is superseded otherwise.
@@ -205,7 +225,7 @@ func (w *writer) decide(c *sql.Conn, b *batch) (keep []int, replace []string, er
 	for i, s := range b.sessions {
 		ids[i] = s.ID
 	}
-	stored, hashes, err := queries.LookupSessions(w.ctx, c, w.ws, ids, b.hashes)
+	stored, err := queries.LookupSessions(w.ctx, c, w.ws, ids)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -220,11 +240,11 @@ func (w *writer) decide(c *sql.Conn, b *batch) (keep []int, replace []string, er
 	}
 	for i, s := range b.sessions {
 		hash := b.hashes[i]
-		if hashes[hash] {
+		old, ok := byID[s.ID]
+		if ok && old.hash == hash {
 			w.st.Unchanged++
 			continue
 		}
-		old, ok := byID[s.ID]
 		if ok {
 			if len(s.Turns) < old.nTurns || len(s.Turns) == old.nTurns && hash < old.hash {
 				w.st.Superseded++
@@ -232,7 +252,6 @@ func (w *writer) decide(c *sql.Conn, b *batch) (keep []int, replace []string, er
 			}
 			w.st.Replaced++
 			w.st.Turns -= int64(old.nTurns)
-			delete(hashes, old.hash)
 			if old.at >= 0 {
 				keep[old.at] = -1 // read earlier in this batch: not written after all
 			} else {
@@ -241,7 +260,6 @@ func (w *writer) decide(c *sql.Conn, b *batch) (keep []int, replace []string, er
 		} else {
 			w.st.Sessions++
 		}
-		hashes[hash] = true
 		byID[s.ID] = entry{hash, len(s.Turns), len(keep)}
 		keep = append(keep, i)
 		w.st.Turns += int64(len(s.Turns))

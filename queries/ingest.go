@@ -39,46 +39,39 @@ func PrepareIngestKeys(ctx context.Context, db Querier) error {
 	return err
 }
 
-// LookupSessions returns the stored sessions whose id is in ids (by id) and
-// the set of content hashes among hashes that are stored.
-func LookupSessions(ctx context.Context, db Querier, ws *Workspace, ids, hashes []string) (map[string]StoredSession, map[string]bool, error) {
+// LookupSessions returns the stored sessions whose id is in ids.
+func LookupSessions(ctx context.Context, db Querier, ws *Workspace, ids []string) (map[string]StoredSession, error) {
 	if _, err := db.ExecContext(ctx, q("clear_ingest_keys")); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	a, err := ws.appender(ctx, "temp", "main", "ingest_keys")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	for i := range ids {
-		if err := a.AppendRow(ids[i], hashes[i]); err != nil {
+	for _, id := range ids {
+		if err := a.AppendRow(id); err != nil {
 			a.Close()
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if err := a.Close(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	rows, err := db.QueryContext(ctx, q("lookup_sessions"))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer rows.Close()
 	byID := map[string]StoredSession{}
-	have := map[string]bool{}
 	for rows.Next() {
 		var id string
 		var s StoredSession
-		var isID bool
-		if err := rows.Scan(&id, &s.ContentHash, &s.NTurns, &isID); err != nil {
-			return nil, nil, err
+		if err := rows.Scan(&id, &s.ContentHash, &s.NTurns); err != nil {
+			return nil, err
 		}
-		if isID {
-			byID[id] = s
-		} else {
-			have[s.ContentHash] = true
-		}
+		byID[id] = s
 	}
-	return byID, have, rows.Err()
+	return byID, rows.Err()
 }
 
 // DeleteSession removes a session and its turns.
@@ -107,6 +100,52 @@ func Names(ctx context.Context, db Querier, fn func(kind, a, b, c string)) error
 		fn(kind, a, b, c)
 	}
 	return rows.Err()
+}
+
+// Orphans are names a replacement left without any session or edge.
+type Orphans struct {
+	Edges      [][2]string // developer, repo of removed session edges
+	Developers []string
+	Repos      []string
+}
+
+// RemoveOrphans deletes session edges without sessions, then developers
+// and repositories with neither sessions nor edges (what a replaced
+// session's old identity leaves behind), and returns what it removed.
+func RemoveOrphans(ctx context.Context, db Querier) (Orphans, error) {
+	var o Orphans
+	rows, err := db.QueryContext(ctx, q("orphan_edges"))
+	if err != nil {
+		return o, err
+	}
+	for rows.Next() {
+		var d, r string
+		if err := rows.Scan(&d, &r); err != nil {
+			rows.Close()
+			return o, err
+		}
+		o.Edges = append(o.Edges, [2]string{d, r})
+	}
+	rows.Close()
+	for _, x := range []struct {
+		query string
+		dst   *[]string
+	}{{"orphan_developers", &o.Developers}, {"orphan_repos", &o.Repos}} {
+		rows, err := db.QueryContext(ctx, q(x.query))
+		if err != nil {
+			return o, err
+		}
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				rows.Close()
+				return o, err
+			}
+			*x.dst = append(*x.dst, n)
+		}
+		rows.Close()
+	}
+	return o, nil
 }
 
 // ClearIngestErrors forgets the errors of an earlier ingest of path.

@@ -1,7 +1,4 @@
--- lookup_sessions: stored sessions whose id or content hash is in the batch.
-SELECT s.id, s.content_hash, s.n_turns, true AS by_id
+-- lookup_sessions: stored sessions whose id is in the batch.
+SELECT s.id, s.content_hash, s.n_turns
 FROM sessions s SEMI JOIN (SELECT DISTINCT id FROM temp.ingest_keys) k ON s.id = k.id
-UNION ALL
-SELECT s.id, s.content_hash, s.n_turns, false
-FROM sessions s SEMI JOIN (SELECT DISTINCT hash FROM temp.ingest_keys) k ON s.content_hash = k.hash
-ORDER BY 1, 4
+ORDER BY 1
