@@ -215,14 +215,22 @@ func GetPointSet(ctx context.Context, db Querier) (PointSet, bool, error) {
 	return s, err == nil, err
 }
 
-// MomentOwner returns the developer and split of the moment at (session,
-// turn); ok is false when that turn is no moment.
-func MomentOwner(ctx context.Context, db Querier, sessionID string, turnIdx int) (developer, split string, ok bool, err error) {
-	err = db.QueryRowContext(ctx, q("turn_for_point"), sessionID, turnIdx).Scan(&developer, &split)
+// MomentInfo says whose a moment is and whether it may be a point.
+type MomentInfo struct {
+	Developer, Split string
+	Role             string // profile | heldout | "" (no time split yet)
+	Eligible         bool
+}
+
+// MomentOwner describes the moment at (session, turn); ok is false when
+// that turn is no moment.
+func MomentOwner(ctx context.Context, db Querier, sessionID string, turnIdx int) (MomentInfo, bool, error) {
+	var m MomentInfo
+	err := db.QueryRowContext(ctx, q("turn_for_point"), sessionID, turnIdx).Scan(&m.Developer, &m.Split, &m.Role, &m.Eligible)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", "", false, nil
+		return m, false, nil
 	}
-	return developer, split, err == nil, err
+	return m, err == nil, err
 }
 
 // Finding is one thing ub audit found wrong.
@@ -234,7 +242,7 @@ type Finding struct {
 // auditChecks name the audit queries, in the order they run.
 var auditChecks = []string{
 	"developer_two_splits", "repo_two_splits", "edge_across_splits", "without_split",
-	"profile_after_heldout", "point_not_heldout", "point_not_moment",
+	"profile_after_heldout", "point_not_heldout", "point_not_moment", "point_not_eligible",
 }
 
 // Audit runs every leak check and returns what each found; none means clean.

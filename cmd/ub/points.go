@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -243,17 +242,20 @@ func checkPoint(c *cli.Context, ws *queries.Workspace, b []byte, seen map[string
 		return p, fmt.Sprintf("point %s repeats line %d", p.ID, first)
 	}
 	seen[p.ID] = line
-	dev, split, ok, err := queries.MomentOwner(c.Context, ws.Conn(), p.SessionID, p.TurnIdx)
+	m, ok, err := queries.MomentOwner(c.Context, ws.Conn(), p.SessionID, p.TurnIdx)
 	switch {
-	case err != nil && !errors.Is(err, sql.ErrNoRows):
+	case err != nil:
 		return p, err.Error()
 	case !ok:
 		return p, fmt.Sprintf("session %s turn %d is not a moment in this workspace", p.SessionID, p.TurnIdx)
-	case dev != p.Developer:
-		return p, fmt.Sprintf("session %s belongs to %s, not %s", p.SessionID, dev, p.Developer)
-	}
-	if split != "" && split != p.Split {
-		return p, fmt.Sprintf("developer %s is in split %s here, %s in the file", dev, split, p.Split)
+	case m.Developer != p.Developer:
+		return p, fmt.Sprintf("session %s belongs to %s, not %s", p.SessionID, m.Developer, p.Developer)
+	case m.Split != p.Split:
+		return p, fmt.Sprintf("developer %s is in split %q here, %q in the file", m.Developer, m.Split, p.Split)
+	case m.Role != "heldout":
+		return p, fmt.Sprintf("session %s is not a held-out session here (%q): scoring it would leak", p.SessionID, m.Role)
+	case !m.Eligible:
+		return p, fmt.Sprintf("developer %s is not an eligible val or test developer here", m.Developer)
 	}
 	p.ConstantDose = p.PriorTurns >= graph.ConstantDoseTurns
 	if p.PriorTurns != p.TurnIdx {
