@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -92,8 +93,11 @@ func ParseAnswer(text string) (Move, Fine, error) {
 	if err := dec.Decode(&a); err != nil {
 		return 0, 0, fmt.Errorf("not a JSON object with fine and move: %v", err)
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF {
 		return 0, 0, fmt.Errorf("text after the JSON object")
+	}
+	if n := strings.Count(s, `"move"`) + strings.Count(s, `"fine"`); a.Fine != nil && a.Move != nil && n > 2 || (a.Fine == nil || a.Move == nil) && n > 1 {
+		return 0, 0, fmt.Errorf("a key given twice")
 	}
 	var mv Move
 	var fine Fine

@@ -21,6 +21,9 @@ func TestParseAnswer(t *testing.T) {
 		{"unknown label", `{"move":"angry"}`, 0, 0, "angry"},
 		{"prose", `The label is critical.`, 0, 0, "not a JSON object"},
 		{"two objects", `{"move":"approve"} {"move":"critical"}`, 0, 0, "text after"},
+		{"stray brace", `{"move":"approve"}}`, 0, 0, "text after"},
+		{"trailing bracket", `{"move":"approve"} ] garbage`, 0, 0, "text after"},
+		{"key twice", `{"move":"approve","move":"critical"}`, 0, 0, "twice"},
 		{"extra field", `{"move":"approve","why":"ok"}`, 0, 0, "unknown field"},
 		{"empty object", `{}`, 0, 0, "no label"},
 	}

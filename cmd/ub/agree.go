@@ -208,6 +208,7 @@ func runLabelsImport(c *cli.Context, sio *streams, path, name, messages string) 
 	var bad []string
 	onPoints, onMessages, unmatched := 0, 0, 0
 	used := map[string]bool{}
+	seenLabel := map[string]int{} // target NUL id -> line
 	err = readJSONL(path, func(line int, raw []byte) error {
 		var l struct{ ID, Label, Fine string }
 		if err := json.Unmarshal(raw, &l); err != nil {
@@ -234,6 +235,10 @@ func runLabelsImport(c *cli.Context, sio *streams, path, name, messages string) 
 			lab.Target = "generation"
 		default:
 			m, ok := msgs[l.ID]
+			if ok && strings.TrimSpace(m.Message) == "" {
+				bad = append(bad, (&ingest.ParseError{Path: path, Line: line, Reason: "message " + l.ID + " is empty in the messages file"}).Error())
+				return nil
+			}
 			if !ok {
 				lab.Target = "message"
 				unmatched++
@@ -265,6 +270,12 @@ func runLabelsImport(c *cli.Context, sio *streams, path, name, messages string) 
 				unmatched++
 			}
 		}
+		k := lab.Target + "\x00" + lab.TargetID
+		if first, dup := seenLabel[k]; dup {
+			bad = append(bad, (&ingest.ParseError{Path: path, Line: line, Reason: fmt.Sprintf("label of %s %s repeats line %d", lab.Target, lab.TargetID, first)}).Error())
+			return nil
+		}
+		seenLabel[k] = line
 		labels = append(labels, lab)
 		return nil
 	})

@@ -215,8 +215,8 @@ type job struct {
 
 // simulator makes every generation of one simulator that is missing or
 // whose request changed, through the runner for model backends.
-func (g *generator) simulator(s sim.SimulatorConfig) (SimSummary, error) {
-	sum := SimSummary{Simulator: s.Name}
+func (g *generator) simulator(s sim.SimulatorConfig) (sum SimSummary, retErr error) {
+	sum = SimSummary{Simulator: s.Name}
 	params, _ := json.Marshal(s.Params())
 	if err := queries.StoreSimulator(g.ctx, g.ws.Conn(), queries.SimulatorRow{Name: s.Name, Backend: s.Backend, Model: s.Model,
 		Params: params, PriceIn: s.PriceIn, PriceOut: s.PriceOut, BatchDiscount: s.BatchDiscount}); err != nil {
@@ -265,9 +265,16 @@ func (g *generator) simulator(s sim.SimulatorConfig) (SimSummary, error) {
 			reqs[i] = j.req
 		}
 		st, resp, err := g.run(s, reqs)
-		if err != nil {
+		if err != nil && !errors.Is(err, context.Canceled) {
 			return sum, err
 		}
+		// Interrupted: the answers that came are written below, the rest
+		// is recorded as not answered; the cancellation is returned after.
+		defer func() {
+			if err != nil && retErr == nil {
+				retErr = err
+			}
+		}()
 		sum.Sent, sum.Cached = st.Sent, st.Cached
 		responses = resp
 		if isBatch(s.Backend) {
@@ -385,6 +392,13 @@ func (g *generator) run(s sim.SimulatorConfig, reqs []sim.Request) (sim.RunStats
 		// Batch simulators are answered by provider batch files
 		// (ub batch import), never live: only the cache is read.
 		resp, err := store.Get(g.ctx, keys)
+		if g.retryFailed {
+			for k, r := range resp {
+				if r.Err != "" && !r.Permanent {
+					delete(resp, k) // goes out again in the next batch file
+				}
+			}
+		}
 		st := sim.RunStats{Requests: len(reqs), Cached: len(resp)}
 		return st, resp, err
 	}
