@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/json"
 	"fmt"
 )
 
@@ -53,6 +54,14 @@ func AppendResponses(ctx context.Context, ws *Workspace, rows []ResponseRow) err
 		dv := make([]driver.Value, len(v))
 		for i := range v {
 			dv[i] = v[i]
+		}
+		// The appender marshals what a JSON column gets: hand it the JSON
+		// itself, or it would store a string holding JSON.
+		if json.Valid(r.Request) {
+			dv[3] = json.RawMessage(r.Request)
+		}
+		if len(r.Raw) > 0 && json.Valid(r.Raw) {
+			dv[13] = json.RawMessage(r.Raw)
 		}
 		if err := a.AppendRow(dv...); err != nil {
 			a.Close()

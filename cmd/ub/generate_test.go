@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim/simtest"
@@ -172,5 +175,92 @@ conditions = ["noprofile"]
 	// Each answer: (100 * $1 + 10 * $2) / 1e6 = $0.00012, halved for the batch.
 	if gens != n || fmt.Sprintf("%.8f", cost) != fmt.Sprintf("%.8f", float64(n)*0.00006) {
 		t.Errorf("%d generations costing %v; want %d costing %v", gens, cost, n, float64(n)*0.00006)
+	}
+}
+
+// TestGenerateSurvivesKill9: ub generate runs as a subprocess against a slow
+// test server, is killed with SIGKILL mid-run and run again: every (point,
+// condition) has exactly one generation, and the server completed each key
+// once (nothing answered before the kill was sent again).
+func TestGenerateSurvivesKill9(t *testing.T) {
+	dir := t.TempDir()
+	demo := filepath.Join(dir, "d")
+	db := filepath.Join(demo, "ub.duckdb")
+	if code, _, errs := runUB(t, "demo", "--dir", demo); code != 0 {
+		t.Fatalf("demo: %s", errs)
+	}
+	srv := simtest.New(simtest.Options{Latency: 30 * time.Millisecond})
+	defer srv.Close()
+	exp := filepath.Join(dir, "exp.toml")
+	os.WriteFile(exp, []byte(fmt.Sprintf("[[simulator]]\nname = \"slow\"\nbackend = \"openai\"\nmodel = \"m\"\nbase_url = %q\nconcurrency = 2\n", srv.BaseURL())), 0o644)
+	args, _ := json.Marshal([]string{"--db", db, "generate", "--experiment", exp})
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "UB_TEST_MAIN_ARGS="+string(args))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it once some answers are in (and surely stored) but most are not.
+	deadline := time.Now().Add(60 * time.Second)
+	for len(srv.Completed()) < 40 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	atKill := len(srv.Completed())
+	// The answers that were stored before the kill (the group commit may
+	// lose the last few milliseconds, which are then sent again).
+	stored := map[string]bool{}
+	{
+		ws, err := queries.Open(context.Background(), db, queries.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := ws.Conn().QueryContext(context.Background(), `SELECT request::VARCHAR FROM responses WHERE error IS NULL`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var req string
+			rows.Scan(&req)
+			var r struct {
+				Messages []simtest.Message `json:"messages"`
+			}
+			json.Unmarshal([]byte(req), &r)
+			stored[simtest.Key(r.Messages)] = true
+		}
+		rows.Close()
+		ws.Close()
+	}
+	if len(stored) == 0 {
+		t.Fatal("nothing was stored before the kill")
+	}
+	if code, out, errs := runUB(t, "--db", db, "generate", "--experiment", exp); code != 0 {
+		t.Fatalf("re-run: %d\n%s\n%s", code, out, errs)
+	}
+	ws, err := queries.Open(context.Background(), db, queries.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	var points, gens, distinct int
+	ws.Conn().QueryRowContext(context.Background(), `SELECT count(*) FROM points`).Scan(&points)
+	ws.Conn().QueryRowContext(context.Background(), `SELECT count(*), count(DISTINCT (point_id, condition)) FROM generations WHERE simulator = 'slow' AND error IS NULL`).Scan(&gens, &distinct)
+	if gens != 2*points || distinct != gens {
+		t.Errorf("%d generations (%d distinct) for %d points x 2 conditions", gens, distinct, points)
+	}
+	for key, n := range srv.Completed() {
+		if stored[key] && n != 1 || n > 2 {
+			t.Errorf("key %s (stored before the kill: %v) completed %d times", key[:12], stored[key], n)
+		}
+	}
+	for key := range stored {
+		if srv.Completed()[key] == 0 {
+			t.Fatalf("stored key %s was never answered by the server: the key mapping of this test is wrong", key[:12])
+		}
+	}
+	if atKill == 0 || atKill >= len(srv.Completed()) {
+		t.Errorf("the kill came at %d of %d completed keys: not mid-run", atKill, len(srv.Completed()))
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,12 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// A child of TestGenerateSurvivesKill9: run ub with the given arguments.
+	if a := os.Getenv("UB_TEST_MAIN_ARGS"); a != "" {
+		var args []string
+		json.Unmarshal([]byte(a), &args)
+		os.Exit(run(append([]string{"ub"}, args...), defaultStreams()))
+	}
 	// A child of TestWorkspaceLock: hold a workspace open until killed.
 	if p := os.Getenv("UB_TEST_HOLD_WORKSPACE"); p != "" {
 		ws, err := queries.Open(context.Background(), p, queries.Options{})
