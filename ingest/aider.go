@@ -293,12 +293,7 @@ func (p *aiderParser) finish() error {
 	if p.twoSpaceDevLine {
 		p.contiguousFile = true
 	}
-	s := p.classify(contiguous)
-	if s.DeveloperTurns() == 0 {
-		p.sink.Skip("no developer message")
-		return nil
-	}
-	return p.sink.Session(s)
+	return emit(p.sink, p.classify(contiguous))
 }
 
 type aiderKind int

@@ -797,12 +797,7 @@ func ParseClaudeCode(src Source, sink Sink) error {
 		}
 	}
 	for _, s := range order {
-		out := s.session(src.Path)
-		if out == nil {
-			sink.Skip("no developer message")
-			continue
-		}
-		if err := sink.Session(out); err != nil {
+		if err := emit(sink, s.session(src.Path)); err != nil {
 			return err
 		}
 	}

@@ -246,12 +246,7 @@ func ParseClaudeExport(src Source, sink Sink) error {
 		done = append(done, cur)
 	}
 	for _, e := range done {
-		out := e.finish(src.Path)
-		if out == nil {
-			sink.Skip("no developer message")
-			continue
-		}
-		if err := sink.Session(out); err != nil {
+		if err := emit(sink, e.finish(src.Path)); err != nil {
 			return err
 		}
 	}

@@ -82,11 +82,7 @@ func ParseCodex(src Source, sink Sink) error {
 		sink.Error(perr)
 		return nil
 	}
-	if s.DeveloperTurns() == 0 {
-		sink.Skip("no developer message")
-		return nil
-	}
-	return sink.Session(s)
+	return emit(sink, s)
 }
 
 // cxLineReader reads lines of any length (no bufio.Scanner token limit). It

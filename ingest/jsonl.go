@@ -135,9 +135,7 @@ func ParseJSONL(src Source, sink Sink) error {
 			r.s.Format = "jsonl"
 			r.s.SourceFile = src.Path
 			r.s.Line = r.line
-			if r.s.DeveloperTurns() == 0 {
-				sink.Skip("no developer message")
-			} else if err := sink.Session(r.s); err != nil {
+			if err := emit(sink, r.s); err != nil {
 				serr = err
 				close(stop)
 				break

@@ -148,6 +148,17 @@ type Sink interface {
 	Skip(reason string)
 }
 
+// emit hands a complete session to the sink, or counts it as skipped when it
+// has no developer turn (nil means the parser found none): the one place
+// that rule lives for every format.
+func emit(sink Sink, s *Session) error {
+	if s == nil || s.DeveloperTurns() == 0 {
+		sink.Skip("no developer message")
+		return nil
+	}
+	return sink.Session(s)
+}
+
 // Source is one input file handed to a parser.
 type Source struct {
 	Path string    // as given by the user, used in errors and sessions

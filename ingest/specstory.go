@@ -93,11 +93,7 @@ func ParseSpecStory(src Source, sink Sink) error {
 	if p.title != "" {
 		p.meta("title", p.title)
 	}
-	if s.DeveloperTurns() == 0 {
-		sink.Skip("no developer message")
-		return nil
-	}
-	return sink.Session(s)
+	return emit(sink, s)
 }
 
 type specStoryParser struct {
