@@ -50,6 +50,15 @@ func (r Request) Key() string {
 	return hex.EncodeToString(h[:])
 }
 
+// Keys returns the key of each request, in order.
+func Keys(reqs []Request) []string {
+	keys := make([]string, len(reqs))
+	for i, r := range reqs {
+		keys[i] = r.Key()
+	}
+	return keys
+}
+
 // KeyParts names the parts of a request's key, each by its own hash, so that
 // a cache miss can be explained part by part (ub cache explain).
 type KeyParts struct {

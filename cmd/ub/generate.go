@@ -384,10 +384,7 @@ func (g *generator) prepare(s sim.SimulatorConfig, j *job, templates map[string]
 // returns the stored answers of all of them.
 func (g *generator) run(s sim.SimulatorConfig, reqs []sim.Request) (sim.RunStats, map[string]sim.Response, error) {
 	store := sim.NewDuckStore(g.ws)
-	keys := make([]string, len(reqs))
-	for i, r := range reqs {
-		keys[i] = r.Key()
-	}
+	keys := sim.Keys(reqs)
 	if isBatch(s.Backend) {
 		// Batch simulators are answered by provider batch files
 		// (ub batch import), never live: only the cache is read.

@@ -122,17 +122,9 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 // does not parse is stored as 'unparseable' with the raw answer; a request
 // that failed leaves its target unlabelled and is reported.
 func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name string, mj modelJudge, target string) error {
-	var items []queries.LabelTarget
-	var err error
-	kind := "point"
-	if target == "points" {
-		items, err = queries.PointMessages(c.Context, ws.Conn())
-	} else {
-		kind = "generation"
-		items, err = queries.GenerationMessages(c.Context, ws.Conn())
-	}
+	kind, items, err := labelTargets(c, ws, target)
 	if err != nil {
-		return fmt.Errorf("judge: %w", err)
+		return err
 	}
 	zero := 0.0
 	reqs := make([]sim.Request, len(items))
@@ -155,10 +147,7 @@ func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name st
 	if err != nil {
 		return fmt.Errorf("judge: %w", err)
 	}
-	keys := make([]string, len(reqs))
-	for i, r := range reqs {
-		keys[i] = r.Key()
-	}
+	keys := sim.Keys(reqs)
 	answers, err := store.Get(c.Context, keys)
 	if err != nil {
 		return err
@@ -201,20 +190,26 @@ func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name st
 	return nil
 }
 
+// labelTargets loads what a judge labels for target "points" or
+// "generations", and the labels' target kind.
+func labelTargets(c *cli.Context, ws *queries.Workspace, target string) (string, []queries.LabelTarget, error) {
+	load, kind := queries.PointMessages, "point"
+	if target == "generations" {
+		load, kind = queries.GenerationMessages, "generation"
+	}
+	items, err := load(c.Context, ws.Conn())
+	if err != nil {
+		return "", nil, fmt.Errorf("judge: %w", err)
+	}
+	return kind, items, nil
+}
+
 // judgeTargets labels every point or generation with the built-in judge and
 // replaces that judge's labels of the target.
 func judgeTargets(c *cli.Context, ws *queries.Workspace, b *judge.Builtin, name, target string) (int, string, error) {
-	var items []queries.LabelTarget
-	var err error
-	kind := "point"
-	if target == "points" {
-		items, err = queries.PointMessages(c.Context, ws.Conn())
-	} else {
-		kind = "generation"
-		items, err = queries.GenerationMessages(c.Context, ws.Conn())
-	}
+	kind, items, err := labelTargets(c, ws, target)
 	if err != nil {
-		return 0, "", fmt.Errorf("judge: %w", err)
+		return 0, "", err
 	}
 	labels := make([]queries.Label, len(items))
 	count := map[judge.Move]int{}

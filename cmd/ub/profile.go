@@ -226,10 +226,7 @@ func distilProfiles(c *cli.Context, io *streams, ws *queries.Workspace, stats []
 	if err != nil {
 		return fmt.Errorf("profile: distil: %w", err)
 	}
-	keys := make([]string, len(reqs))
-	for i, r := range reqs {
-		keys[i] = r.Key()
-	}
+	keys := sim.Keys(reqs)
 	answers, err := store.Get(ctx, keys)
 	if err != nil {
 		return err
