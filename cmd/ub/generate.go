@@ -207,6 +207,7 @@ type job struct {
 	cell  sim.Cell
 	point queries.PointRow
 	req   sim.Request
+	key   string // req.Key(), computed once: it hashes the whole prompt
 	parts sim.KeyParts
 	ver   string
 	text  string // offline simulators: made at once
@@ -237,6 +238,7 @@ func (g *generator) simulator(s sim.SimulatorConfig) (sum SimSummary, retErr err
 			if err := g.prepare(s, j, templates); err != nil {
 				return sum, err
 			}
+			j.key = j.req.Key()
 			jobs = append(jobs, j)
 		}
 	}
@@ -249,7 +251,7 @@ func (g *generator) simulator(s sim.SimulatorConfig) (sum SimSummary, retErr err
 	// What is stored with the same request key and text stays as it is.
 	var todo []*job
 	for _, j := range jobs {
-		if ex, ok := existing[j.id]; ok && ex.RequestKey == j.req.Key() && ex.OK {
+		if ex, ok := existing[j.id]; ok && ex.RequestKey == j.key && ex.OK {
 			sum.Unchanged++
 			continue
 		}
@@ -294,12 +296,12 @@ func (g *generator) simulator(s sim.SimulatorConfig) (sum SimSummary, retErr err
 	for _, j := range todo {
 		parts, _ := json.Marshal(j.parts)
 		row := queries.GenerationRow{ID: j.id, PointID: j.point.ID, Simulator: s.Name, Condition: j.cell.Condition,
-			WindowN: j.cell.WindowN, HistoryK: j.cell.HistoryK, RequestKey: j.req.Key(), KeyParts: parts,
+			WindowN: j.cell.WindowN, HistoryK: j.cell.HistoryK, RequestKey: j.key, KeyParts: parts,
 			PromptVersion: j.ver, Experiment: g.e.Name}
 		if sim.IsOffline(s.Backend) {
 			row.Text, row.Error = j.text, j.err
 		} else {
-			r, ok := responses[j.req.Key()]
+			r, ok := responses[j.key]
 			switch {
 			case !ok && isBatch(s.Backend):
 				continue // awaits its batch result: no generation yet
