@@ -14,6 +14,7 @@ import (
 const BuiltinName = "builtin"
 
 //go:generate go run ./internal/trainweights -labels ../../shared/corpus/labels -out builtin_weights.json
+//go:generate go run ./internal/trainweights -labels ../../shared/corpus/labels -measure -out builtin_measure.json
 
 //go:embed builtin_weights.json
 var builtinWeights []byte
@@ -32,6 +33,11 @@ type Result struct {
 	// Reason names, briefly, what decided the label: a rule, or the
 	// strongest cues and words.
 	Reason string `json:"reason"`
+	// Rule is the override rule that decided, "" when the classifier did.
+	Rule string `json:"rule,omitempty"`
+	// Confidence is the calibrated probability that Move is right (see
+	// Calibration); 0 when the judge has no calibration.
+	Confidence float64 `json:"confidence"`
 }
 
 // Builtin is the offline move judge. A multinomial logistic regression over
@@ -87,10 +93,10 @@ func (b *Builtin) Label(message, prevAgent string) Result {
 			best = mv
 		}
 	}
-	rule := ""
+	rule, ruleName := "", ""
 	for _, rl := range rules {
 		if !contains(b.model.Params.NoRules, rl.name) && rl.fires(cues) {
-			rule = rl.name
+			rule, ruleName = rl.name, rl.name
 			if rl.move != best {
 				rule += "; classifier said " + best.String()
 			}
@@ -98,7 +104,7 @@ func (b *Builtin) Label(message, prevAgent string) Result {
 			break
 		}
 	}
-	r := Result{Move: best, Score: mp[best]}
+	r := Result{Move: best, Score: mp[best], Rule: ruleName}
 	if b.model.Params.Fine {
 		bc := -1
 		for c, v := range p {
@@ -112,6 +118,9 @@ func (b *Builtin) Label(message, prevAgent string) Result {
 		r.Reason = "rule " + rule
 	} else {
 		r.Reason = b.reason(f, best)
+	}
+	if b.model.Calibration != nil {
+		r.Confidence = b.model.Calibration.Confidence(r)
 	}
 	return r
 }

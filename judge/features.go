@@ -713,6 +713,16 @@ func cues(msg, prev string, toks []token, words []string) map[string]float64 {
 			q["echo"] = 1
 		}
 	}
+	// Fragments: a message made only of pasted lines (code, a comment, a
+	// shell prompt, a log line) that shows no fault is no move; pasted agent
+	// prose (an assistant's voice, or an echo of the agent's reply, at
+	// length) is not the developer's move either.
+	fk := fragmentKind(msg)
+	flag("fragment", fk != fragNone && fk != fragFrame && nlog == 0 && nFault == 0 && nStill == 0)
+	if fk != fragNone {
+		q["frag_"+fk] = 1
+	}
+	flag("agent_prose", nw >= agentProseMin && (lexAgentVoice.matchAt(cw, 0) > 0 || q["echo"] > 0))
 	// Markdown structure typical of an assistant's answer.
 	flag("markdown", strings.Count(msg, "**") >= 2 || strings.Contains(msg, "\n### ") || strings.HasPrefix(trimmed, "#"))
 	flag("numbered", numberedRE.MatchString(msg))

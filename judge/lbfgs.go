@@ -1,122 +1,66 @@
 package judge
 
-import "math"
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/optimize"
+)
 
 // minimize minimises the smooth function fg (which returns f(x) and writes
-// its gradient into grad) from x0 with L-BFGS (Nocedal & Wright, Numerical
-// Optimization, 2nd ed., algorithm 7.4, memory 10) and a backtracking Armijo
-// line search. It stops after maxIter iterations, when the largest gradient
-// component falls below gtol, or when an iteration no longer decreases f.
-// It is deterministic: every sum runs in index order, and explicit float64
-// conversions keep the compiler from fusing multiply-adds, so results do not
-// depend on the platform's FMA.
-func minimize(fg func(x, grad []float64) float64, x0 []float64, maxIter int, gtol float64) []float64 {
-	const mem = 10
-	n := len(x0)
-	x := append([]float64(nil), x0...)
-	g := make([]float64, n)
-	f := fg(x, g)
-	var ss, ys [][]float64
-	var rho []float64
-	d := make([]float64, n)
-	xn := make([]float64, n)
-	gn := make([]float64, n)
-	alpha := make([]float64, mem)
-	for it := 0; it < maxIter; it++ {
-		if normInf(g) < gtol {
-			break
+// its gradient into grad) from x0 with gonum's L-BFGS (memory 10, its
+// default More-Thuente line search). It stops after maxIter iterations, when
+// the largest gradient component falls below gtol, or when f stops
+// decreasing (gonum's FunctionConverge: relative change below 1e-12 over 20
+// iterations). Reaching maxIter is not an error: the weights are then as
+// good as the budget allows. It is deterministic for a given platform
+// (gonum evaluates serially when Concurrent is 0).
+func minimize(fg func(x, grad []float64) float64, x0 []float64, maxIter int, gtol float64) ([]float64, error) {
+	// gonum asks for f and the gradient separately at the same x; compute
+	// both once and serve the second call from a cache.
+	var lastX, lastG []float64
+	var lastF float64
+	eval := func(x []float64) {
+		if lastX != nil && equalFloats(lastX, x) {
+			return
 		}
-		// Two-loop recursion: d = -H g.
-		for i := range d {
-			d[i] = -g[i]
+		if lastX == nil {
+			lastX, lastG = make([]float64, len(x)), make([]float64, len(x))
 		}
-		for j := len(ss) - 1; j >= 0; j-- {
-			alpha[j] = rho[j] * dot(ss[j], d)
-			axpy(-alpha[j], ys[j], d)
-		}
-		if k := len(ss); k > 0 {
-			gamma := dot(ss[k-1], ys[k-1]) / dot(ys[k-1], ys[k-1])
-			for i := range d {
-				d[i] = float64(d[i] * gamma)
-			}
-		} else {
-			s := 1 / math.Max(norm2(g), 1e-12)
-			for i := range d {
-				d[i] = float64(d[i] * s)
-			}
-		}
-		for j := 0; j < len(ss); j++ {
-			beta := rho[j] * dot(ys[j], d)
-			axpy(alpha[j]-beta, ss[j], d)
-		}
-		gd := dot(g, d)
-		if gd >= 0 { // not a descent direction: restart from steepest descent
-			ss, ys, rho = nil, nil, nil
-			for i := range d {
-				d[i] = -g[i]
-			}
-			gd = dot(g, d)
-		}
-		step := 1.0
-		var fn float64
-		ok := false
-		for ls := 0; ls < 40; ls++ {
-			for i := range x {
-				xn[i] = x[i] + float64(step*d[i])
-			}
-			fn = fg(xn, gn)
-			if fn <= f+float64(1e-4*step*gd) {
-				ok = true
-				break
-			}
-			step /= 2
-		}
-		if !ok {
-			break
-		}
-		s := make([]float64, n)
-		y := make([]float64, n)
-		for i := range x {
-			s[i] = xn[i] - x[i]
-			y[i] = gn[i] - g[i]
-		}
-		if sy := dot(s, y); sy > 1e-12 {
-			if len(ss) == mem {
-				ss, ys, rho = ss[1:], ys[1:], rho[1:]
-			}
-			ss, ys, rho = append(ss, s), append(ys, y), append(rho, 1/sy)
-		}
-		done := f-fn <= 1e-12*math.Max(1, math.Abs(f))
-		copy(x, xn)
-		copy(g, gn)
-		f = fn
-		if done {
-			break
-		}
+		copy(lastX, x)
+		lastF = fg(lastX, lastG)
 	}
-	return x
+	p := optimize.Problem{
+		Func: func(x []float64) float64 { eval(x); return lastF },
+		Grad: func(grad, x []float64) { eval(x); copy(grad, lastG) },
+	}
+	settings := &optimize.Settings{
+		GradientThreshold: gtol,
+		MajorIterations:   maxIter,
+		Converger:         &optimize.FunctionConverge{Relative: 1e-12, Iterations: 20},
+	}
+	res, err := optimize.Minimize(p, x0, settings, &optimize.LBFGS{Store: 10})
+	if err != nil && !errors.Is(err, optimize.ErrLinesearcherFailure) && !isBudget(res) {
+		return nil, fmt.Errorf("L-BFGS: %w", err)
+	}
+	if res == nil || math.IsNaN(res.F) {
+		return nil, fmt.Errorf("L-BFGS: no result (%v)", err)
+	}
+	return res.X, nil
 }
 
-func dot(a, b []float64) float64 {
-	var s float64
+// isBudget reports whether the optimisation stopped on its iteration
+// budget, which Minimize reports as a status, not a failure.
+func isBudget(res *optimize.Result) bool {
+	return res != nil && res.Status == optimize.IterationLimit
+}
+
+func equalFloats(a, b []float64) bool {
 	for i := range a {
-		s += float64(a[i] * b[i])
+		if a[i] != b[i] {
+			return false
+		}
 	}
-	return s
-}
-
-func axpy(a float64, x, y []float64) {
-	for i := range y {
-		y[i] += float64(a * x[i])
-	}
-}
-
-func norm2(a []float64) float64 { return math.Sqrt(dot(a, a)) }
-
-func normInf(a []float64) float64 {
-	var m float64
-	for _, v := range a {
-		m = math.Max(m, math.Abs(v))
-	}
-	return m
+	return true
 }

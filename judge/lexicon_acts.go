@@ -266,7 +266,7 @@ var lexAgentVoice = compileLex(
 	"i'll", "i will", "let me", "based on", "okay, let me", "okay let me", "i notice", "i understand",
 	"certainly", "great question", "step 1", "the issue is", "the problem is", "given the output",
 	"je vais", "voici", "voy a", "para solucionar", "para resolver", "o erro", "ich werde",
-	"hier ist",
+	"hier ist", "okay, so", "okay so", "alright, so", "to determine", "to address", "i notice you",
 )
 
 // shellWords open a shell command line.

@@ -85,6 +85,9 @@ type Model struct {
 	Names map[uint32]string
 	// Meta describes where the model came from.
 	Meta ModelMeta
+	// Calibration turns a label's score into a calibrated confidence; nil
+	// when the model was not calibrated (Confidence is then 0).
+	Calibration *Calibration
 }
 
 // ModelMeta records how a model was trained.
@@ -349,7 +352,10 @@ func Train(exs []Example, p Params) (*Model, error) {
 	}
 	x0 := make([]float64, dim)
 	copy(x0, prior)
-	x := minimize(func(x, grad []float64) float64 { return eval(grad, x) }, x0, iters, 1e-7)
+	x, err := minimize(func(x, grad []float64) float64 { return eval(grad, x) }, x0, iters, 1e-7)
+	if err != nil {
+		return nil, fmt.Errorf("judge: train: %w", err)
+	}
 	m.Bias = roundAll(x[nf*k:])
 	for i, h := range kept {
 		w := roundAll(x[i*k : i*k+k])
@@ -391,13 +397,15 @@ func roundAll(v []float64) []float64 {
 
 // modelFile is the JSON form of a Model.
 type modelFile struct {
-	Format  string               `json:"format"`
-	About   string               `json:"about"`
-	Meta    ModelMeta            `json:"meta"`
-	Params  Params               `json:"params"`
-	Classes []string             `json:"classes"`
-	Bias    []float64            `json:"bias"`
-	Cues    map[string][]float64 `json:"cues"`
+	Format string    `json:"format"`
+	About  string    `json:"about"`
+	Meta   ModelMeta `json:"meta"`
+	// Calibration is fitted by BuildWeights (see Calibration).
+	Calibration *Calibration         `json:"calibration,omitempty"`
+	Params      Params               `json:"params"`
+	Classes     []string             `json:"classes"`
+	Bias        []float64            `json:"bias"`
+	Cues        map[string][]float64 `json:"cues"`
 	// Hashed holds the n-gram features as [hash, w_1, ..., w_k], by hash.
 	Hashed [][]float64 `json:"hashed"`
 }
@@ -408,13 +416,14 @@ const modelFormat = "ub-judge-builtin/1"
 // n-grams by hash, one per line, sorted.
 func (m *Model) MarshalJSON() ([]byte, error) {
 	mf := modelFile{
-		Format:  modelFormat,
-		About:   "weights of ub's built-in move judge; regenerate with go generate ./judge",
-		Meta:    m.Meta,
-		Params:  m.Params,
-		Classes: m.Classes,
-		Bias:    m.Bias,
-		Cues:    map[string][]float64{},
+		Format:      modelFormat,
+		About:       "weights of ub's built-in move judge; regenerate with go generate ./judge",
+		Meta:        m.Meta,
+		Calibration: m.Calibration,
+		Params:      m.Params,
+		Classes:     m.Classes,
+		Bias:        m.Bias,
+		Cues:        map[string][]float64{},
 	}
 	hs := make([]uint32, 0, len(m.Weights))
 	for h := range m.Weights {
@@ -498,7 +507,7 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 			return err
 		}
 	}
-	*m = Model{Params: mf.Params, Classes: mf.Classes, Bias: mf.Bias, Meta: mf.Meta,
+	*m = Model{Params: mf.Params, Classes: mf.Classes, Bias: mf.Bias, Meta: mf.Meta, Calibration: mf.Calibration,
 		Weights: map[uint32][]float64{}, Names: map[uint32]string{}}
 	for n, w := range mf.Cues {
 		if len(w) != k {

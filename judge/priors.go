@@ -55,4 +55,8 @@ var cuePriors = map[string][NumMoves]float64{
 	"q:bare_path": {0, 0, 0, 0, 2},
 	"q:slash":     {0, 0, 0, 0, 1},
 	"q:one_word":  {0, 0, 0, 0, 0.5},
+	// Fragments and pastes (fragment.go): the guide labels them other.
+	"q:fragment":    {0, 0, -0.5, 0, 2.5},
+	"q:agent_prose": {0, 0, -0.5, 0, 2},
+	"q:shell_only":  {0, 0, -0.5, 0, 1.5},
 }

@@ -44,6 +44,12 @@ type Label struct {
 	Target, TargetID, Judge, Move string
 	Label7, PromptVersion         string // "" stored as NULL
 	RequestKey, Raw               string // "" stored as NULL
+	// Confidence is the judge's calibrated probability that Move is right;
+	// 0 is stored as NULL (the judge gives none).
+	Confidence float64
+	// DecidedBy is the judge that decided the label when it is not Judge
+	// (a cascade); "" stored as NULL.
+	DecidedBy string
 }
 
 // ReplaceLabels replaces, in one transaction, every label of judge on
@@ -77,7 +83,11 @@ func appendLabels(ctx context.Context, ws *Workspace, labels []Label) error {
 	}
 	return appendRows(ctx, ws, "labels", len(labels), func(i int) []driver.Value {
 		l := labels[i]
-		return []driver.Value{l.Target, l.TargetID, l.Judge, l.Move, null(l.Label7), null(l.PromptVersion), null(l.RequestKey), null(l.Raw)}
+		var conf driver.Value
+		if l.Confidence != 0 {
+			conf = l.Confidence
+		}
+		return []driver.Value{l.Target, l.TargetID, l.Judge, l.Move, null(l.Label7), null(l.PromptVersion), null(l.RequestKey), null(l.Raw), conf, null(l.DecidedBy)}
 	})
 }
 

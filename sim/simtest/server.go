@@ -65,6 +65,9 @@ type Options struct {
 	Latency    time.Duration // added to every answer
 	Plan       Plan          // nil means always OK
 	KeepBodies bool          // log each request body (Entry.Body)
+	// Answer, when set, writes the text of each completion from the
+	// request's messages (e.g. a judge's JSON answer); nil answers Reply(key).
+	Answer func(messages []Message) string
 }
 
 // Entry is one request the server received and what it did.
@@ -185,7 +188,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			e.Abandoned = true
 			return
 		}
-		writeJSON(w, http.StatusOK, completion(key, req))
+		writeJSON(w, http.StatusOK, completion(key, req, s.opts.Answer))
 		e.Completed = true
 	case RateLimit:
 		if f.RetryAfter != "" {
@@ -225,12 +228,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 }
 
 // completion is the documented chat completion object for req.
-func completion(key string, req chatRequest) map[string]any {
+func completion(key string, req chatRequest, answer func([]Message) string) map[string]any {
 	in := 0
 	for _, m := range req.Messages {
 		in += len(strings.Fields(m.Content)) + 4
 	}
 	text := Reply(key)
+	if answer != nil {
+		text = answer(req.Messages)
+	}
 	out := len(strings.Fields(text))
 	return map[string]any{
 		"id":      "chatcmpl-" + key[:16],

@@ -25,8 +25,20 @@ func main() {
 	params := flag.String("params", "", "JSON object overriding DefaultParams (for -cv)")
 	verbose := flag.Bool("v", false, "with -cv: print every misjudged tune message")
 	group := flag.String("group", "repo", "with -cv: fold by repo (developer) or session")
+	measure := flag.Bool("measure", false, "write the leave-one-repository-out measurement (builtin_measure.json) to -out instead of weights")
 	all := flag.Bool("all", false, "with -cv: cross-validate over the whole corpus, held-back part included (for reporting only, never for tuning)")
 	flag.Parse()
+	if *measure {
+		b, err := judge.BuildMeasurement(*labels)
+		if err == nil {
+			err = os.WriteFile(*out, b, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "trainweights:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*labels, *out, *cv, *held, *params, *verbose, *group, *all); err != nil {
 		fmt.Fprintln(os.Stderr, "trainweights:", err)
 		os.Exit(1)
