@@ -225,6 +225,11 @@ var rules = []rule{
 	{"fault_report", Critical, func(q map[string]float64) bool {
 		return q["exp_fault"] > 0 || q["still_any"] > 0
 	}},
+	// Permission to carry out the agent's proposal, nothing new: "go ahead
+	// and make the changes" (the guide's rule 4).
+	{"permit", Approve, func(q map[string]float64) bool {
+		return q["permit"] > 0
+	}},
 	// Nothing but approval words ("ok", "continue", "perfect, thanks").
 	{"approve_only", Approve, func(q map[string]float64) bool {
 		return q["approve_all"] > 0 && q["qmark"] == 0

@@ -157,6 +157,8 @@ var weakLogPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\b\w*(error|exception)\b\s*:`),
 	regexp.MustCompile(`(?i)(?:^|\s)warning:|\bdeprecat`),
 	regexp.MustCompile(`(?i)\b(syntax|type|reference|value|key|index|attribute|import|modulenotfound|runtime|name|assertion|os|io|permission)error\b`),
+	// A log line's fault level, in the capitals loggers write.
+	regexp.MustCompile(`\b(ERROR|FATAL|CRITICAL|PANIC|SEVERE|ERR!)\b|\[(E|ERR|ERROR)\]`),
 }
 
 // logPatterns are all the signatures of pasted logs, compiler output and
@@ -723,6 +725,7 @@ func cues(msg, prev string, toks []token, words []string) map[string]float64 {
 		q["frag_"+fk] = 1
 	}
 	flag("agent_prose", nw >= agentProseMin && (lexAgentVoice.matchAt(cw, 0) > 0 || q["echo"] > 0))
+	flag("permit", permitRE.MatchString(lower) && nFault == 0 && nq == 0)
 	// Markdown structure typical of an assistant's answer.
 	flag("markdown", strings.Count(msg, "**") >= 2 || strings.Contains(msg, "\n### ") || strings.HasPrefix(trimmed, "#"))
 	flag("numbered", numberedRE.MatchString(msg))

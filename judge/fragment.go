@@ -32,6 +32,8 @@ var (
 	// A log line: a timestamp, a level tag, key=value pairs, a compose
 	// service prefix, a glog header.
 	logLineRE = regexp.MustCompile(`(?i)^(\[?\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d|\[?\d\d:\d\d:\d\d([.,]\d+)?\]?\s|\[?(trace|debug|info|notice|warn|warning)\]?[\s:|]|level=\w+|[\w-]+[-_]\d+\s+\|\s|[IWEF]\d{4}\s+\d\d:\d\d)`)
+	// A directory listing ("drwxr-xr-x  5 ana ana 4096 ...", "total 20").
+	listingRE = regexp.MustCompile(`^([dlcbps-][rwxsStT-]{9}[.+@]?\s+\d|total \d+$)`)
 	// A stack frame: "at f (file.js:1:2)", `File "x.py", line 3, in f`,
 	// "#0 0x00 in f", "goroutine 1 [running]:", "main.go:12 +0x1d".
 	frameRE = regexp.MustCompile(`^(at\s+\S.*(\(.*:\d+(:\d+)?\)|:\d+(:\d+)?)\)?$|File ".+", line \d+|#\d+\s+0x[0-9a-f]+|goroutine \d+ \[|\S+\.(go|rs|c|cc|cpp|java|kt|py|rb|js|ts|swift):\d+(:\d+)?\s*(\+0x[0-9a-f]+)?$)`)
@@ -56,7 +58,7 @@ func fragmentLine(t string) string {
 		return fragFrame
 	case promptRE.MatchString(t) && !strings.HasPrefix(t, "> "):
 		return fragShell
-	case logLineRE.MatchString(t):
+	case logLineRE.MatchString(t), listingRE.MatchString(t):
 		return fragLog
 	case codeOpenRE.MatchString(t), callRE.MatchString(t):
 		return fragCode
@@ -108,3 +110,14 @@ const maxFragmentLines = 40
 // agent prose: an assistant's answer is long, a developer's "I'll test it"
 // is not.
 const agentProseMin = 25
+
+// permitRE matches a permission to carry out what the agent proposed, with
+// nothing new: "go ahead and make the changes", "yes, apply them", "sí,
+// aplica los cambios". The object refers back to the agent's proposal (it,
+// them, the changes, your fix), so the message adds no work: the guide's
+// rule 4 (approve), not rule 2.
+var permitRE = regexp.MustCompile(`^((yes|yeah|yep|sure|ok|okay|alright|please|sí|si|oui|ja|ano|jo)[,!.]*\s+)?` +
+	`((go ahead|proceed|feel free)( and| to)?\s+)?(please\s+)?` +
+	`(apply|make|do|implement|commit|save|write|run|aplica|haz|applique|fais|übernimm|mach|proveď|udělej)\s+` +
+	`(all\s+)?(it|them|that|this|those|these|the\s+(changes?|edits?|fix(es)?|plan|suggestions?|updates?)|your\s+(changes?|edits?|fix(es)?|suggestions?|plan)|(those|these)\s+(changes|edits)|los cambios|les modifications|die änderungen|změny|to)` +
+	`(\s+(now|please|for me|then))?[\s.!]*$`)

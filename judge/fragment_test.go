@@ -47,6 +47,7 @@ func TestFragmentKind(t *testing.T) {
 		{"[INFO] Building jar: target/app.jar", fragLog},
 		{"level=info msg=\"listening\" addr=:8080", fragLog},
 		{"web-1  | Listening on http://0.0.0.0:3000", fragLog},
+		{"ana@srv:~/app$ ls -la\ntotal 8\ndrwxr-xr-x  2 ana ana 4096 Mar  5 10:00 .\n-rw-r--r--  1 ana ana  120 Mar  5 10:00 main.go", fragShell},
 		// Stack frames.
 		{"at Object.<anonymous> (/app/index.js:3:9)", fragFrame},
 		{`File "/app/main.py", line 12, in <module>`, fragFrame},
@@ -81,7 +82,6 @@ func TestFragmentKind(t *testing.T) {
 // stays critical.
 func TestBuiltinFragments(t *testing.T) {
 	b := builtin(t)
-	agentProse := "I understand the problem now. Let me explain the changes in detail:\n\n1. **Model name**: the code used a model name that does not exist, so I replaced it with the local one.\n2. **Client**: the client now reads the base URL from the environment."
 	tests := []struct {
 		msg, prev string
 		want      Move
@@ -93,7 +93,6 @@ func TestBuiltinFragments(t *testing.T) {
 		{"(venv) ana@laptop:~/shop$ python manage.py migrate", "", Other},
 		{"2024-03-05 14:22:01 INFO Server started on port 8080", "", Other},
 		{"}", "", Other},
-		{agentProse, "", Other},
 		// Fault first: fragments that show a fault.
 		{"TypeError: Cannot read properties of undefined (reading 'id')", "", Critical},
 		{"2024-03-05 14:22:01 ERROR connection refused: db:5432", "", Critical},

@@ -316,3 +316,14 @@ func MeasureLORO(exs []Example, p Params, unseen map[string]bool) (Measurement, 
 		"confidence by Platt scaling fitted to the other repositories' out-of-fold labels; kappa over the five labels with the Fleiss-Cohen-Everitt 95%% interval", len(exs), m.Repos)
 	return m, out, nil
 }
+
+// At returns the risk-coverage point measured at coverage c (within 1e-9),
+// if there is one.
+func (m Measurement) At(c float64) (CoveragePoint, bool) {
+	for _, p := range m.Coverage {
+		if math.Abs(p.Coverage-c) < 1e-9 {
+			return p, true
+		}
+	}
+	return CoveragePoint{}, false
+}

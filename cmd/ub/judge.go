@@ -18,10 +18,12 @@ import (
 )
 
 type judgeOptions struct {
-	judge  string
-	target string
-	input  string
-	model  modelJudge
+	judge    string
+	target   string
+	input    string
+	model    modelJudge
+	cascade  string  // builtin,NAME: the built-in judge, then model judge NAME
+	coverage float64 // the built-in judge's share in a cascade
 }
 
 // modelJudge is a model endpoint used as a judge.
@@ -49,6 +51,8 @@ func newJudgeCommand(io *streams) *cli.Command {
 			&cli.Float64Flag{Name: "price-in", Usage: "model judge: USD per million input tokens"},
 			&cli.Float64Flag{Name: "price-out", Usage: "model judge: USD per million output tokens"},
 			&cli.BoolFlag{Name: "retry-failed", Usage: "model judge: send again requests that failed after all retries"},
+			&cli.StringFlag{Name: "cascade", Usage: "`builtin,NAME`: label with the built-in judge and send its least confident labels to the model judge NAME (--model, --base-url); stored as judge builtin+NAME"},
+			&cli.Float64Flag{Name: "coverage", Value: 0.7, Usage: "cascade: the share the built-in judge keeps (its most confident labels)"},
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
@@ -57,7 +61,8 @@ func newJudgeCommand(io *streams) *cli.Command {
 			return runJudge(c, io, judgeOptions{judge: c.String("judge"), target: c.String("target"), input: c.String("input"),
 				model: modelJudge{model: c.String("model"), baseURL: c.String("base-url"), apiKeyEnv: c.String("api-key-env"),
 					concurrency: c.Int("concurrency"), rateLimit: c.Float64("rate-limit"), priceIn: c.Float64("price-in"),
-					priceOut: c.Float64("price-out"), retryFailed: c.Bool("retry-failed")}})
+					priceOut: c.Float64("price-out"), retryFailed: c.Bool("retry-failed")},
+				cascade: c.String("cascade"), coverage: c.Float64("coverage")})
 		},
 	}
 }
@@ -70,6 +75,9 @@ func builtinJudge(name string) (*judge.Builtin, error) {
 }
 
 func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
+	if opts.cascade != "" {
+		return runCascade(c, sio, opts)
+	}
 	var b *judge.Builtin
 	if opts.model.model != "" {
 		if opts.judge == "builtin" {
@@ -216,7 +224,7 @@ func judgeTargets(c *cli.Context, ws *queries.Workspace, b *judge.Builtin, name,
 	for i, it := range items {
 		r := b.Label(it.Text, it.PrevAgent)
 		count[r.Move]++
-		l := queries.Label{Target: kind, TargetID: it.ID, Judge: name, Move: r.Move.String(), PromptVersion: b.Version(), Raw: r.Reason}
+		l := queries.Label{Target: kind, TargetID: it.ID, Judge: name, Move: r.Move.String(), PromptVersion: b.Version(), Raw: r.Reason, Confidence: r.Confidence}
 		if r.Fine != 0 {
 			l.Label7 = r.Fine.String()
 		}
@@ -254,6 +262,7 @@ func judgeFile(sio *streams, b *judge.Builtin, path string) error {
 		Label  string  `json:"label"`
 		Fine   string  `json:"fine,omitempty"`
 		Score  float64 `json:"score"`
+		Conf   float64 `json:"confidence"`
 		Reason string  `json:"reason"`
 		Judge  string  `json:"judge"`
 	}
@@ -276,7 +285,7 @@ func judgeFile(sio *streams, b *judge.Builtin, path string) error {
 				bad++
 			} else {
 				res := b.Label(*it.Message, it.PrevAgent)
-				o := out{ID: it.ID, Label: res.Move.String(), Score: res.Score, Reason: res.Reason, Judge: b.Version()}
+				o := out{ID: it.ID, Label: res.Move.String(), Score: res.Score, Conf: res.Confidence, Reason: res.Reason, Judge: b.Version()}
 				if res.Fine != 0 {
 					o.Fine = res.Fine.String()
 				}
