@@ -56,11 +56,12 @@ var cuePriors = map[string][NumMoves]float64{
 	"q:slash":     {0, 0, 0, 0, 1},
 	"q:one_word":  {0, 0, 0, 0, 0.5},
 	// Fragments and pastes (fragment.go): the guide labels them other.
-	// Pasted agent prose (an assistant's answer pasted back) has no prior:
-	// the corpus labels it by what it relays (35 of 36 such messages are
-	// directive or critical, leave-one-repository-out, issue 14), so the
-	// data decides. A typed shell command is labelled either way (run it:
-	// directive; noise: other), so it has none either.
-	"q:fragment": {0, 0, -0.5, 0, 2.5},
-	"q:permit":   {2, 0, -0.5, 0, 0},
+	// Pasted agent prose (an assistant's answer pasted back) and a typed
+	// shell command lean toward other; the data corrects them where the
+	// labellers read them as relayed work (most pasted agent prose in the
+	// corpus is labelled directive or critical by what it relays).
+	"q:fragment":    {0, 0, -0.5, 0, 2.5},
+	"q:agent_prose": {0, 0, -0.5, 0, 2},
+	"q:shell_only":  {0, 0, -0.5, 0, 1.5},
+	"q:permit":      {2, 0, -0.5, 0, 0},
 }

@@ -67,12 +67,13 @@ func (r *Report) leaderboard() (*figure, error) {
 		return nil, missing("leaderboard", "no labelled generations with or without profile: %s", hintGenerate)
 	}
 	chance := analysis.ChanceLine(r.realOutcomes())
+	major := analysis.MajorityLine(r.realOutcomes())
 	f := &figure{}
 	f.table.header = []string{"rank", "simulator", "condition", "accuracy", "ci_lo", "ci_hi", "developers", "moments", "failed", "unlabelled"}
 	names := make([]string, len(rows))
 	pos := make([]float64, len(rows))
 	var wo, wi []interval
-	lo, hi := chance.Line.Mean, chance.Line.Mean
+	lo, hi := min(chance.Line.Mean, major.Line.Mean), max(chance.Line.Mean, major.Line.Mean)
 	for i, x := range rows {
 		names[len(rows)-1-i] = x.sim
 		pos[i] = float64(len(rows) - 1 - i)
@@ -95,6 +96,8 @@ func (r *Report) leaderboard() (*figure, error) {
 	}
 	f.table.add("", "chance line", "", f3(chance.Line.Mean), f3(chance.Line.Lo), f3(chance.Line.Hi),
 		strconv.Itoa(chance.Line.N), "", "", "")
+	f.table.add("", "majority line", "", f3(major.Line.Mean), f3(major.Line.Lo), f3(major.Line.Hi),
+		strconv.Itoa(major.Line.N), "", "", "")
 
 	p := newPlot(fmt.Sprintf("Next-action accuracy (%s, judge %s)", r.anchorText(), r.st.Judge), "macro accuracy over developers (95% t interval)", "")
 	p.NominalY(names...)
@@ -109,6 +112,10 @@ func (r *Report) leaderboard() (*figure, error) {
 	p.X.Min, p.X.Max = math.Max(0, lo-pad), math.Min(1, hi+pad)
 	p.Y.Min, p.Y.Max = -0.7, float64(len(rows))+0.5 // room for the legend
 	cl, err := refLine(p, chance.Line.Mean, p.Y.Min, p.Y.Max, true, colGrey, true)
+	if err != nil {
+		return nil, err
+	}
+	ml, err := refLine(p, major.Line.Mean, p.Y.Min, p.Y.Max, true, colAnchor, true)
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +134,7 @@ func (r *Report) leaderboard() (*figure, error) {
 		p.Legend.Add("with profile", s2)
 	}
 	p.Legend.Add("chance line "+f3(chance.Line.Mean), cl)
+	p.Legend.Add("majority line "+f3(major.Line.Mean), ml)
 	p.Legend.Top = true
 	p.Legend.Left = false
 	p.Add(plotter.NewGrid())
@@ -148,6 +156,18 @@ func (r *Report) leaderboard() (*figure, error) {
 	}
 	if len(below) > 0 {
 		fmt.Fprintf(&b, "; below it without profile: %s.", strings.Join(below, ", "))
+	} else {
+		b.WriteString("; every simulator clears it without profile.")
+	}
+	fmt.Fprintf(&b, " The majority line (each developer's most frequent real move as the prediction, macro mean) is %s", f3(major.Line.Mean))
+	below = below[:0]
+	for _, x := range rows {
+		if x.without != nil && x.without.Accuracy.Mean < major.Line.Mean {
+			below = append(below, x.sim)
+		}
+	}
+	if len(below) > 0 {
+		fmt.Fprintf(&b, "; below it without profile, adding nothing over always saying the developer's favourite move: %s.", strings.Join(below, ", "))
 	} else {
 		b.WriteString("; every simulator clears it without profile.")
 	}

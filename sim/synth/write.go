@@ -426,13 +426,13 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			w[moveIndex(move)] = 0
 			alt = Moves[draw(altRNG, w)]
 		}
-		labA.row(target, id, AltJudge, alt, nil, JudgeVersion, nil, nil)
+		labA.row(target, id, AltJudge, alt, nil, JudgeVersion, nil, nil, nil, nil)
 		nlab++
 	}
 	lab7RNG := stream(seed, "judge/label7")
 	for _, p := range points {
 		mv := c.moments[p.ID].move
-		labA.row("point", p.ID, Judge, mv, label7(lab7RNG, mv), JudgeVersion, nil, nil)
+		labA.row("point", p.ID, Judge, mv, label7(lab7RNG, mv), JudgeVersion, nil, nil, nil, nil)
 		altLabel("point", p.ID, mv)
 		nlab++
 	}
@@ -488,7 +488,7 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			parts, _ := json.Marshal(map[string]any{"backend": Backend, "model": s.Model, "sample": 0, "template": version})
 			genA.row(id, p.ID, r.Simulator, r.Condition, int32(r.N), int32(r.K), key, json.RawMessage(parts),
 				text, int32(tin), int32(tout), cost, int32(300+8*tout), nil, version, experiment)
-			labA.row("generation", id, Judge, move, label7(lab7RNG, move), JudgeVersion, nil, nil)
+			labA.row("generation", id, Judge, move, label7(lab7RNG, move), JudgeVersion, nil, nil, nil, nil)
 			ngen++
 			nlab++
 			if anchor {
