@@ -251,6 +251,7 @@ func (r *Report) methods(b *strings.Builder) {
 		fmt.Fprintf(b, " Other judges: %s.", strings.Join(others, ", "))
 	}
 	b.WriteString("\n")
+	r.judgeMethods(b)
 	fmt.Fprintf(b, "- **Prompt**: leaderboard setting %s. Templates:", r.anchorText())
 	if len(st.Prompts) == 0 {
 		b.WriteString(" none.")

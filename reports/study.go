@@ -62,6 +62,11 @@ var ErrUnknownFigure = errors.New("unknown figure")
 type Input struct {
 	Study *queries.Study
 	Split *SplitSummary // nil when the workspace has no split
+	// JudgeQuality is the built-in judge's measured agreement and Deciders
+	// who decided the report judge's labels (judgequality.go); nil and
+	// empty mean unmeasured.
+	JudgeQuality *JudgeQuality
+	Deciders     []Decider
 }
 
 // groupKey is one setting: a simulator in a condition at (N, K).
@@ -289,6 +294,7 @@ var builders = []builder{
 	{"judge-agreement", "Judge agreement (Cohen's kappa)", (*Report).judgeAgreement},
 	{"split-summary", "Leak-free split: components by size", (*Report).splitSummary},
 	{"case-study", "Case study: one developer, every simulator", (*Report).caseStudy},
+	{"judge-coverage", "Built-in judge: calibration and risk-coverage", (*Report).judgeCoverage},
 }
 
 func lookup(name string) (builder, bool) {

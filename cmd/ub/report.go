@@ -98,6 +98,9 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	in := reports.Input{Study: st}
+	if in.JudgeQuality, in.Deciders, err = judgeQuality(c, ws, judge); err != nil {
+		return nil, err
+	}
 	if st.Split != nil {
 		split, err := loadSplitSummary(c, ws)
 		if err != nil {
