@@ -1,7 +1,8 @@
 package judge
 
 import (
-	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,13 +25,17 @@ func labelsDir(t testing.TB) string {
 	return dir
 }
 
-// Held-back agreement of the shipped weights with the model labels, as
-// measured when the weights were made (kappa over approve, critical,
-// directive, inquiry, other; n = 210 messages of 9 developers). A change that
-// lowers it by more than the margin fails.
+// Thresholds of the held-back test, from measurements made outside this
+// code (never from its own earlier output):
+//   - keywordKappa: the corpus README states that a keyword judge reaches
+//     about kappa 0.3 on these messages; the built-in judge must beat it
+//     with its whole 95% interval.
+//   - priorUnseenKappa: issue 14 reports that the built-in judge measured
+//     on developers it never saw agreed at kappa 0.53-0.65 with the careful
+//     labels; the shipped judge must not fall below the bottom of that range.
 const (
-	heldKappa  = 0.6547
-	heldMargin = 0.005
+	keywordKappa     = 0.30
+	priorUnseenKappa = 0.53
 )
 
 func formatAgreement(ag Agreement, a, b string) string {
@@ -71,8 +76,11 @@ func TestHeldBackKappa(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("tune part (trained on; optimistic): kappa %.3f [%.3f, %.3f], p_o %.3f", tag.Kappa, tag.Lo, tag.Hi, tag.Observed)
-	if ag.Kappa < heldKappa-heldMargin {
-		t.Errorf("held-back kappa %.4f fell below %.4f - %.3f", ag.Kappa, heldKappa, heldMargin)
+	if ag.Lo <= keywordKappa {
+		t.Errorf("held-back kappa %.3f [%.3f, %.3f]: the interval reaches the keyword judge's %.2f", ag.Kappa, ag.Lo, ag.Hi, keywordKappa)
+	}
+	if ag.Kappa < priorUnseenKappa {
+		t.Errorf("held-back kappa %.3f below %.2f, the bottom of the earlier measurement on unseen developers", ag.Kappa, priorUnseenKappa)
 	}
 }
 
@@ -103,18 +111,33 @@ func TestDoubleLabelCeiling(t *testing.T) {
 	}
 }
 
-// TestWeightsReproducible retrains the judge from the corpus and compares
-// the result with the shipped builtin_weights.json byte for byte: the file
-// must be exactly what `go generate ./judge` makes.
-func TestWeightsReproducible(t *testing.T) {
-	if testing.Short() {
-		t.Skip("retrains the judge")
+// TestShippedFilesMatchCorpus checks that the shipped weights and their
+// measurement were made from the labels corpus the tests read (the SHA-256
+// of messages.jsonl and labels.jsonl, computed here), so that the numbers
+// in builtin_measure.json describe this corpus.
+func TestShippedFilesMatchCorpus(t *testing.T) {
+	dir := labelsDir(t)
+	h := sha256.New()
+	for _, name := range []string{"messages.jsonl", "labels.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Write(b)
 	}
-	got, err := BuildWeights(labelsDir(t))
+	want := hex.EncodeToString(h.Sum(nil))
+	b := builtin(t)
+	if b.model.Meta.CorpusSHA256 != want {
+		t.Errorf("weights trained on corpus %s, the corpus is %s: run go generate ./judge", b.model.Meta.CorpusSHA256, want)
+	}
+	if b.model.Calibration == nil {
+		t.Error("shipped weights have no calibration")
+	}
+	m, err := BuiltinMeasurement()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, builtinWeights) {
-		t.Errorf("builtin_weights.json (%d bytes) differs from a fresh build (%d bytes); run go generate ./judge", len(builtinWeights), len(got))
+	if m.CorpusSHA256 != want || m.All.N != 700 || len(m.Coverage) != len(StandardCoverages) {
+		t.Errorf("measurement of corpus %s (n %d, %d coverage points), want %s, n 700, %d points", m.CorpusSHA256, m.All.N, len(m.Coverage), want, len(StandardCoverages))
 	}
 }
