@@ -20,7 +20,23 @@
 // part of ../shared/corpus/labels (real developer messages labelled by a
 // strong model judge). The corpus is split by developer (Split): the
 // developers held back are never trained or tuned on, and TestHeldBackKappa
-// reports the agreement on them. Regenerate the weights with
+// reports the agreement on them. Messages that make no move (a pasted line
+// of code, a comment, a shell prompt, a log line; fragment.go) get a cue
+// with a prior toward other; a fragment that shows a fault stays critical.
+//
+// # Confidence and the cascade
+//
+// Every label carries Result.Confidence, the calibrated probability that it
+// is right (Calibration: Platt scaling of the label's score, fitted on the
+// tune part's leave-one-repository-out labels). MeasureLORO measures a
+// judge design by leave-one-repository-out over the whole corpus: kappa
+// with its interval (all repositories, and those the shipped weights never
+// saw), the reliability diagram and ECE, and the risk-coverage curve; the
+// shipped measurement is builtin_measure.json (BuiltinMeasurement). The
+// cascade (sim.Cascade, ub judge --cascade builtin,NAME) keeps the built-in
+// judge's most confident labels and sends the rest to a model judge.
+//
+// Regenerate the weights and the measurement with
 //
 //	go generate ./judge
 //

@@ -1,0 +1,54 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ub-bench/ub/queries"
+)
+
+func testQuality() *JudgeQuality {
+	return &JudgeQuality{Judge: "builtin", Version: "builtin/1+abc", Protocol: "leave-one-repository-out", Repos: 16,
+		All:    JudgeKappa{N: 700, Kappa: 0.7265, Lo: 0.6822, Hi: 0.7707},
+		Unseen: JudgeKappa{N: 210, Kappa: 0.6892, Lo: 0.6042, Hi: 0.7741},
+		ECE:    0.039,
+		Coverage: []CoveragePoint{{1, 700, 0.826, 0.726, 0.682, 0.771}, {0.9, 630, 0.852, 0.767, 0.723, 0.811},
+			{0.8, 560, 0.877, 0.805, 0.762, 0.848}, {0.7, 490, 0.904, 0.846, 0.804, 0.888}, {0.5, 350, 0.949, 0.916, 0.878, 0.954}},
+	}
+}
+
+// TestJudgeMethods: the methods line states the built-in judge's measured
+// agreement, a cascade's shares (30 of 100 points by the model judge: 70%
+// kept, read off the curve at 0.7) and "unmeasured" for any other judge.
+func TestJudgeMethods(t *testing.T) {
+	tests := []struct {
+		judge    string
+		deciders []Decider
+		want     []string
+	}{
+		{"builtin", []Decider{{"builtin", "point", 100}},
+			[]string{"`builtin` agrees at kappa 0.727 (95% CI 0.682 to 0.771, n = 700)", "kappa 0.689 (95% CI 0.604 to 0.774, n = 210) on the repositories"}},
+		{"builtin+gpt", []Decider{{"builtin", "point", 70}, {"gpt", "point", 30}, {"gpt", "generation", 5}},
+			[]string{"`builtin+gpt` is a cascade; real messages labelled by `builtin` 70 (70%), `gpt` 30 (30%)", "most confident 70% agree with careful labels at kappa 0.846 (95% CI 0.804 to 0.888), accuracy 0.904"}},
+		{"gpt", []Decider{{"gpt", "point", 100}}, []string{"unmeasured for `gpt`"}},
+	}
+	for _, tt := range tests {
+		r := Prepare(Input{Study: &queries.Study{Judge: tt.judge}, JudgeQuality: testQuality(), Deciders: tt.deciders})
+		var b strings.Builder
+		r.judgeMethods(&b)
+		for _, w := range tt.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: %q lacks %q", tt.judge, b.String(), w)
+			}
+		}
+	}
+	r := Prepare(Input{Study: &queries.Study{Judge: "builtin"}})
+	var b strings.Builder
+	r.judgeMethods(&b)
+	if !strings.Contains(b.String(), "unmeasured for `builtin`") {
+		t.Errorf("no measurement: %q", b.String())
+	}
+	if _, err := r.judgeCoverage(); err == nil {
+		t.Error("judge-coverage drawn without a measurement")
+	}
+}
