@@ -130,7 +130,7 @@ func (r *Report) judgeMethods(b *strings.Builder) {
 func (r *Report) judgeCoverage() (*figure, error) {
 	q := r.in.JudgeQuality
 	if q == nil || len(q.Coverage) == 0 {
-		return nil, missing("judge-coverage", "no measurement of the built-in judge was given to the report")
+		return nil, missing("judge-coverage", "no measurement of the built-in judge was given to the report: run ub report from a build whose judge/builtin_measure.json go generate ./judge wrote")
 	}
 	f := &figure{}
 	f.table.header = []string{"curve", "from", "to", "n", "confidence", "accuracy", "kappa", "ci_lo", "ci_hi"}

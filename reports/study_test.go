@@ -58,7 +58,7 @@ func loadReport(ctx context.Context, ws *queries.Workspace, judge string) (*Repo
 	if s.Points, err = queries.PointsPerDeveloper(ctx, db); err != nil {
 		return nil, err
 	}
-	r := Prepare(Input{Study: st, Split: &s})
+	r := Prepare(Input{Study: st, Split: &s, JudgeQuality: testQuality()})
 	if dev, n, k, ok := r.CaseDeveloper(); ok {
 		ct, err := queries.LoadCaseTexts(ctx, db, dev, n, k)
 		if err != nil {
