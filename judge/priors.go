@@ -56,12 +56,12 @@ var cuePriors = map[string][NumMoves]float64{
 	"q:slash":     {0, 0, 0, 0, 1},
 	"q:one_word":  {0, 0, 0, 0, 0.5},
 	// Fragments and pastes (fragment.go): the guide labels them other.
-	// Pasted agent prose (an assistant's answer pasted back) and a typed
-	// shell command lean toward other; the data corrects them where the
-	// labellers read them as relayed work (most pasted agent prose in the
-	// corpus is labelled directive or critical by what it relays).
-	"q:fragment":    {0, 0, -0.5, 0, 2.5},
-	"q:agent_prose": {0, 0, -0.5, 0, 2},
-	"q:shell_only":  {0, 0, -0.5, 0, 1.5},
-	"q:permit":      {2, 0, -0.5, 0, 0},
+	// A typed shell command leans toward other. Pasted agent prose (an
+	// assistant's answer pasted back; cue agent_prose) has no prior: the
+	// careful labels read most of it as the work it relays (directive or
+	// critical), and a prior toward other cost 12 labels of two developers
+	// for 3 gained, leave-one-repository-out (issue 14).
+	"q:fragment":   {0, 0, -0.5, 0, 2.5},
+	"q:shell_only": {0, 0, -0.5, 0, 1.5},
+	"q:permit":     {2, 0, -0.5, 0, 0},
 }
