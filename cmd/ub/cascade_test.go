@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,6 +66,20 @@ func TestJudgeCascade(t *testing.T) {
 	code, out, errs = runUB(t, judgeArgs...)
 	if code != 0 || len(srv.Log()) != sent || !strings.Contains(out, "0 sent") {
 		t.Errorf("second run: exit %d, %d more requests\n%s\n%s", code, len(srv.Log())-sent, out, errs)
+	}
+	// The report's methods say who labelled how much and what the built-in
+	// share is expected to agree at.
+	rdir := filepath.Join(dir, "r")
+	if code, out, errs := runUB(t, "--db", db, "report", "--judge", "builtin+fake", "--out", rdir); code != 0 {
+		t.Fatalf("report: %d\n%s\n%s", code, out, errs)
+	}
+	md, err := os.ReadFile(filepath.Join(rdir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("real messages labelled by `builtin` %d (", keep)
+	if !strings.Contains(string(md), want) || !strings.Contains(string(md), "most confident 70% agree with careful labels at kappa") {
+		t.Errorf("report methods lack the cascade's shares (%q) or expected agreement", want)
 	}
 }
 
