@@ -71,7 +71,7 @@ func loadReport(ctx context.Context, ws *queries.Workspace, judge string) (*Repo
 
 // goldenFigures are the figures whose SVG is compared byte for byte with
 // testdata/NAME.svg (go test ./reports -update rewrites them).
-var goldenFigures = []string{"leaderboard", "context-heatmap", "move-breakdown"}
+var goldenFigures = []string{"leaderboard", "context-heatmap", "move-breakdown", "judge-coverage"}
 
 func TestGoldenSVG(t *testing.T) {
 	r := synthReport(t, "", 1, 1)
