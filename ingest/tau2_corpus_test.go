@@ -126,6 +126,39 @@ func TestIngestTau2Corpus(t *testing.T) {
 	}
 }
 
+// TestIngestTau2TaskFiles reads the corpus task files with Options.Tasks:
+// airline 50, retail 114, telecom 114 tasks, telecom's gold actions 393 by
+// the user and 123 by the agent (corpus README section 4); a second read
+// adds nothing.
+func TestIngestTau2TaskFiles(t *testing.T) {
+	dir := filepath.Join(corpusDir(t, "tau2"), "tasks")
+	ws := memWorkspace(t)
+	ctx := context.Background()
+	var paths []string
+	for _, d := range []string{"airline", "retail", "telecom"} {
+		paths = append(paths, filepath.Join(dir, d, "tasks.json"))
+	}
+	st, err := Run(ctx, ws, paths, Options{Tasks: true})
+	if err != nil || st.Tasks != 50+114+114 {
+		t.Fatalf("%d tasks added (%v), want 278", st.Tasks, err)
+	}
+	for d, want := range map[string]int{"airline": 50, "retail": 114, "telecom": 114} {
+		if got := count(t, ws, `SELECT count(*) FROM tasks WHERE domain = ?`, d); got != want {
+			t.Errorf("%s: %d tasks, want %d", d, got, want)
+		}
+	}
+	if got := count(t, ws, `SELECT count(*) FROM ep_task_actions a JOIN ep_tasks t USING (task_key) WHERE t.domain = 'telecom' AND a.requestor = 'user'`); got != 393 {
+		t.Errorf("telecom user gold actions %d, want 393", got)
+	}
+	if got := count(t, ws, `SELECT count(*) FROM ep_task_actions a JOIN ep_tasks t USING (task_key) WHERE t.domain = 'telecom' AND a.requestor = 'assistant'`); got != 123 {
+		t.Errorf("telecom agent gold actions %d, want 123", got)
+	}
+	st2, err := Run(ctx, ws, paths, Options{Tasks: true})
+	if err != nil || st2.Tasks != 0 {
+		t.Errorf("second read: %d tasks added (%v)", st2.Tasks, err)
+	}
+}
+
 // tau2ProbeFacts checks the known facts of issue 11 against the probes that
 // ingest ran:
 //   - P0: in the airline toolorchestra file 49 simulations' users name a user

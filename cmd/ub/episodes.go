@@ -19,7 +19,11 @@ func printEpisodeSummary(io *streams, st ingest.Stats) {
 	fmt.Fprintf(io.out, "episodes   %d added, %d replaced, %d already present; %d task contents added\n",
 		st.Episodes, st.EpisodesReplaced, st.EpisodesUnchanged, st.Tasks)
 	for _, f := range st.EpisodeFiles {
-		fmt.Fprintf(io.out, "  %-4s %4d episodes  %s\n", f.Format, f.Episodes, filepath.Base(f.Path))
+		if f.Format == "tasks" {
+			fmt.Fprintf(io.out, "  %-5s %4d task contents added  %s\n", f.Format, f.Tasks, filepath.Base(f.Path))
+			continue
+		}
+		fmt.Fprintf(io.out, "  %-5s %4d episodes  %s\n", f.Format, f.Episodes, filepath.Base(f.Path))
 	}
 	for _, f := range st.EpisodeFiles {
 		if f.TaskMismatch > 0 {
