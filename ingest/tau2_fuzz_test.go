@@ -12,7 +12,7 @@ type epCollect struct {
 }
 
 func (c *epCollect) EpisodeFile(f *EpisodeFile) error { c.files = append(c.files, f); return nil }
-func (c *epCollect) Error(e *ParseError)               { c.errs = append(c.errs, e) }
+func (c *epCollect) Error(e *ParseError)              { c.errs = append(c.errs, e) }
 
 // FuzzParseEpisodes checks what must hold for any input to the tau2, tau1
 // and task-file parsers: no panic; input that is not valid JSON is exactly
