@@ -67,6 +67,7 @@ type Input struct {
 	// empty mean unmeasured.
 	JudgeQuality *JudgeQuality
 	Deciders     []Decider
+	Episodes     *queries.EpisodeReport // nil when the workspace has no episodes
 }
 
 // groupKey is one setting: a simulator in a condition at (N, K).
@@ -295,6 +296,8 @@ var builders = []builder{
 	{"split-summary", "Leak-free split: components by size", (*Report).splitSummary},
 	{"case-study", "Case study: one developer, every simulator", (*Report).caseStudy},
 	{"judge-coverage", "Built-in judge: calibration and risk-coverage", (*Report).judgeCoverage},
+	{"probe-rates", "Judge-free probe rates per user simulator", (*Report).probeRates},
+	{"reward-range", "Reward range across user simulators per domain", (*Report).rewardRange},
 }
 
 func lookup(name string) (builder, bool) {

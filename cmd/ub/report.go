@@ -101,6 +101,9 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 	if in.JudgeQuality, in.Deciders, err = judgeQuality(c, ws, judge); err != nil {
 		return nil, err
 	}
+	if in.Episodes, err = queries.LoadEpisodeReport(ctx, db); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
 	if st.Split != nil {
 		split, err := loadSplitSummary(c, ws)
 		if err != nil {
