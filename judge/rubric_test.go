@@ -8,7 +8,7 @@ import (
 func TestNormalize(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"You don\u2019t  want\u00a0**this**", "you don't want this"},
-		{"\uff21BC\u202fd", "abc d"}, // NFKC: fullwidth A; U+202F as a space
+		{"\uff21BC\u202fd", "abc d"},               // NFKC: fullwidth A; U+202F as a space
 		{"STRASSE Stra\u00dfe", "strasse strasse"}, // full case folding: sharp s
 	} {
 		if got := Normalize(c.in); got != c.want {

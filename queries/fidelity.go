@@ -262,3 +262,28 @@ func VerdictPairs(ctx context.Context, db Querier, a, b string) ([]VerdictPair, 
 	}
 	return out, rows.Err()
 }
+
+// Price is one row of the dated price table ($ per million tokens).
+type Price struct {
+	Model             string
+	PriceIn, PriceOut float64
+	ReadOn, Source    string
+}
+
+// UserModelPrices lists the prices of the runs' user models, by model.
+func UserModelPrices(ctx context.Context, db Querier) ([]Price, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_prices"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Price
+	for rows.Next() {
+		var p Price
+		if err := rows.Scan(&p.Model, &p.PriceIn, &p.PriceOut, &p.ReadOn, &p.Source); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
