@@ -1,0 +1,1 @@
+SELECT content_hash FROM ep_episodes WHERE simulation_id = ?
