@@ -263,13 +263,6 @@ func VerdictPairs(ctx context.Context, db Querier, a, b string) ([]VerdictPair, 
 	return out, rows.Err()
 }
 
-// Price is one row of the dated price table ($ per million tokens).
-type Price struct {
-	Model             string
-	PriceIn, PriceOut float64
-	ReadOn, Source    string
-}
-
 // UserModelPrices lists the prices of the runs' user models, by model.
 func UserModelPrices(ctx context.Context, db Querier) ([]Price, error) {
 	rows, err := db.QueryContext(ctx, q("fidelity_prices"))
