@@ -347,14 +347,16 @@ type DomainSpread struct {
 	Min, Max          float64
 	MinSim, MaxSim    string // ties: first by name
 	Simulators        int
-	Confounded        bool   // the simulators ran with different agents or task sets
-	ConfoundedBecause string // "agents differ" | "task sets differ" | ""
+	Sims              []string  // the simulators with a mean R, by name
+	Means             []float64 // their mean R
+	Confounded        bool      // the simulators ran with different agents or task sets
+	ConfoundedBecause string    // "agents differ" | "task sets differ" | ""
 }
 
 // RewardSpread gives, per domain, the min and max of mean R across
 // simulators (SPEC 6.4), over each simulator's non-P0 episodes with a known
 // R; flagged confounded unless every simulator ran the same agent on the
-// same tasks.
+// same tasks (P0 episodes included: they were run).
 func RewardSpread(eps []FidelityEpisode) []DomainSpread {
 	type acc struct {
 		sum    float64
@@ -364,9 +366,6 @@ func RewardSpread(eps []FidelityEpisode) []DomainSpread {
 	}
 	per := map[string]map[string]*acc{}
 	for _, e := range eps {
-		if e.P0() {
-			continue
-		}
 		if per[e.Domain] == nil {
 			per[e.Domain] = map[string]*acc{}
 		}
@@ -377,7 +376,7 @@ func RewardSpread(eps []FidelityEpisode) []DomainSpread {
 		}
 		a.agents[e.Agent] = true
 		a.tasks[e.Task] = true
-		if !math.IsNaN(e.Reward) {
+		if !e.P0() && !math.IsNaN(e.Reward) {
 			a.sum += e.Reward
 			a.n++
 		}
@@ -402,6 +401,7 @@ func RewardSpread(eps []FidelityEpisode) []DomainSpread {
 			}
 			m := a.sum / float64(a.n)
 			s.Simulators++
+			s.Sims, s.Means = append(s.Sims, sim), append(s.Means, m)
 			if math.IsNaN(s.Min) || m < s.Min {
 				s.Min, s.MinSim = m, sim
 			}

@@ -194,7 +194,7 @@ func (r *Report) ufsFrontier() (*figure, error) {
 	}
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.X.Min, p.X.Max = lo/2, hi*2
+	p.X.Min, p.X.Max = lo/2, hi*5 // room for the labels
 	p.Y.Min, p.Y.Max = 0, 1.05
 	var eff plotter.XYs
 	byName := map[string]analysis.SimUFS{}
@@ -308,18 +308,6 @@ func (r *Report) rewardRange() (*figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	type pt struct {
-		sim string
-		r   float64
-	}
-	perDom := map[string][]pt{}
-	for _, s := range fd.ufs {
-		for _, d := range s.Domains {
-			if !math.IsNaN(d.MeanR) {
-				perDom[d.Domain] = append(perDom[d.Domain], pt{s.Simulator, d.MeanR})
-			}
-		}
-	}
 	f := &figure{}
 	f.table.header = []string{"domain", "simulators", "min_mean_reward", "min_simulator", "max_mean_reward", "max_simulator", "spread", "confounded"}
 	var names []string
@@ -343,8 +331,8 @@ func (r *Report) rewardRange() (*figure, error) {
 			p.Add(bar)
 		}
 		var xys plotter.XYs
-		for _, q := range perDom[s.Domain] {
-			xys = append(xys, plotter.XY{X: q.r, Y: y})
+		for _, m := range s.Means {
+			xys = append(xys, plotter.XY{X: m, Y: y})
 		}
 		if len(xys) > 0 {
 			sc, err := plotter.NewScatter(xys)
@@ -366,7 +354,7 @@ func (r *Report) rewardRange() (*figure, error) {
 	p.Y.Min, p.Y.Max = -0.6, float64(len(names))-0.4
 	p.Add(plotter.NewGrid())
 	f.pic = single(p, 7*vg.Inch, vg.Length(1.3+0.45*float64(len(names)))*vg.Inch)
-	f.caption = "Per domain, each user simulator's mean agent reward over its scored episodes; the grey bar spans the range across simulators. " +
+	f.caption = "Per domain, each user simulator's mean agent reward over its episodes not flagged P0; the grey bar spans the range across simulators. " +
 		"Only when every simulator ran the same agent on the same tasks is the range an effect of the simulator; otherwise it is flagged confounded. " +
 		capital(strings.Join(notes, "; ")) + "."
 	return f, nil
@@ -549,6 +537,11 @@ func (r *Report) disclosureRerank() (*figure, error) {
 	}
 	p.Y.Scale = plot.InvertedScale{Normalizer: plot.LinearScale{}} // rank 1 on top
 	p.Y.Min, p.Y.Max = 0.5, float64(n)+0.5
+	var ticks []plot.Tick
+	for k := 1; k <= n; k++ {
+		ticks = append(ticks, plot.Tick{Value: float64(k), Label: strconv.Itoa(k)})
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = -0.3, 3.2
 	p.Legend.Top = false
 	p.Add(plotter.NewGrid())
