@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/queries"
 )
 
 // FidelityInput is what the User fidelity section is drawn from: the
@@ -728,4 +729,28 @@ func (r *Report) FidelityTables() ([]analysis.SimUFS, analysis.FrontierResult, b
 		return nil, analysis.FrontierResult{}, false
 	}
 	return r.fid.ufs, r.fid.frontier, true
+}
+
+// FidelityEpisodes turns the stored episodes graded by grader into the
+// analyses' episodes (unknown reward and cost as NaN), simulators named by
+// analysis.LabelSimulators.
+func FidelityEpisodes(rows []queries.FidelityEpisode, grader string) []analysis.FidelityEpisode {
+	var out []analysis.FidelityEpisode
+	for _, r := range rows {
+		if r.Grader != grader {
+			continue
+		}
+		e := analysis.FidelityEpisode{ID: r.SimulationID, Simulator: r.UserSim, Agent: r.Agent, Domain: r.Domain, Task: r.TaskID,
+			Reward: math.NaN(), Cost: math.NaN(), CostEstimated: r.CostEstimated, Applicable: r.Applicable, Failed: r.Failed,
+			Probes: r.Probes, AgentTurns: r.AgentTurns, AgentQuestions: r.AgentQuestions, AgentToolCalls: r.AgentToolCalls}
+		if r.Reward.Valid {
+			e.Reward = r.Reward.Float64
+		}
+		if r.Cost.Valid {
+			e.Cost = r.Cost.Float64
+		}
+		out = append(out, e)
+	}
+	analysis.LabelSimulators(out)
+	return out
 }

@@ -8,9 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/sim/synth"
 )
 
 // fidelityOptions are ub report's user-fidelity flags.
@@ -88,12 +91,7 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 		return err
 	}
 	in := reports.FidelityInput{Grader: grader, SecondGrader: second, Qs: opts.qs, EpochPrompts: opts.prompts, EpochRollouts: opts.rollouts}
-	for _, r := range rows {
-		if r.Grader == grader {
-			in.Episodes = append(in.Episodes, fidelityEpisode(r))
-		}
-	}
-	analysis.LabelSimulators(in.Episodes)
+	in.Episodes = reports.FidelityEpisodes(rows, grader)
 	if second != "" {
 		pairs, err := queries.VerdictPairs(ctx, db, grader, second)
 		if err != nil {
@@ -144,15 +142,24 @@ func chooseGraders(gs []queries.GraderCount, want string) (grader, second string
 	return grader, best(grader)
 }
 
-func fidelityEpisode(r queries.FidelityEpisode) analysis.FidelityEpisode {
-	e := analysis.FidelityEpisode{ID: r.SimulationID, Simulator: r.UserSim, Agent: r.Agent, Domain: r.Domain, Task: r.TaskID,
-		Reward: math.NaN(), Cost: math.NaN(), CostEstimated: r.CostEstimated, Applicable: r.Applicable, Failed: r.Failed,
-		Probes: r.Probes, AgentTurns: r.AgentTurns, AgentQuestions: r.AgentQuestions, AgentToolCalls: r.AgentToolCalls}
-	if r.Reward.Valid {
-		e.Reward = r.Reward.Float64
+// runSynthFidelity writes the synthetic UserProxyBench study (seed 002).
+func runSynthFidelity(c *cli.Context, io *streams, opts synthOptions) error {
+	switch opts.scale {
+	case 1, 10, 100:
+	default:
+		return usagef("synth: --scale %d: want 1, 10 or 100", opts.scale)
 	}
-	if r.Cost.Valid {
-		e.Cost = r.Cost.Float64
+	ws, err := queries.Open(c.Context, opts.db, queries.Options{})
+	if err != nil {
+		return err
 	}
-	return e
+	defer ws.Close()
+	st, err := synth.WriteFidelity(c.Context, ws, synth.FidelityOptions{Seed: opts.seed, Scale: opts.scale})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "synthetic fidelity study, seed %d, scale %d\n", opts.seed, opts.scale)
+	fmt.Fprintf(io.out, "episodes   %d of %d simulators on %d tasks (%d messages, %d agent tool calls)\n", st.Episodes, st.Simulators, st.Tasks, st.Messages, st.ToolCalls)
+	fmt.Fprintf(io.out, "rubrics    %d criteria; %d verdicts of grader %s\n", st.Criteria, st.Verdicts, synth.FidelityGrader)
+	return nil
 }
