@@ -280,3 +280,57 @@ func UserModelPrices(ctx context.Context, db Querier) ([]Price, error) {
 	}
 	return out, rows.Err()
 }
+
+// GradeItem is one (episode, criterion) to grade, with what the grader may
+// see: the criterion and the task blueprint (never the simulator or agent).
+type GradeItem struct {
+	SimulationID, CriterionID, Family, Mode, Quote, QuoteSource, Text, AppliesWhen string
+	ReasonForCall, KnownInfo, UnknownInfo, TaskInstructions, Persona, Instruction  string
+}
+
+// GradeItems lists every (episode, accepted criterion of its task) of
+// domain ("" for all), by simulation and criterion.
+func GradeItems(ctx context.Context, db Querier, domain string) ([]GradeItem, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_grade_items"), domain, domain)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []GradeItem
+	for rows.Next() {
+		var g GradeItem
+		if err := rows.Scan(&g.SimulationID, &g.CriterionID, &g.Family, &g.Mode, &g.Quote, &g.QuoteSource, &g.Text, &g.AppliesWhen,
+			&g.ReasonForCall, &g.KnownInfo, &g.UnknownInfo, &g.TaskInstructions, &g.Persona, &g.Instruction); err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// TranscriptMessage is one message of an episode to grade.
+type TranscriptMessage struct {
+	SimulationID  string
+	Idx, TurnIdx  int
+	Role, Content string
+	Calls         string // "name(arguments); ..." or ""
+}
+
+// Transcripts lists the messages of every episode of domain ("" for all)
+// that has a criterion to grade, by simulation and position.
+func Transcripts(ctx context.Context, db Querier, domain string) ([]TranscriptMessage, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_transcripts"), domain, domain)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []TranscriptMessage
+	for rows.Next() {
+		var m TranscriptMessage
+		if err := rows.Scan(&m.SimulationID, &m.Idx, &m.TurnIdx, &m.Role, &m.Content, &m.Calls); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
