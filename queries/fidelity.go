@@ -334,3 +334,48 @@ func Transcripts(ctx context.Context, db Querier, domain string) ([]TranscriptMe
 	}
 	return out, rows.Err()
 }
+
+// WriteTask is one task a rubric writer sees.
+type WriteTask struct {
+	Domain, TaskID                                                                string
+	ReasonForCall, KnownInfo, UnknownInfo, TaskInstructions, Persona, Instruction string
+	Guidelines, UserTools, SampleID                                               string // UserTools comma-separated
+}
+
+// WriteTasks lists the tasks of domain ("" for all) with what a rubric
+// writer sees of each, by domain and task id.
+func WriteTasks(ctx context.Context, db Querier, domain string) ([]WriteTask, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_write_tasks"), domain, domain)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []WriteTask
+	for rows.Next() {
+		var w WriteTask
+		if err := rows.Scan(&w.Domain, &w.TaskID, &w.ReasonForCall, &w.KnownInfo, &w.UnknownInfo, &w.TaskInstructions,
+			&w.Persona, &w.Instruction, &w.Guidelines, &w.UserTools, &w.SampleID); err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// EpisodeMessages lists one episode's messages (turn, role, text) in order.
+func EpisodeMessages(ctx context.Context, db Querier, simulationID string) ([]TranscriptMessage, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_episode_messages"), simulationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []TranscriptMessage
+	for rows.Next() {
+		m := TranscriptMessage{SimulationID: simulationID}
+		if err := rows.Scan(&m.TurnIdx, &m.Role, &m.Content); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}

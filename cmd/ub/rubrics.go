@@ -35,6 +35,7 @@ func newRubricsCommand(io *streams) *cli.Command {
 					return runRubricsImport(c, io, files)
 				},
 			},
+			newRubricsWriteCommand(io),
 			{
 				Name:      "show",
 				Usage:     "print a task's criteria, accepted and rejected",
@@ -74,16 +75,11 @@ func refuse(ctx context.Context, sio *streams, ws *queries.Workspace, file, form
 	return nil
 }
 
-func runRubricsImport(c *cli.Context, sio *streams, files []string) error {
-	ctx := c.Context
-	ws, err := openWorkspace(c, false)
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
+// quoteSources returns the texts every rubric quote is checked against.
+func quoteSources(ctx context.Context, ws *queries.Workspace) (judge.QuoteSourceFunc, error) {
 	texts, err := queries.TaskSources(ctx, ws.Conn())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	type key struct{ domain, task, source string }
 	bySource := map[key][]string{}
@@ -91,11 +87,24 @@ func runRubricsImport(c *cli.Context, sio *streams, files []string) error {
 		k := key{t.Domain, t.TaskID, t.Source}
 		bySource[k] = append(bySource[k], t.Text)
 	}
-	sources := func(domain, task, source string) ([]string, bool) {
+	return func(domain, task, source string) ([]string, bool) {
 		if _, ok := bySource[key{domain, task, ""}]; !ok {
 			return nil, false
 		}
 		return bySource[key{domain, task, source}], true
+	}, nil
+}
+
+func runRubricsImport(c *cli.Context, sio *streams, files []string) error {
+	ctx := c.Context
+	ws, err := openWorkspace(c, false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	sources, err := quoteSources(ctx, ws)
+	if err != nil {
+		return err
 	}
 	var bad []error
 	for _, path := range files {

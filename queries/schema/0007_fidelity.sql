@@ -9,10 +9,10 @@ CREATE TABLE ep_rubric_criteria (
     criterion_id  VARCHAR PRIMARY KEY,
     domain        VARCHAR NOT NULL,
     task_id       VARCHAR NOT NULL,
-    family        VARCHAR NOT NULL CHECK (family IN ('disclosure', 'groundedness', 'goal_deviation', 'omitted_info')),
+    family        VARCHAR NOT NULL,
     mode          VARCHAR NOT NULL,
     quote         VARCHAR NOT NULL,
-    quote_source  VARCHAR NOT NULL CHECK (quote_source IN ('reason_for_call', 'known_info', 'unknown_info', 'task_instructions', 'persona', 'guidelines')),
+    quote_source  VARCHAR NOT NULL,
     text          VARCHAR NOT NULL,
     applies_when  VARCHAR,
     written_by    VARCHAR NOT NULL,         -- 'imported:<file>' or the writer model
@@ -21,7 +21,11 @@ CREATE TABLE ep_rubric_criteria (
     reject_reason VARCHAR,
     prompt_version VARCHAR,                 -- writer/verifier prompt versions; null for imports
     source_file   VARCHAR NOT NULL,
-    source_line   INTEGER NOT NULL
+    source_line   INTEGER NOT NULL,
+    -- A rejected criterion is kept as the writer gave it (even with an
+    -- unknown family or source); an accepted one is well-formed.
+    CHECK (status = 'rejected' OR (family IN ('disclosure', 'groundedness', 'goal_deviation', 'omitted_info')
+           AND quote_source IN ('reason_for_call', 'known_info', 'unknown_info', 'task_instructions', 'persona', 'guidelines')))
 );
 
 -- ep_verdicts: one grader's verdict on one criterion in one episode.
