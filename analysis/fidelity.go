@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"sort"
 )
@@ -339,83 +338,6 @@ func Frontier(points []FrontierPoint, qs []float64) FrontierResult {
 // per simulation (SPEC 6.1).
 func EpochCost(prompts, rollouts int, costPerSim float64) float64 {
 	return float64(prompts) * float64(rollouts) * costPerSim
-}
-
-// DomainSpread is the range of mean R across simulators in one domain.
-type DomainSpread struct {
-	Domain            string
-	Min, Max          float64
-	MinSim, MaxSim    string // ties: first by name
-	Simulators        int
-	Sims              []string  // the simulators with a mean R, by name
-	Means             []float64 // their mean R
-	Confounded        bool      // the simulators ran with different agents or task sets
-	ConfoundedBecause string    // "agents differ" | "task sets differ" | ""
-}
-
-// RewardSpread gives, per domain, the min and max of mean R across
-// simulators (SPEC 6.4), over each simulator's non-P0 episodes with a known
-// R; flagged confounded unless every simulator ran the same agent on the
-// same tasks (P0 episodes included: they were run).
-func RewardSpread(eps []FidelityEpisode) []DomainSpread {
-	type acc struct {
-		sum    float64
-		n      int
-		agents map[string]bool
-		tasks  map[string]bool
-	}
-	per := map[string]map[string]*acc{}
-	for _, e := range eps {
-		if per[e.Domain] == nil {
-			per[e.Domain] = map[string]*acc{}
-		}
-		a := per[e.Domain][e.Simulator]
-		if a == nil {
-			a = &acc{agents: map[string]bool{}, tasks: map[string]bool{}}
-			per[e.Domain][e.Simulator] = a
-		}
-		a.agents[e.Agent] = true
-		a.tasks[e.Task] = true
-		if !e.P0() && !math.IsNaN(e.Reward) {
-			a.sum += e.Reward
-			a.n++
-		}
-	}
-	var out []DomainSpread
-	for _, d := range sortedKeys(per) {
-		s := DomainSpread{Domain: d, Min: math.NaN(), Max: math.NaN()}
-		agents, tasks := map[string]bool{}, ""
-		for _, sim := range sortedKeys(per[d]) {
-			a := per[d][sim]
-			for ag := range a.agents {
-				agents[ag] = true
-			}
-			ts := fmt.Sprint(sortedKeys(a.tasks))
-			if tasks == "" {
-				tasks = ts
-			} else if ts != tasks && s.ConfoundedBecause == "" {
-				s.ConfoundedBecause = "task sets differ"
-			}
-			if a.n == 0 {
-				continue
-			}
-			m := a.sum / float64(a.n)
-			s.Simulators++
-			s.Sims, s.Means = append(s.Sims, sim), append(s.Means, m)
-			if math.IsNaN(s.Min) || m < s.Min {
-				s.Min, s.MinSim = m, sim
-			}
-			if math.IsNaN(s.Max) || m > s.Max {
-				s.Max, s.MaxSim = m, sim
-			}
-		}
-		if len(agents) > 1 {
-			s.ConfoundedBecause = "agents differ"
-		}
-		s.Confounded = s.ConfoundedBecause != ""
-		out = append(out, s)
-	}
-	return out
 }
 
 // RewardFidelityRow is the success x fidelity cross of one simulator in one

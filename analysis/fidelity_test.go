@@ -262,19 +262,3 @@ func TestGraderAgreement(t *testing.T) {
 		t.Errorf("same f %d of %d", same, n)
 	}
 }
-
-func TestRewardSpread(t *testing.T) {
-	eps := []FidelityEpisode{
-		ep("A", "x", "1", 1, 0, 1, 0), ep("A", "x", "2", 0, 0, 1, 0), // mean 0.5
-		ep("B", "x", "1", 1, 0, 1, 0), ep("B", "x", "2", 1, 0, 1, 0, "P0"), // mean 1 (P0 left out of R, not of the tasks)
-		ep("A", "y", "1", 1, 0, 1, 0), ep("B", "y", "2", 0, 0, 1, 0), // different tasks
-	}
-	eps[5].Agent = "other"
-	got := RewardSpread(eps)
-	if x := got[0]; x.Domain != "x" || !fnear(x.Min, 0.5) || x.MinSim != "A" || !fnear(x.Max, 1) || x.MaxSim != "B" || x.Confounded {
-		t.Errorf("x = %+v", x)
-	}
-	if y := got[1]; !y.Confounded || y.ConfoundedBecause != "agents differ" {
-		t.Errorf("y = %+v", y)
-	}
-}

@@ -161,7 +161,7 @@ func (r *Report) markdown(out []built, sum Summary) string {
 	}
 	if r.fid != nil && len(r.fid.in.Episodes) > 0 {
 		n++
-		fmt.Fprintf(&b, "%d. [User fidelity](#user-fidelity)\n", n)
+		fmt.Fprintf(&b, "%d. [User fidelity score (UFS)](#user-fidelity-score-ufs)\n", n)
 	}
 	if len(sum.Skipped) > 0 {
 		fmt.Fprintf(&b, "%d. [Skipped figures](#skipped-figures)\n", n+1)

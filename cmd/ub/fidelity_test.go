@@ -170,7 +170,7 @@ func TestFidelityEndToEnd(t *testing.T) {
 	// Kappa by hand over cheap's 16 pairs: g1 pass 11 fail 1 na 4, g2 pass
 	// 12 na 4, 15 equal: p_o = 15/16, p_e = (11*12 + 4*4)/256 = 148/256,
 	// kappa = (0.9375 - 0.578125) / 0.421875 = 0.852.
-	for _, w := range []string{"## User fidelity", "| all | 16 | 15 | 0.852 |", "| 0.50 | cheap | 0.667 | 0.01000 | 2 | 640.00 |", "mD at $1 in / $2 out per million tokens (read 2026-08-01, prices.toml)", "![ufs-frontier](ufs-frontier.png)"} {
+	for _, w := range []string{"## User fidelity score (UFS)", "| all | 16 | 15 | 0.852 |", "| 0.50 | cheap | 0.667 | 0.01000 | 2 | 640.00 |", "mD at $1 in / $2 out per million tokens (read 2026-08-01, prices.toml)", "![ufs-frontier](ufs-frontier.png)"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("report.md lacks %q", w)
 		}

@@ -42,7 +42,6 @@ type fidelity struct {
 	in       FidelityInput
 	ufs      []analysis.SimUFS
 	frontier analysis.FrontierResult
-	spread   []analysis.DomainSpread
 	rewfid   []analysis.RewardFidelityRow
 	families []analysis.FamilyEffect
 	rerank   analysis.Rerank
@@ -85,7 +84,6 @@ func prepareFidelity(in FidelityInput) *fidelity {
 		pts[i] = analysis.FrontierPoint{Simulator: s.Simulator, Cost: s.Cost, UFS: s.UFS}
 	}
 	fd.frontier = analysis.Frontier(pts, in.Qs)
-	fd.spread = analysis.RewardSpread(in.Episodes)
 	fd.rewfid = analysis.RewardFidelity(in.Episodes, th)
 	fd.families = analysis.FamilyEffects(in.Episodes, th)
 	fd.rerank, fd.err = analysis.DisclosureRerank(in.Episodes, th)
@@ -100,7 +98,6 @@ func prepareFidelity(in FidelityInput) *fidelity {
 // fidelityFigures are the section's figures (SPEC 8), in report order.
 var fidelityFigures = []builder{
 	{"ufs-frontier", "Cost-fidelity frontier", (*Report).ufsFrontier},
-	{"reward-range", "Reward range induced by the user simulator", (*Report).rewardRange},
 	{"reward-fidelity", "Success against user fidelity", (*Report).rewardFidelity},
 	{"failure-families", "Failure families: frequency and effect on the pass rate", (*Report).failureFamilies},
 	{"disclosure-rerank", "Ranks without disclosure criteria", (*Report).disclosureRerank},
@@ -302,63 +299,6 @@ func capital(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func (r *Report) rewardRange() (*figure, error) {
-	fd, err := r.graded("reward-range")
-	if err != nil {
-		return nil, err
-	}
-	f := &figure{}
-	f.table.header = []string{"domain", "simulators", "min_mean_reward", "min_simulator", "max_mean_reward", "max_simulator", "spread", "confounded"}
-	var names []string
-	p := newPlot("Mean reward per domain, one dot per user simulator", "mean agent reward R", "")
-	var notes []string
-	for i, s := range fd.spread {
-		conf := ""
-		if s.Confounded {
-			conf = s.ConfoundedBecause
-		}
-		f.table.add(s.Domain, strconv.Itoa(s.Simulators), fnumOr(s.Min, 3, ""), s.MinSim, fnumOr(s.Max, 3, ""), s.MaxSim, fnumOr(s.Max-s.Min, 3, ""), conf)
-		names = append(names, s.Domain)
-		y := float64(i)
-		if !math.IsNaN(s.Min) {
-			bar, err := plotter.NewLine(plotter.XYs{{X: s.Min, Y: y}, {X: s.Max, Y: y}})
-			if err != nil {
-				return nil, err
-			}
-			bar.LineStyle.Color = colLight
-			bar.LineStyle.Width = vg.Points(8)
-			p.Add(bar)
-		}
-		var xys plotter.XYs
-		for _, m := range s.Means {
-			xys = append(xys, plotter.XY{X: m, Y: y})
-		}
-		if len(xys) > 0 {
-			sc, err := plotter.NewScatter(xys)
-			if err != nil {
-				return nil, err
-			}
-			sc.GlyphStyle.Color = palette[0]
-			sc.GlyphStyle.Radius = vg.Points(3.5)
-			p.Add(sc)
-		}
-		note := fmt.Sprintf("%s %s to %s (spread %s)", s.Domain, f3(s.Min), f3(s.Max), f3(s.Max-s.Min))
-		if s.Confounded {
-			note += ", confounded: " + s.ConfoundedBecause
-		}
-		notes = append(notes, note)
-	}
-	p.NominalY(names...)
-	p.X.Min, p.X.Max = 0, 1
-	p.Y.Min, p.Y.Max = -0.6, float64(len(names))-0.4
-	p.Add(plotter.NewGrid())
-	f.pic = single(p, 7*vg.Inch, vg.Length(1.3+0.45*float64(len(names)))*vg.Inch)
-	f.caption = "Per domain, each user simulator's mean agent reward over its episodes not flagged P0; the grey bar spans the range across simulators. " +
-		"Only when every simulator ran the same agent on the same tasks is the range an effect of the simulator; otherwise it is flagged confounded. " +
-		capital(strings.Join(notes, "; ")) + "."
-	return f, nil
 }
 
 func (r *Report) rewardFidelity() (*figure, error) {
@@ -622,7 +562,7 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		scored += s.Scored
 		excluded += s.Excluded
 	}
-	b.WriteString("## User fidelity\n\n")
+	b.WriteString("## User fidelity score (UFS)\n\n")
 	fmt.Fprintf(b, "User fidelity (SPEC 6.2, seed 002) of %d user simulators over %d episodes graded by `%s`: %d scored, %d excluded "+
 		"(flagged P0, not their task's conversation, or no applicable criterion).\n\n", len(fd.ufs), len(in.Episodes), in.Grader, scored, excluded)
 
