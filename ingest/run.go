@@ -117,6 +117,9 @@ func Run(ctx context.Context, ws *queries.Workspace, paths []string, opts Option
 	if st.TotalEpisodes, err = queries.EpCount(ctx, ws.Conn()); err != nil {
 		return st, err
 	}
+	if err := episodeChecks(ctx, ws, w.epChanged, &st); err != nil {
+		return st, err
+	}
 	if st.ErrorCount > 0 {
 		return st, fmt.Errorf("%d error(s): %w", st.ErrorCount, ErrBadInput)
 	}

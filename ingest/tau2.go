@@ -517,6 +517,7 @@ func ParseTaskFile(path string, r io.Reader, sink EpisodeSink) error {
 	}
 	dirDomain := filepath.Base(filepath.Dir(path))
 	f := &EpisodeFile{}
+	f.Run.SourceFile, f.Run.Format = path, "tasks"
 	for i := 0; dec.More(); i++ {
 		line := lineAt(data, dec.InputOffset())
 		var raw json.RawMessage

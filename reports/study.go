@@ -61,8 +61,9 @@ var ErrUnknownFigure = errors.New("unknown figure")
 
 // Input is what a report is drawn from.
 type Input struct {
-	Study *queries.Study
-	Split *SplitSummary // nil when the workspace has no split
+	Study    *queries.Study
+	Split    *SplitSummary          // nil when the workspace has no split
+	Episodes *queries.EpisodeReport // nil when the workspace has no episodes
 }
 
 // groupKey is one setting: a simulator in a condition at (N, K).
@@ -291,6 +292,8 @@ var builders = []builder{
 	{"judge-agreement", "Judge agreement (Cohen's kappa)", (*Report).judgeAgreement},
 	{"split-summary", "Leak-free split: components by size", (*Report).splitSummary},
 	{"case-study", "Case study: one developer, every simulator", (*Report).caseStudy},
+	{"probe-rates", "Judge-free probe rates per user simulator", (*Report).probeRates},
+	{"reward-range", "Reward range across user simulators per domain", (*Report).rewardRange},
 }
 
 func lookup(name string) (builder, bool) {
