@@ -136,7 +136,8 @@ func TestMissingFiguresNameTheCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Figures) != 0 || len(sum.Skipped) != len(Figures()) {
+	// The UFS figures are left out silently when nothing was graded.
+	if len(sum.Figures) != 0 || len(sum.Skipped) != len(Figures())-len(fidelityFigures) {
 		t.Fatalf("figures %v, skipped %d", sum.Figures, len(sum.Skipped))
 	}
 	for _, s := range sum.Skipped {
