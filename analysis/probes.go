@@ -76,6 +76,17 @@ type ProbeMessage struct {
 	Calls     []ProbeCall
 	Requestor string
 	CallID    string // tool messages: the call answered
+
+	norm    string // Normalize(Content), filled once by prepare
+	hasNorm bool
+}
+
+// text returns the message's normalised content, computing it once.
+func (m *ProbeMessage) text() string {
+	if !m.hasNorm {
+		m.norm, m.hasNorm = Normalize(m.Content), true
+	}
+	return m.norm
 }
 
 // ProbeCall is a tool call.
@@ -213,11 +224,11 @@ func ProbeTaskMismatch(e *ProbeEpisode) []Finding {
 	agentSaid := map[string]bool{}
 	var first *Finding
 	statesOwn := false
-	for _, m := range e.Messages {
-		if m.Content == "" {
+	for mi, m := range e.Messages {
+		if m.Content == "" || m.Role != "assistant" && m.Role != "user" {
 			continue
 		}
-		norm := Normalize(m.Content)
+		norm := e.Messages[mi].text()
 		switch m.Role {
 		case "assistant":
 			for _, id := range userIDs(norm) {
@@ -345,11 +356,11 @@ func ProbeDisclosure(e *ProbeEpisode, firstOnly bool) []Finding {
 	asked := map[string]bool{}
 	done := map[identifier]bool{}
 	var out []Finding
-	for _, m := range e.Messages {
-		if m.Content == "" {
+	for mi, m := range e.Messages {
+		if m.Content == "" || m.Role != "assistant" && m.Role != "user" {
 			continue
 		}
-		norm := Normalize(m.Content)
+		norm := e.Messages[mi].text()
 		if m.Role == "assistant" {
 			for k := range askWords {
 				if asksFor(norm, k) {
@@ -550,7 +561,7 @@ func ProbeDeviceState(e *ProbeEpisode) []Finding {
 		}
 	}
 	var out []Finding
-	for _, m := range e.Messages {
+	for mi, m := range e.Messages {
 		if m.Role == "tool" && m.Requestor == "user" {
 			observe(state, strings.ToLower(m.Content))
 			continue
@@ -558,7 +569,7 @@ func ProbeDeviceState(e *ProbeEpisode) []Finding {
 		if m.Role != "user" || m.Content == "" {
 			continue
 		}
-		norm := Normalize(m.Content)
+		norm := e.Messages[mi].text()
 		for _, loc := range clauseRE.FindAllStringIndex(norm, -1) {
 			clause := norm[loc[0]:loc[1]]
 			if strings.HasSuffix(clause, "?") || hypothetical.MatchString(clause) {
@@ -618,7 +629,7 @@ func ProbeStopOnConfirmation(e *ProbeEpisode) []Finding {
 	if prev < 0 {
 		return nil
 	}
-	ask := Normalize(e.Messages[prev].Content)
+	ask := e.Messages[prev].text()
 	if !strings.Contains(ask, "?") || !confirmAsk.MatchString(ask) {
 		return nil
 	}
@@ -672,12 +683,12 @@ var equivalentTools = map[string][]string{
 func ProbeClaimedAction(e *ProbeEpisode) []Finding {
 	called := map[string]bool{}
 	var out []Finding
-	for _, m := range e.Messages {
+	for mi, m := range e.Messages {
 		if m.Role != "user" {
 			continue
 		}
 		if m.Content != "" {
-			norm := Normalize(m.Content)
+			norm := e.Messages[mi].text()
 			for _, c := range claimRE.FindAllStringSubmatchIndex(norm, -1) {
 				tool := claimTool(norm[c[2]:c[3]], norm[c[4]:c[5]])
 				if tool == "" || notAClaim(norm, c[0], c[1]) {
@@ -718,7 +729,7 @@ func notAClaim(norm string, lo, hi int) bool {
 // text and a tool call together.
 func ProbeProtocol(e *ProbeEpisode) []Finding {
 	var out []Finding
-	for _, m := range e.Messages {
+	for mi, m := range e.Messages {
 		if m.Role != "user" || len(m.Calls) == 0 {
 			continue
 		}
@@ -731,7 +742,7 @@ func ProbeProtocol(e *ProbeEpisode) []Finding {
 			out = append(out, Finding{SimulationID: e.SimulationID, Probe: ProbeP6, TurnIdx: turn(m.TurnIdx),
 				Evidence: "tool calls " + strings.Join(names, ", "), Detail: map[string]string{"violation": "several calls"}})
 		case strings.TrimSpace(m.Content) != "":
-			n := Normalize(m.Content)
+			n := e.Messages[mi].text()
 			out = append(out, Finding{SimulationID: e.SimulationID, Probe: ProbeP6, TurnIdx: turn(m.TurnIdx),
 				Evidence: span(n, 0, 0) + " + call " + names[0], Detail: map[string]string{"violation": "text and call"}})
 		}

@@ -157,9 +157,7 @@ func DetectEpisodes(head []byte) string {
 
 // lineAt is the 1-based line of byte offset off in data.
 func lineAt(data []byte, off int64) int {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
+	off = max(0, min(off, int64(len(data))))
 	// Skip the separator and whitespace before the value the offset precedes.
 	for off < int64(len(data)) && (data[off] == ',' || data[off] == ' ' || data[off] == '\n' || data[off] == '\r' || data[off] == '\t') {
 		off++

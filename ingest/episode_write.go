@@ -26,6 +26,9 @@ type EpisodeFileStat struct {
 	TaskMismatch int `json:"task_mismatch"`
 }
 
+// epBatchBytes bounds the message text of one batch of episode files.
+const epBatchBytes = 4 << 20
+
 // EpisodeFile queues a parsed episode or task file (EpisodeSink).
 func (w *writer) EpisodeFile(f *EpisodeFile) error {
 	seen := map[string]bool{}
@@ -51,7 +54,10 @@ func (w *writer) EpisodeFile(f *EpisodeFile) error {
 			}
 		}
 	}
-	if w.cur.turns >= w.opts.BatchTurns || w.cur.bytes >= w.opts.BatchBytes {
+	// A parsed episode file weighs several times its text: write episodes
+	// in batches of a few MiB of text so that memory stays near the
+	// largest file, not the sum of all.
+	if w.cur.turns >= w.opts.BatchTurns || w.cur.bytes >= min(w.opts.BatchBytes, epBatchBytes) {
 		return w.send()
 	}
 	return nil
@@ -61,18 +67,24 @@ func (w *writer) EpisodeFile(f *EpisodeFile) error {
 // a task content once, an episode added when new, replaced when stored with
 // another content hash, left alone when stored with the same.
 func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
+	if len(b.epFiles) == 0 {
+		return nil
+	}
+	if w.epHashes == nil {
+		// Episodes, runs and tasks are few next to turns: keep what is
+		// stored in memory, read once per run.
+		var err error
+		if w.epHashes, w.epRuns, w.epTasks, err = queries.EpStored(w.ctx, c); err != nil {
+			return err
+		}
+	}
 	for k, f := range b.epFiles {
 		st := &w.st.EpisodeFiles[b.epStat[k]]
-		if f.Run.RunID != "" {
-			ok, err := queries.EpRunExists(w.ctx, c, f.Run.RunID)
-			if err != nil {
+		if f.Run.RunID != "" && !w.epRuns[f.Run.RunID] {
+			if err := w.appendRun(&f.Run); err != nil {
 				return err
 			}
-			if !ok {
-				if err := w.appendRun(&f.Run); err != nil {
-					return err
-				}
-			}
+			w.epRuns[f.Run.RunID] = true
 		}
 		var tasks []*EpTask
 		seen := map[string]bool{}
@@ -81,12 +93,9 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 				continue
 			}
 			seen[t.Key] = true
-			ok, err := queries.EpTaskExists(w.ctx, c, t.Key)
-			if err != nil {
-				return err
-			}
-			if !ok {
+			if !w.epTasks[t.Key] {
 				tasks = append(tasks, t)
+				w.epTasks[t.Key] = true
 			}
 		}
 		if err := w.appendTasks(tasks); err != nil {
@@ -96,10 +105,8 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 		w.st.Tasks += len(tasks)
 		var eps []*Episode
 		for _, e := range f.Episodes {
-			hash, ok, err := queries.EpEpisodeHash(w.ctx, c, e.SimulationID)
-			if err != nil {
-				return err
-			}
+			hash, ok := w.epHashes[e.SimulationID]
+			w.epHashes[e.SimulationID] = e.ContentHash
 			switch {
 			case ok && hash == e.ContentHash:
 				st.Unchanged++

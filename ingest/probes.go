@@ -26,11 +26,11 @@ func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
 	if err != nil {
 		return st, err
 	}
-	eps := BuildProbeEpisodes(d)
+	eps := probeEpisodes(d)
 	var findings []analysis.Finding
 	type app struct{ sim, probe string }
 	var apps []app
-	for _, e := range eps {
+	run := func(e *analysis.ProbeEpisode) {
 		r := analysis.RunProbes(e, nil)
 		for _, p := range analysis.Probes {
 			if r.Applies[p] {
@@ -38,6 +38,29 @@ func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
 			}
 		}
 		findings = append(findings, r.Findings...)
+	}
+	// Episodes and messages both come by simulation_id: walk them together,
+	// probing each episode as its messages arrive (and those without any).
+	next := 0
+	err = queries.StreamProbeMessages(ctx, ws.Conn(), func(sim string, msgs []queries.ProbeMessageRow) error {
+		for next < len(eps) && eps[next].SimulationID < sim {
+			run(eps[next])
+			next++
+		}
+		if next < len(eps) && eps[next].SimulationID == sim {
+			e := eps[next]
+			e.Messages = probeMessages(msgs)
+			run(e)
+			e.Messages = nil
+			next++
+		}
+		return nil
+	})
+	if err != nil {
+		return st, err
+	}
+	for ; next < len(eps); next++ {
+		run(eps[next])
 	}
 	st.Episodes, st.Findings = len(eps), len(findings)
 	err = ws.InTx(ctx, func(c *sql.Conn) error {
@@ -68,8 +91,9 @@ func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
 	return st, err
 }
 
-// BuildProbeEpisodes assembles the probes' plain episodes from stored rows.
-func BuildProbeEpisodes(d *queries.ProbeData) []*analysis.ProbeEpisode {
+// probeEpisodes makes the probes' episodes (without messages) from the
+// stored blueprints and gold user actions, by simulation_id.
+func probeEpisodes(d *queries.ProbeData) []*analysis.ProbeEpisode {
 	actions := map[string][]analysis.GoldAction{}
 	for _, a := range d.Actions {
 		g := analysis.GoldAction{Name: a.Name}
@@ -81,7 +105,6 @@ func BuildProbeEpisodes(d *queries.ProbeData) []*analysis.ProbeEpisode {
 		}
 		actions[a.TaskKey] = append(actions[a.TaskKey], g)
 	}
-	byID := map[string]*analysis.ProbeEpisode{}
 	var out []*analysis.ProbeEpisode
 	for _, r := range d.Episodes {
 		e := &analysis.ProbeEpisode{SimulationID: r.SimulationID}
@@ -112,34 +135,21 @@ func BuildProbeEpisodes(d *queries.ProbeData) []*analysis.ProbeEpisode {
 			}
 			e.Task = t
 		}
-		byID[r.SimulationID] = e
 		out = append(out, e)
 	}
-	type key struct {
-		sim string
-		idx int
-	}
-	pos := map[key]int{}
-	for _, m := range d.Messages {
-		e := byID[m.SimulationID]
-		if e == nil {
-			continue
+	return out
+}
+
+// probeMessages converts one episode's stored messages.
+func probeMessages(msgs []queries.ProbeMessageRow) []analysis.ProbeMessage {
+	out := make([]analysis.ProbeMessage, len(msgs))
+	for i, m := range msgs {
+		pm := analysis.ProbeMessage{TurnIdx: m.TurnIdx, Role: m.Role, Content: deref(m.Content),
+			Requestor: deref(m.Requestor), CallID: deref(m.ToolCallID)}
+		for _, c := range m.Calls {
+			pm.Calls = append(pm.Calls, analysis.ProbeCall{ID: deref(c.CallID), Name: c.Name, Arguments: c.Arguments})
 		}
-		pos[key{m.SimulationID, m.Idx}] = len(e.Messages)
-		e.Messages = append(e.Messages, analysis.ProbeMessage{TurnIdx: m.TurnIdx, Role: m.Role, Content: deref(m.Content),
-			Requestor: deref(m.Requestor), CallID: deref(m.ToolCallID)})
-	}
-	for _, c := range d.Calls {
-		e := byID[c.SimulationID]
-		i, ok := pos[key{c.SimulationID, c.MsgIdx}]
-		if e == nil || !ok {
-			continue
-		}
-		pc := analysis.ProbeCall{ID: deref(c.CallID), Name: c.Name}
-		if c.Arguments != nil {
-			pc.Arguments = json.RawMessage(*c.Arguments)
-		}
-		e.Messages[i].Calls = append(e.Messages[i].Calls, pc)
+		out[i] = pm
 	}
 	return out
 }

@@ -133,7 +133,7 @@ func tau1Episode(raw json.RawMessage, run *EpRun, idx int, stem string) (*Episod
 		return nil, nil, fmt.Errorf("%s: missing \"traj\"", where)
 	}
 	ep := &Episode{SimulationID: "tau1:" + stem + ":" + strconv.Itoa(idx), RunID: run.RunID, SourceFile: run.SourceFile,
-		SourceIndex: idx, ContentHash: sha(canonical(raw)), Domain: run.Domain, TaskID: taskID, Trial: e.Trial, Reward: e.Reward}
+		SourceIndex: idx, ContentHash: sha(raw), Domain: run.Domain, TaskID: taskID, Trial: e.Trial, Reward: e.Reward}
 	var task *EpTask
 	if e.Info != nil {
 		if e.Info.Source != nil {

@@ -393,7 +393,7 @@ func tau2Episode(raw json.RawMessage, run *EpRun, idx int) (*Episode, error) {
 		return nil, fmt.Errorf("%s: missing \"messages\"", where)
 	}
 	ep := &Episode{SimulationID: *s.ID, RunID: run.RunID, SourceFile: run.SourceFile, SourceIndex: idx,
-		ContentHash: sha(canonical(raw)), Domain: run.Domain, TaskID: taskID, Trial: s.Trial, Seed: s.Seed,
+		ContentHash: sha(raw), Domain: run.Domain, TaskID: taskID, Trial: s.Trial, Seed: s.Seed,
 		TerminationReason: s.TerminationReason, UserCost: s.UserCost, AgentCost: s.AgentCost, Duration: s.Duration,
 		StartedAt: s.StartTime}
 	if ep.StartedAt == nil {

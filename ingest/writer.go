@@ -38,6 +38,11 @@ type writer struct {
 	done, total int64
 
 	epChanged bool // some episode was added or replaced (write side)
+	// What the workspace holds of episodes (write side, read at the first
+	// episode batch and kept up to date): content hash by simulation id,
+	// run ids, task keys.
+	epHashes        map[string]string
+	epRuns, epTasks map[string]bool
 }
 
 // batch is what one transaction writes.

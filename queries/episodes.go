@@ -3,32 +3,7 @@ package queries
 import (
 	"context"
 	"database/sql"
-	"errors"
 )
-
-// EpRunExists reports whether a run (ep_runs) is stored.
-func EpRunExists(ctx context.Context, db Querier, runID string) (bool, error) {
-	var n int
-	err := db.QueryRowContext(ctx, q("ep_run_exists"), runID).Scan(&n)
-	return n > 0, err
-}
-
-// EpTaskExists reports whether a task content (ep_tasks.task_key) is stored.
-func EpTaskExists(ctx context.Context, db Querier, key string) (bool, error) {
-	var n int
-	err := db.QueryRowContext(ctx, q("ep_task_exists"), key).Scan(&n)
-	return n > 0, err
-}
-
-// EpEpisodeHash returns a stored episode's content hash; ok is false when
-// the episode is not stored.
-func EpEpisodeHash(ctx context.Context, db Querier, simulationID string) (hash string, ok bool, err error) {
-	err = db.QueryRowContext(ctx, q("ep_episode_hash"), simulationID).Scan(&hash)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
-	}
-	return hash, err == nil, err
-}
 
 // EpDeleteEpisode removes an episode with its messages, tool calls, checks
 // and probe findings.
@@ -66,4 +41,30 @@ func EpCount(ctx context.Context, db Querier) (int64, error) {
 	var n int64
 	err := db.QueryRowContext(ctx, q("ep_count")).Scan(&n)
 	return n, err
+}
+
+// EpStored returns every stored episode's content hash by simulation id,
+// and the stored run ids and task keys.
+func EpStored(ctx context.Context, db Querier) (hashes map[string]string, runs, tasks map[string]bool, err error) {
+	hashes, runs, tasks = map[string]string{}, map[string]bool{}, map[string]bool{}
+	err = epScan(ctx, db, "ep_stored_episodes", func(r *sql.Rows) error {
+		var id, h string
+		err := r.Scan(&id, &h)
+		hashes[id] = h
+		return err
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	err = epScan(ctx, db, "ep_stored_keys", func(r *sql.Rows) error {
+		var kind, key string
+		err := r.Scan(&kind, &key)
+		if kind == "run" {
+			runs[key] = true
+		} else {
+			tasks[key] = true
+		}
+		return err
+	})
+	return hashes, runs, tasks, err
 }

@@ -3,6 +3,8 @@ package queries
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 )
 
 // ProbeEpisodeRow is an episode and its task's blueprint, for the probes.
@@ -14,22 +16,21 @@ type ProbeEpisodeRow struct {
 	Persona, Instruction, UserID, InitialState              *string
 }
 
-// ProbeMessageRow is one message of an episode.
+// ProbeMessageRow is one message of an episode with its tool calls.
 type ProbeMessageRow struct {
 	SimulationID       string
 	Idx, TurnIdx       int
 	Role               string
 	Content, Requestor *string
 	ToolCallID         *string
+	Calls              []ProbeCallRow
 }
 
 // ProbeCallRow is one tool call.
 type ProbeCallRow struct {
-	SimulationID    string
-	MsgIdx, CallIdx int
-	CallID          *string
-	Name            string
-	Arguments       *string
+	CallID    *string         `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 // ProbeActionRow is a gold user action of a task.
@@ -40,16 +41,16 @@ type ProbeActionRow struct {
 	Arguments, CompareArgs *string
 }
 
-// ProbeData is everything the probes read, each list in its key order.
+// ProbeData is what the probes read besides the messages: every episode
+// with its task's blueprint (by simulation_id) and the gold user actions (by
+// task_key, idx).
 type ProbeData struct {
 	Episodes []ProbeEpisodeRow
-	Messages []ProbeMessageRow // by simulation_id, idx
-	Calls    []ProbeCallRow    // by simulation_id, msg_idx, call_idx
-	Actions  []ProbeActionRow  // by task_key, idx
+	Actions  []ProbeActionRow
 }
 
-// LoadProbeData reads every stored episode with its messages, tool calls and
-// its task's gold user actions.
+// LoadProbeData reads every stored episode with its task's blueprint and
+// the gold user actions.
 func LoadProbeData(ctx context.Context, db Querier) (*ProbeData, error) {
 	d := &ProbeData{}
 	err := epScan(ctx, db, "ep_probe_episodes", func(r *sql.Rows) error {
@@ -57,24 +58,6 @@ func LoadProbeData(ctx context.Context, db Querier) (*ProbeData, error) {
 		err := r.Scan(&e.SimulationID, &e.TaskKey, &e.ReasonForCall, &e.KnownInfo, &e.UnknownInfo, &e.TaskInstructions,
 			&e.Persona, &e.Instruction, &e.UserID, &e.InitialState)
 		d.Episodes = append(d.Episodes, e)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = epScan(ctx, db, "ep_probe_messages", func(r *sql.Rows) error {
-		var m ProbeMessageRow
-		err := r.Scan(&m.SimulationID, &m.Idx, &m.TurnIdx, &m.Role, &m.Content, &m.Requestor, &m.ToolCallID)
-		d.Messages = append(d.Messages, m)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = epScan(ctx, db, "ep_probe_calls", func(r *sql.Rows) error {
-		var c ProbeCallRow
-		err := r.Scan(&c.SimulationID, &c.MsgIdx, &c.CallIdx, &c.CallID, &c.Name, &c.Arguments)
-		d.Calls = append(d.Calls, c)
 		return err
 	})
 	if err != nil {
@@ -90,6 +73,44 @@ func LoadProbeData(ctx context.Context, db Querier) (*ProbeData, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// StreamProbeMessages calls fn with each episode's messages in order, one
+// episode at a time (episodes by simulation_id), so that memory holds one
+// episode whatever the workspace holds. fn must not use db.
+func StreamProbeMessages(ctx context.Context, db Querier, fn func(simulationID string, msgs []ProbeMessageRow) error) error {
+	var cur []ProbeMessageRow
+	flush := func() error {
+		if len(cur) == 0 {
+			return nil
+		}
+		err := fn(cur[0].SimulationID, cur)
+		cur = nil
+		return err
+	}
+	err := epScan(ctx, db, "ep_probe_messages", func(r *sql.Rows) error {
+		var m ProbeMessageRow
+		var calls *string
+		if err := r.Scan(&m.SimulationID, &m.Idx, &m.TurnIdx, &m.Role, &m.Content, &m.Requestor, &m.ToolCallID, &calls); err != nil {
+			return err
+		}
+		if calls != nil {
+			if err := json.Unmarshal([]byte(*calls), &m.Calls); err != nil {
+				return fmt.Errorf("ep_probe_messages: calls of %s message %d: %w", m.SimulationID, m.Idx, err)
+			}
+		}
+		if len(cur) > 0 && cur[0].SimulationID != m.SimulationID {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		cur = append(cur, m)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
 }
 
 func epScan(ctx context.Context, db Querier, name string, row func(*sql.Rows) error, args ...any) error {

@@ -1,1 +1,0 @@
-SELECT content_hash FROM ep_episodes WHERE simulation_id = ?

@@ -1,1 +1,0 @@
-SELECT count(*) FROM ep_runs WHERE run_id = ?

@@ -1,1 +1,0 @@
-SELECT count(*) FROM ep_tasks WHERE task_key = ?
