@@ -136,7 +136,7 @@ func fnumOr(x float64, dec int, none string) string {
 	return fnum(x, dec)
 }
 
-// costText prints a cost per simulation in dollars: "n/a" when unknown.
+// costText prints a cost per simulation in dollars: "" when unknown.
 func costText(x float64) string { return fnumOr(x, 5, "") }
 
 func (fd *fidelity) choicesAt(sim string) []string {
