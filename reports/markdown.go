@@ -64,6 +64,8 @@ func (r *Report) WriteAll(dir string) (Summary, error) {
 			f, err := b.build(r)
 			var me *MissingError
 			switch {
+			case errors.As(err, &me) && me.absent:
+				return // a study this workspace does not hold: not drawn, not listed
 			case errors.As(err, &me):
 				out[i].skip = me
 				return
@@ -81,6 +83,7 @@ func (r *Report) WriteAll(dir string) (Summary, error) {
 		switch {
 		case o.err != nil:
 			return sum, o.err
+		case o.f == nil && o.skip == nil: // its study is absent from the workspace
 		case o.skip != nil:
 			sum.Skipped = append(sum.Skipped, Skipped{Figure: builders[i].name, Reason: o.skip.Reason})
 		default:
@@ -151,10 +154,14 @@ func (r *Report) markdown(out []built, sum Summary) string {
 	b.WriteString("## Contents\n\n")
 	n := 0
 	for i, o := range out {
-		if o.f != nil {
+		if o.f != nil && !isFidelityFigure(builders[i].name) {
 			n++
 			fmt.Fprintf(&b, "%d. [%s](#%s)\n", n, builders[i].title, anchorID(builders[i].title))
 		}
+	}
+	if r.fid != nil && len(r.fid.in.Episodes) > 0 {
+		n++
+		fmt.Fprintf(&b, "%d. [User fidelity score (UFS)](#user-fidelity-score-ufs)\n", n)
 	}
 	if len(sum.Skipped) > 0 {
 		fmt.Fprintf(&b, "%d. [Skipped figures](#skipped-figures)\n", n+1)
@@ -162,7 +169,7 @@ func (r *Report) markdown(out []built, sum Summary) string {
 	}
 	fmt.Fprintf(&b, "%d. [Methods](#methods)\n\n", n+1)
 	for _, o := range out {
-		if o.f == nil {
+		if o.f == nil || isFidelityFigure(o.f.name) {
 			continue
 		}
 		f := o.f
@@ -177,6 +184,7 @@ func (r *Report) markdown(out []built, sum Summary) string {
 		fmt.Fprintf(&b, "\nFiles: [%s.svg](%s.svg), [%s.png](%s.png), [%s.csv](%s.csv). Figure name: `%s`.\n\n", f.name, f.name, f.name, f.name, f.name, f.name, f.name)
 	}
 	r.userFidelity(&b)
+	r.fidelitySection(&b, out)
 	if len(sum.Skipped) > 0 {
 		b.WriteString("## Skipped figures\n\n")
 		for _, s := range sum.Skipped {

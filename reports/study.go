@@ -46,6 +46,7 @@ func Figures() []FigureInfo {
 type MissingError struct {
 	Figure string
 	Reason string // e.g. "no generations with history_k > 0: run ub generate ..."
+	absent bool   // the workspace holds none of the figure's study: WriteAll leaves it out silently
 }
 
 // Error says which figure is missing what.
@@ -102,6 +103,7 @@ type Report struct {
 	// labelled (or could not read); their generations are not scored.
 	unscoredPoints int
 	caseTexts      *queries.CaseTexts
+	fid            *fidelity // the User fidelity section (SetFidelity); nil: none
 }
 
 // Prepare groups and scores the study's generations. A generation that

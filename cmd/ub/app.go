@@ -89,6 +89,7 @@ func newApp(io *streams) *cli.App {
 			newReportCommand(io),
 			newSynthCommand(io),
 			newProbesCommand(io),
+			newRubricsCommand(io), newVerdictsCommand(io), newGradeCommand(io),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usageError{err}

@@ -16,6 +16,7 @@ type reportOptions struct {
 	out    string
 	judge  string
 	list   bool
+	fid    fidelityOptions
 }
 
 func newReportCommand(io *streams) *cli.Command {
@@ -27,12 +28,24 @@ func newReportCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "out", Value: "report", Usage: "output `DIR`"},
 			&cli.StringFlag{Name: "judge", Usage: "score with the labels of judge `NAME` (default: builtin if present, else the only judge, else the judge with the most labels)"},
 			&cli.BoolFlag{Name: "list", Usage: "list the figures and exit"},
+			&cli.StringFlag{Name: "grader", Usage: "user fidelity: score with the verdicts of grader `NAME` (default: the grader with the most verdicts)"},
+			&cli.StringFlag{Name: "q", Value: "0.75,0.84,0.86", Usage: "user fidelity: the frontier's required UFS `LEVELS`, comma-separated"},
+			&cli.StringFlag{Name: "epoch", Value: "prompts=1000,rollouts=64", Usage: "user fidelity: the epoch whose cost is reported, `prompts=N,rollouts=M`"},
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
 				return err
 			}
-			return runReport(c, io, reportOptions{figure: c.String("figure"), out: c.String("out"), judge: c.String("judge"), list: c.Bool("list")})
+			qs, err := parseQs(c.String("q"))
+			if err != nil {
+				return err
+			}
+			prompts, rollouts, err := parseEpoch(c.String("epoch"))
+			if err != nil {
+				return err
+			}
+			return runReport(c, io, reportOptions{figure: c.String("figure"), out: c.String("out"), judge: c.String("judge"), list: c.Bool("list"),
+				fid: fidelityOptions{grader: c.String("grader"), qs: qs, prompts: prompts, rollouts: rollouts}})
 		},
 	}
 }
@@ -55,6 +68,9 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 	rep, err := loadReport(c, io, ws, opts.judge)
 	if err != nil {
 		return err
+	}
+	if err := loadFidelity(c.Context, ws, rep, opts.fid); err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	if opts.figure != "" {
 		files, err := rep.WriteFigure(opts.out, opts.figure)

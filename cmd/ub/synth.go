@@ -23,6 +23,7 @@ func newSynthCommand(io *streams) *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of every draw"},
 			&cli.IntFlag{Name: "scale", Value: 1, Usage: "multiply the developers, points and generations: 1 (the seed's shape), 10 or 100"},
 			&cli.StringFlag{Name: "db", Usage: "workspace `FILE` to create (default: the global --db)"},
+			&cli.StringFlag{Name: "study", Value: "userbench", Usage: "`STUDY` to write: userbench (seed 000) or fidelity (seed 002: UserProxyBench episodes, rubrics, verdicts)"},
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
@@ -33,7 +34,15 @@ func newSynthCommand(io *streams) *cli.Command {
 				// The command's own --db shadows the global one; fall back to it.
 				db = c.Lineage()[1].String("db")
 			}
-			return runSynth(c, io, synthOptions{seed: c.Uint64("seed"), scale: c.Int("scale"), db: db})
+			opts := synthOptions{seed: c.Uint64("seed"), scale: c.Int("scale"), db: db}
+			switch c.String("study") {
+			case "userbench":
+			case "fidelity":
+				return runSynthFidelity(c, io, opts)
+			default:
+				return usagef("synth: --study %q: want userbench or fidelity", c.String("study"))
+			}
+			return runSynth(c, io, opts)
 		},
 	}
 }

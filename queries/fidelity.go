@@ -1,0 +1,381 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"strings"
+)
+
+// Criterion is one stored rubric criterion (ep_rubric_criteria).
+type Criterion struct {
+	CriterionID, Domain, TaskID, Family, Mode string
+	Quote, QuoteSource, Text, AppliesWhen     string // AppliesWhen "" stored as NULL
+	WrittenBy, VerifiedBy                     string // VerifiedBy "" stored as NULL
+	Status, RejectReason, PromptVersion       string // "" stored as NULL (Status excepted)
+	SourceFile                                string
+	SourceLine                                int
+}
+
+// TaskSourceText is one text a quote may come from: source "" only marks
+// that the task exists.
+type TaskSourceText struct {
+	Domain, TaskID, Source, Text string
+}
+
+// TaskSources lists every text of every stored task a rubric quote may be
+// checked against (fidelity_sources.sql).
+func TaskSources(ctx context.Context, db Querier) ([]TaskSourceText, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_sources"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []TaskSourceText
+	for rows.Next() {
+		var t TaskSourceText
+		if err := rows.Scan(&t.Domain, &t.TaskID, &t.Source, &t.Text); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func nullStr(s string) driver.Value {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// PutCriteria stores criteria in one transaction, replacing any stored
+// criterion of the same id (its verdicts stay: they are keyed by id).
+func PutCriteria(ctx context.Context, ws *Workspace, cs []Criterion) error {
+	return ws.InTx(ctx, func(c *sql.Conn) error {
+		del, err := c.PrepareContext(ctx, q("fidelity_delete_criterion"))
+		if err != nil {
+			return err
+		}
+		defer del.Close()
+		for _, cr := range cs {
+			if _, err := del.ExecContext(ctx, cr.CriterionID); err != nil {
+				return err
+			}
+		}
+		return appendRows(ctx, ws, "ep_rubric_criteria", len(cs), func(i int) []driver.Value {
+			cr := cs[i]
+			return []driver.Value{cr.CriterionID, cr.Domain, cr.TaskID, cr.Family, cr.Mode, cr.Quote, cr.QuoteSource,
+				cr.Text, nullStr(cr.AppliesWhen), cr.WrittenBy, nullStr(cr.VerifiedBy), cr.Status, nullStr(cr.RejectReason),
+				nullStr(cr.PromptVersion), cr.SourceFile, int32(cr.SourceLine)}
+		})
+	})
+}
+
+// RubricOf lists the stored criteria of task id (of every domain when
+// domain is ""), accepted and rejected, by domain and criterion id.
+func RubricOf(ctx context.Context, db Querier, domain, taskID string) ([]Criterion, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_rubric"), taskID, domain, domain)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Criterion
+	for rows.Next() {
+		var c Criterion
+		if err := rows.Scan(&c.CriterionID, &c.Domain, &c.TaskID, &c.Family, &c.Mode, &c.Quote, &c.QuoteSource, &c.Text,
+			&c.AppliesWhen, &c.WrittenBy, &c.VerifiedBy, &c.Status, &c.RejectReason); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// TaskRef is a stored criterion's or episode's task.
+type TaskRef struct {
+	Domain, TaskID string
+	Accepted       bool // criteria: status accepted (episodes: always true)
+}
+
+// CriterionIndex maps every stored criterion id to its task.
+func CriterionIndex(ctx context.Context, db Querier) (map[string]TaskRef, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_criteria_index"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]TaskRef{}
+	for rows.Next() {
+		var id, status string
+		var t TaskRef
+		if err := rows.Scan(&id, &t.Domain, &t.TaskID, &status); err != nil {
+			return nil, err
+		}
+		t.Accepted = status == "accepted"
+		out[id] = t
+	}
+	return out, rows.Err()
+}
+
+// EpisodeIndex maps every stored episode's simulation id to its task.
+func EpisodeIndex(ctx context.Context, db Querier) (map[string]TaskRef, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_episode_index"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]TaskRef{}
+	for rows.Next() {
+		var id string
+		t := TaskRef{Accepted: true}
+		if err := rows.Scan(&id, &t.Domain, &t.TaskID); err != nil {
+			return nil, err
+		}
+		out[id] = t
+	}
+	return out, rows.Err()
+}
+
+// StoredVerdict is one verdict to store (ep_verdicts).
+type StoredVerdict struct {
+	SimulationID, CriterionID, Grader, Verdict string
+	TurnIdx                                    *int
+	Reason, PromptVersion, RequestKey          string // "" stored as NULL
+	SourceFile                                 string
+	SourceLine                                 int
+}
+
+// PutVerdicts stores verdicts in one transaction, replacing a stored
+// verdict of the same (simulation, criterion, grader).
+func PutVerdicts(ctx context.Context, ws *Workspace, vs []StoredVerdict) error {
+	return ws.InTx(ctx, func(c *sql.Conn) error {
+		del, err := c.PrepareContext(ctx, q("fidelity_delete_verdict"))
+		if err != nil {
+			return err
+		}
+		defer del.Close()
+		for _, v := range vs {
+			if _, err := del.ExecContext(ctx, v.SimulationID, v.CriterionID, v.Grader); err != nil {
+				return err
+			}
+		}
+		return appendRows(ctx, ws, "ep_verdicts", len(vs), func(i int) []driver.Value {
+			v := vs[i]
+			var turn driver.Value
+			if v.TurnIdx != nil {
+				turn = int32(*v.TurnIdx)
+			}
+			return []driver.Value{v.SimulationID, v.CriterionID, v.Grader, v.Verdict, turn, nullStr(v.Reason),
+				nullStr(v.PromptVersion), nullStr(v.RequestKey), v.SourceFile, int32(v.SourceLine)}
+		})
+	})
+}
+
+// GraderCount is one grader's verdicts and episodes.
+type GraderCount struct {
+	Grader             string
+	Verdicts, Episodes int
+}
+
+// Graders lists every grader, by name.
+func Graders(ctx context.Context, db Querier) ([]GraderCount, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_graders"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []GraderCount
+	for rows.Next() {
+		var g GraderCount
+		if err := rows.Scan(&g.Grader, &g.Verdicts, &g.Episodes); err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// FidelityEpisode is one episode as graded by one grader, with what every
+// fidelity analysis needs. Family counts are over accepted criteria, in
+// the order of FidelityFamilies.
+type FidelityEpisode struct {
+	Grader, SimulationID, UserSim, Agent, Domain, TaskID string
+	Reward                                               sql.NullFloat64
+	Cost                                                 sql.NullFloat64 // per simulation; null: unknown
+	CostEstimated                                        bool
+	Applicable, Failed                                   [4]int
+	AgentTurns, AgentQuestions, AgentToolCalls           int
+	Probes                                               []string // sorted probe names that fired
+}
+
+// FidelityFamilies is the order of FidelityEpisode's family counts.
+var FidelityFamilies = [4]string{"disclosure", "goal_deviation", "groundedness", "omitted_info"}
+
+// LoadFidelity lists every graded episode of every grader, by grader and
+// simulation id (fidelity_episodes.sql).
+func LoadFidelity(ctx context.Context, db Querier) ([]FidelityEpisode, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_episodes"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []FidelityEpisode
+	for rows.Next() {
+		var e FidelityEpisode
+		var probes string
+		if err := rows.Scan(&e.Grader, &e.SimulationID, &e.UserSim, &e.Agent, &e.Domain, &e.TaskID,
+			&e.Reward, &e.Cost, &e.CostEstimated,
+			&e.Applicable[0], &e.Failed[0], &e.Applicable[1], &e.Failed[1],
+			&e.Applicable[2], &e.Failed[2], &e.Applicable[3], &e.Failed[3],
+			&e.AgentTurns, &e.AgentQuestions, &e.AgentToolCalls, &probes); err != nil {
+			return nil, err
+		}
+		if probes != "" {
+			e.Probes = strings.Split(probes, ",")
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// VerdictPair is one (episode, criterion) two graders both judged.
+type VerdictPair struct {
+	SimulationID, CriterionID, Family, A, B string
+}
+
+// VerdictPairs lists the verdicts graders a and b both gave, by simulation
+// and criterion.
+func VerdictPairs(ctx context.Context, db Querier, a, b string) ([]VerdictPair, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_verdict_pairs"), a, b)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []VerdictPair
+	for rows.Next() {
+		var p VerdictPair
+		if err := rows.Scan(&p.SimulationID, &p.CriterionID, &p.Family, &p.A, &p.B); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// UserModelPrices lists the prices of the runs' user models, by model.
+func UserModelPrices(ctx context.Context, db Querier) ([]Price, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_prices"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Price
+	for rows.Next() {
+		var p Price
+		if err := rows.Scan(&p.Model, &p.PriceIn, &p.PriceOut, &p.ReadOn, &p.Source); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// GradeItem is one (episode, criterion) to grade, with what the grader may
+// see: the criterion and the task blueprint (never the simulator or agent).
+type GradeItem struct {
+	SimulationID, CriterionID, Family, Mode, Quote, QuoteSource, Text, AppliesWhen string
+	ReasonForCall, KnownInfo, UnknownInfo, TaskInstructions, Persona, Instruction  string
+}
+
+// GradeItems lists every (episode, accepted criterion of its task) of
+// domain ("" for all), by simulation and criterion.
+func GradeItems(ctx context.Context, db Querier, domain string) ([]GradeItem, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_grade_items"), domain, domain)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []GradeItem
+	for rows.Next() {
+		var g GradeItem
+		if err := rows.Scan(&g.SimulationID, &g.CriterionID, &g.Family, &g.Mode, &g.Quote, &g.QuoteSource, &g.Text, &g.AppliesWhen,
+			&g.ReasonForCall, &g.KnownInfo, &g.UnknownInfo, &g.TaskInstructions, &g.Persona, &g.Instruction); err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// TranscriptMessage is one message of an episode to grade.
+type TranscriptMessage struct {
+	SimulationID  string
+	Idx, TurnIdx  int
+	Role, Content string
+	Calls         string // "name(arguments); ..." or ""
+}
+
+// Transcripts lists the messages of every episode of domain ("" for all)
+// that has a criterion to grade, by simulation and position.
+func Transcripts(ctx context.Context, db Querier, domain string) ([]TranscriptMessage, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_transcripts"), domain, domain)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []TranscriptMessage
+	for rows.Next() {
+		var m TranscriptMessage
+		if err := rows.Scan(&m.SimulationID, &m.Idx, &m.TurnIdx, &m.Role, &m.Content, &m.Calls); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// WriteTask is one task a rubric writer sees.
+type WriteTask struct {
+	Domain, TaskID                                                                string
+	ReasonForCall, KnownInfo, UnknownInfo, TaskInstructions, Persona, Instruction string
+	Guidelines, UserTools, SampleID                                               string // UserTools comma-separated
+}
+
+// WriteTasks lists the tasks of domain ("" for all) with what a rubric
+// writer sees of each, by domain and task id.
+func WriteTasks(ctx context.Context, db Querier, domain string) ([]WriteTask, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_write_tasks"), domain, domain)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []WriteTask
+	for rows.Next() {
+		var w WriteTask
+		if err := rows.Scan(&w.Domain, &w.TaskID, &w.ReasonForCall, &w.KnownInfo, &w.UnknownInfo, &w.TaskInstructions,
+			&w.Persona, &w.Instruction, &w.Guidelines, &w.UserTools, &w.SampleID); err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// EpisodeMessages lists one episode's messages (turn, role, text) in order.
+func EpisodeMessages(ctx context.Context, db Querier, simulationID string) ([]TranscriptMessage, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_episode_messages"), simulationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []TranscriptMessage
+	for rows.Next() {
+		m := TranscriptMessage{SimulationID: simulationID}
+		if err := rows.Scan(&m.TurnIdx, &m.Role, &m.Content); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,1 @@
+DELETE FROM ep_rubric_criteria WHERE criterion_id = ?

@@ -1,0 +1,1 @@
+DELETE FROM ep_verdicts WHERE simulation_id = ? AND criterion_id = ? AND grader = ?

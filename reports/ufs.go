@@ -1,0 +1,696 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/queries"
+)
+
+// FidelityInput is what the User fidelity section is drawn from: the
+// episodes as one grader graded them, and optionally a second grader's
+// verdicts on the same (episode, criterion) pairs.
+type FidelityInput struct {
+	Grader   string
+	Episodes []analysis.FidelityEpisode
+	// SecondGrader and Pairs give the agreement between graders; Pairs are
+	// the (episode, criterion) both graded ("" and nil: no second grader).
+	SecondGrader string
+	Pairs        []analysis.VerdictPair
+	// Qs are the fidelity levels of the frontier (nil: the seed's 0.75,
+	// 0.84, 0.86); EpochPrompts x EpochRollouts the epoch (0: 1000 x 64).
+	Qs                          []float64
+	EpochPrompts, EpochRollouts int
+	// Threshold is the success threshold on R (0: 1).
+	Threshold float64
+	// Prices describes the price table estimated costs come from ("" when
+	// no cost is estimated).
+	Prices string
+}
+
+// fidelity is the section's analyses, computed once (figures are built
+// concurrently and only read it).
+type fidelity struct {
+	in       FidelityInput
+	ufs      []analysis.SimUFS
+	frontier analysis.FrontierResult
+	rewfid   []analysis.RewardFidelityRow
+	families []analysis.FamilyEffect
+	rerank   analysis.Rerank
+	effort   analysis.Effort
+	overlap  []analysis.ProbeOverlapRow
+	changed  map[string]bool
+	agree    []analysis.FamilyAgreement
+	sameF    int
+	agreeEps int
+	err      error
+}
+
+// DefaultQs are the fidelity levels of the seed's frontier (section 3.1).
+var DefaultQs = []float64{0.75, 0.84, 0.86}
+
+// SetFidelity gives the report the graded episodes of its User fidelity
+// section and computes every analysis of SPEC 6.4 on them.
+func (r *Report) SetFidelity(in FidelityInput) {
+	if in.Qs == nil {
+		in.Qs = DefaultQs
+	}
+	if in.EpochPrompts == 0 {
+		in.EpochPrompts = 1000
+	}
+	if in.EpochRollouts == 0 {
+		in.EpochRollouts = 64
+	}
+	if in.Threshold == 0 {
+		in.Threshold = 1
+	}
+	r.fid = prepareFidelity(in)
+}
+
+func prepareFidelity(in FidelityInput) *fidelity {
+	fd := &fidelity{in: in}
+	th := in.Threshold
+	fd.ufs = analysis.UFSBySimulator(in.Episodes, th)
+	pts := make([]analysis.FrontierPoint, len(fd.ufs))
+	for i, s := range fd.ufs {
+		pts[i] = analysis.FrontierPoint{Simulator: s.Simulator, Cost: s.Cost, UFS: s.UFS}
+	}
+	fd.frontier = analysis.Frontier(pts, in.Qs)
+	fd.rewfid = analysis.RewardFidelity(in.Episodes, th)
+	fd.families = analysis.FamilyEffects(in.Episodes, th)
+	fd.rerank, fd.err = analysis.DisclosureRerank(in.Episodes, th)
+	if fd.err == nil {
+		fd.effort, fd.err = analysis.AgentEffort(in.Episodes, th)
+	}
+	fd.overlap, fd.changed = analysis.ProbeOverlap(in.Episodes, th)
+	fd.agree, fd.sameF, fd.agreeEps = analysis.GraderAgreement(in.Pairs)
+	return fd
+}
+
+// fidelityFigures are the section's figures (SPEC 8), in report order.
+var fidelityFigures = []builder{
+	{"ufs-frontier", "Cost-fidelity frontier", (*Report).ufsFrontier},
+	{"reward-fidelity", "Success against user fidelity", (*Report).rewardFidelity},
+	{"failure-families", "Failure families: frequency and effect on the pass rate", (*Report).failureFamilies},
+	{"disclosure-rerank", "Ranks without disclosure criteria", (*Report).disclosureRerank},
+	{"agent-effort", "Agent effort against UFS and reward", (*Report).agentEffort},
+}
+
+func init() { builders = append(builders, fidelityFigures...) }
+
+// isFidelityFigure is whether the figure belongs to the User fidelity
+// section (drawn there rather than in the main sequence).
+func isFidelityFigure(name string) bool {
+	for _, b := range fidelityFigures {
+		if b.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// graded returns the section's analyses, or a MissingError for fig.
+func (r *Report) graded(fig string) (*fidelity, error) {
+	if r.fid == nil || len(r.fid.in.Episodes) == 0 {
+		return nil, &MissingError{Figure: fig, absent: true,
+			Reason: "no graded episodes: ingest tau2 result files, then ub rubrics import and ub verdicts import (or ub grade)"}
+	}
+	if r.fid.err != nil {
+		return nil, r.fid.err
+	}
+	return r.fid, nil
+}
+
+func fnumOr(x float64, dec int, none string) string {
+	if math.IsNaN(x) {
+		return none
+	}
+	return fnum(x, dec)
+}
+
+// costText prints a cost per simulation in dollars: "" when unknown.
+func costText(x float64) string { return fnumOr(x, 5, "") }
+
+func (fd *fidelity) choicesAt(sim string) []string {
+	var qs []string
+	for _, c := range fd.frontier.Choices {
+		if c.Simulator == sim {
+			qs = append(qs, f2(c.Q))
+		}
+	}
+	return qs
+}
+
+func (r *Report) ufsFrontier() (*figure, error) {
+	fd, err := r.graded("ufs-frontier")
+	if err != nil {
+		return nil, err
+	}
+	f := &figure{}
+	f.table.header = []string{"simulator", "episodes_scored", "episodes_excluded", "excluded_p0", "excluded_no_criteria", "ufs", "mean_reward",
+		"cost_per_sim", "cost_estimated", "cost_known_episodes", "dominated", "dominated_by", "chosen_at_q"}
+	p := newPlot("Cost-fidelity frontier", "user-side cost per simulation ($, log scale)", "UFS")
+	var pts, dom plotter.XYs
+	var labels []string
+	for i, s := range fd.ufs {
+		p0, na := 0, 0
+		for _, d := range s.Domains {
+			p0 += d.ExcludedP0
+			na += d.ExcludedNA
+		}
+		est := ""
+		if s.CostKnown > 0 {
+			est = strconv.FormatBool(s.CostEstimated)
+		}
+		fr := fd.frontier
+		f.table.add(s.Simulator, strconv.Itoa(s.Scored), strconv.Itoa(s.Excluded), strconv.Itoa(p0), strconv.Itoa(na),
+			fnumOr(s.UFS, 3, ""), fnumOr(s.MeanR, 3, ""), costText(s.Cost), est, strconv.Itoa(s.CostKnown),
+			strconv.FormatBool(fr.Dominated[i]), fr.DominatedBy[i], strings.Join(fd.choicesAt(s.Simulator), " "))
+		if math.IsNaN(s.UFS) || math.IsNaN(s.Cost) || s.Cost <= 0 {
+			continue
+		}
+		pts = append(pts, plotter.XY{X: s.Cost, Y: s.UFS})
+		labels = append(labels, " "+s.Simulator)
+		if fr.Dominated[i] {
+			dom = append(dom, plotter.XY{X: s.Cost, Y: s.UFS})
+		}
+	}
+	if len(pts) == 0 {
+		return nil, missing("ufs-frontier", "no simulator has both a UFS and a known cost (record user_cost, or give a price table with --prices at ingest)")
+	}
+	lo, hi := pts[0].X, pts[0].X
+	for _, pt := range pts {
+		lo, hi = math.Min(lo, pt.X), math.Max(hi, pt.X)
+	}
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Min, p.X.Max = lo/2, hi*5 // room for the labels
+	p.Y.Min, p.Y.Max = 0, 1.05
+	var eff plotter.XYs
+	byName := map[string]analysis.SimUFS{}
+	for _, s := range fd.ufs {
+		byName[s.Simulator] = s
+	}
+	for _, name := range fd.frontier.Efficient {
+		s := byName[name]
+		if s.Cost > 0 {
+			eff = append(eff, plotter.XY{X: s.Cost, Y: s.UFS})
+		}
+	}
+	if len(eff) > 1 {
+		// The frontier is a staircase: from each efficient point the next
+		// one is reached by paying more for more fidelity.
+		var stair plotter.XYs
+		for i, pt := range eff {
+			if i > 0 {
+				stair = append(stair, plotter.XY{X: pt.X, Y: eff[i-1].Y})
+			}
+			stair = append(stair, pt)
+		}
+		l, err := plotter.NewLine(stair)
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		l.LineStyle.Color = colGrey
+		p.Add(l)
+		p.Legend.Add("efficient frontier", l)
+	}
+	for i, c := range fd.frontier.Choices {
+		l, err := refLine(p, c.Q, p.X.Min, p.X.Max, false, palette[(i+1)%len(palette)], true)
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle.Width = vg.Points(0.6)
+		who := "none feasible"
+		if c.Simulator != "" {
+			who = c.Simulator
+		}
+		p.Legend.Add(fmt.Sprintf("q=%s: %s", f2(c.Q), who), l)
+	}
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil, err
+	}
+	sc.GlyphStyle.Color = palette[0]
+	sc.GlyphStyle.Shape = draw.CircleGlyph{}
+	sc.GlyphStyle.Radius = vg.Points(3.5)
+	p.Add(sc)
+	if len(dom) > 0 {
+		ring, err := plotter.NewScatter(dom)
+		if err != nil {
+			return nil, err
+		}
+		ring.GlyphStyle.Color = colAnchor
+		ring.GlyphStyle.Shape = draw.RingGlyph{}
+		ring.GlyphStyle.Radius = vg.Points(7)
+		p.Add(ring)
+		p.Legend.Add("strictly dominated", ring)
+	}
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
+	if err != nil {
+		return nil, err
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].Font.Size = vg.Points(8)
+	}
+	p.Add(lb)
+	p.Legend.Top = false
+	p.Legend.Left = false
+	p.Add(plotter.NewGrid())
+	f.pic = single(p, 7*vg.Inch, 4.5*vg.Inch)
+	var parts []string
+	for _, c := range fd.frontier.Choices {
+		if c.Simulator == "" {
+			parts = append(parts, fmt.Sprintf("at q = %s no simulator of known cost is faithful enough", f2(c.Q)))
+		} else {
+			parts = append(parts, fmt.Sprintf("at q = %s the cheapest faithful simulator is %s (UFS %s, $%s per simulation, %d feasible)",
+				f2(c.Q), c.Simulator, f3(c.UFS), costText(c.Cost), c.Feasible))
+		}
+	}
+	var doms []string
+	for i, p := range fd.frontier.Points {
+		if fd.frontier.Dominated[i] {
+			doms = append(doms, p.Simulator+" (by "+fd.frontier.DominatedBy[i]+")")
+		}
+	}
+	domText := "No simulator is strictly dominated"
+	if len(doms) > 0 {
+		domText = "Strictly dominated: " + strings.Join(doms, ", ")
+	}
+	f.caption = "Each point is a user simulator: user-side cost per simulation (log scale) against UFS, the share of its scored episodes " +
+		"in which every applicable criterion passed (unweighted over domains). The dashed staircase is the efficient frontier, " +
+		"ringed points are strictly dominated (another simulator is no more expensive and no less faithful, and better in one), " +
+		"horizontal lines mark the required fidelity q. " + capital(strings.Join(parts, "; ")) + ". " + domText + "." +
+		" Simulators of unknown cost are in the table but not on the plot."
+	return f, nil
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func (r *Report) rewardFidelity() (*figure, error) {
+	fd, err := r.graded("reward-fidelity")
+	if err != nil {
+		return nil, err
+	}
+	f := &figure{}
+	f.table.header = []string{"simulator", "domain", "scored", "success_f1", "success_f0", "fail_f1", "fail_f0", "share_of_successes_f0", "share_of_all_success_f0"}
+	var rows []analysis.RewardFidelityRow
+	var total analysis.RewardFidelityRow
+	for _, x := range fd.rewfid {
+		sim, dom := x.Simulator, x.Domain
+		if sim == "" {
+			sim, total = "all", x
+		}
+		if dom == "" {
+			dom = "all"
+		}
+		f.table.add(sim, dom, strconv.Itoa(x.Scored), strconv.Itoa(x.Successes-x.SuccessUnfaithful), strconv.Itoa(x.SuccessUnfaithful),
+			strconv.Itoa(x.FailFaithful), strconv.Itoa(x.FailUnfaithful), fnumOr(x.ShareOfSuccesses, 3, ""), fnumOr(x.ShareOfAll, 3, ""))
+		if x.Simulator != "" && x.Domain == "" {
+			rows = append(rows, x)
+		}
+	}
+	p := newPlot("Success x fidelity per user simulator", "", "share of scored episodes")
+	names := make([]string, len(rows))
+	for i, x := range rows {
+		names[i] = x.Simulator
+	}
+	parts := []struct {
+		name string
+		get  func(analysis.RewardFidelityRow) int
+	}{
+		{"success, f = 1", func(x analysis.RewardFidelityRow) int { return x.Successes - x.SuccessUnfaithful }},
+		{"success, f = 0", func(x analysis.RewardFidelityRow) int { return x.SuccessUnfaithful }},
+		{"failure, f = 1", func(x analysis.RewardFidelityRow) int { return x.FailFaithful }},
+		{"failure, f = 0", func(x analysis.RewardFidelityRow) int { return x.FailUnfaithful }},
+	}
+	var below *plotter.BarChart
+	for i, part := range parts {
+		vals := make(plotter.Values, len(rows))
+		for j, x := range rows {
+			vals[j] = float64(part.get(x)) / float64(max(1, x.Scored))
+		}
+		bars, err := plotter.NewBarChart(vals, vg.Points(28))
+		if err != nil {
+			return nil, err
+		}
+		bars.Color = palette[[]int{2, 1, 4, 5}[i]]
+		bars.LineStyle.Width = 0
+		if below != nil {
+			bars.StackOn(below)
+		}
+		below = bars
+		p.Add(bars)
+		p.Legend.Add(part.name, bars)
+	}
+	p.NominalX(names...)
+	p.Y.Min, p.Y.Max = 0, 1.3
+	p.Legend.Top = true
+	f.pic = single(p, 7*vg.Inch, 4.5*vg.Inch)
+	f.caption = fmt.Sprintf("Each bar splits a simulator's scored episodes by agent success (R >= %s) and user fidelity f. "+
+		"Over all simulators %s of successful episodes have f = 0 (the reward did not see the user break its contract), "+
+		"%s of all scored episodes are a success with f = 0.", fnum(fd.in.Threshold, 2), f3(total.ShareOfSuccesses), f3(total.ShareOfAll))
+	return f, nil
+}
+
+func (r *Report) failureFamilies() (*figure, error) {
+	fd, err := r.graded("failure-families")
+	if err != nil {
+		return nil, err
+	}
+	f := &figure{}
+	f.table.header = []string{"family", "episodes_present", "failures", "frequency", "simulator", "domain", "n_present", "n_absent", "pass_present", "pass_absent", "effect"}
+	left := newPlot("Frequency", "family", "share of scored episodes")
+	right := newPlot("Pass-rate effect (present - absent)", "family", "agent pass rate difference")
+	freq := make(plotter.Values, len(fd.families))
+	names := make([]string, len(fd.families))
+	var cells, means, meds plotter.XYs
+	var notes []string
+	for i, fe := range fd.families {
+		names[i] = fe.Family
+		freq[i] = fe.Frequency
+		if math.IsNaN(freq[i]) {
+			freq[i] = 0
+		}
+		f.table.add(fe.Family, strconv.Itoa(fe.Present), strconv.Itoa(fe.Failures), fnumOr(fe.Frequency, 3, ""), "all", "all", "", "", "", "", "")
+		for _, c := range fe.Cells {
+			f.table.add(fe.Family, "", "", "", c.Simulator, c.Domain, strconv.Itoa(c.NPresent), strconv.Itoa(c.NAbsent), f3(c.PassPresent), f3(c.PassAbsent), s3(c.Effect))
+			cells = append(cells, plotter.XY{X: float64(i), Y: c.Effect})
+		}
+		if len(fe.Cells) > 0 {
+			means = append(means, plotter.XY{X: float64(i), Y: fe.Mean})
+			meds = append(meds, plotter.XY{X: float64(i), Y: fe.Median})
+			notes = append(notes, fmt.Sprintf("%s present in %d episodes (%s), effect mean %s, median %s over %d cells, %d sign changes",
+				fe.Family, fe.Present, f3(fe.Frequency), s3(fe.Mean), s3(fe.Median), len(fe.Cells), fe.SignChanges))
+		} else {
+			notes = append(notes, fmt.Sprintf("%s present in %d episodes (%s), no cell with >= %d episodes each side", fe.Family, fe.Present, f3(fe.Frequency), analysis.MinCell))
+		}
+	}
+	bars, err := plotter.NewBarChart(freq, vg.Points(26))
+	if err != nil {
+		return nil, err
+	}
+	bars.Color = palette[0]
+	bars.LineStyle.Width = 0
+	left.Add(bars)
+	left.NominalX(names...)
+	left.Y.Min, left.Y.Max = 0, 0.05
+	for _, v := range freq {
+		left.Y.Max = math.Max(left.Y.Max, v*1.1)
+	}
+	right.NominalX(names...)
+	right.X.Min, right.X.Max = -0.6, float64(len(names))-0.4
+	right.Y.Min, right.Y.Max = -1, 1
+	if _, err := refLine(right, 0, right.X.Min, right.X.Max, false, colGrey, true); err != nil {
+		return nil, err
+	}
+	for _, s := range []struct {
+		xys   plotter.XYs
+		name  string
+		shape draw.GlyphDrawer
+		col   int
+		rad   float64
+	}{{cells, "cell", draw.CircleGlyph{}, 4, 2.5}, {means, "mean", draw.PyramidGlyph{}, 5, 4.5}, {meds, "median", draw.SquareGlyph{}, 2, 4}} {
+		if len(s.xys) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(s.xys)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Shape, sc.GlyphStyle.Color, sc.GlyphStyle.Radius = s.shape, palette[s.col], vg.Points(s.rad)
+		right.Add(sc)
+		right.Legend.Add(s.name, sc)
+	}
+	right.Legend.Top = true
+	for _, p := range []*plot.Plot{left, right} {
+		p.X.Tick.Label.Rotation = 0.35
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.Add(plotter.NewGrid())
+	}
+	f.pic = panels([]*plot.Plot{left, right}, 9*vg.Inch, 4.5*vg.Inch)
+	f.caption = fmt.Sprintf("Left: the share of scored episodes in which each family is present (a criterion of it failed). Right: per (simulator, domain) cell with at least %d episodes with and %d without the family, "+
+		"the agent's pass rate with it minus without; mean and median over cells. A sign change is a cell whose effect has the sign opposite to the mean. %s.",
+		analysis.MinCell, analysis.MinCell, capital(strings.Join(notes, "; ")))
+	return f, nil
+}
+
+func (r *Report) disclosureRerank() (*figure, error) {
+	fd, err := r.graded("disclosure-rerank")
+	if err != nil {
+		return nil, err
+	}
+	rr := fd.rerank
+	f := &figure{}
+	f.table.header = []string{"simulator", "ufs_all", "ufs_non_disclosure", "ufs_disclosure_only", "rank_all", "rank_non_disclosure", "rank_disclosure_only"}
+	p := newPlot("Rank of each simulator under three criterion sets", "", "rank (1 = most faithful)")
+	p.NominalX("all criteria", "non-disclosure", "disclosure only")
+	n := len(rr.Rows)
+	for i, x := range rr.Rows {
+		f.table.add(x.Simulator, fnumOr(x.All, 3, ""), fnumOr(x.NonDisclosure, 3, ""), fnumOr(x.Disclosure, 3, ""),
+			strconv.Itoa(x.RankAll), strconv.Itoa(x.RankNon), strconv.Itoa(x.RankDisc))
+		pts := plotter.XYs{{X: 0, Y: float64(x.RankAll)}, {X: 1, Y: float64(x.RankNon)}, {X: 2, Y: float64(x.RankDisc)}}
+		l, s, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, err
+		}
+		col := palette[i%len(palette)]
+		l.LineStyle.Color, s.GlyphStyle.Color, s.GlyphStyle.Radius = col, col, vg.Points(3)
+		if i >= len(palette) {
+			l.LineStyle.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
+		}
+		p.Add(l, s)
+		p.Legend.Add(x.Simulator, l, s)
+	}
+	p.Y.Scale = plot.InvertedScale{Normalizer: plot.LinearScale{}} // rank 1 on top
+	p.Y.Min, p.Y.Max = 0.5, float64(n)+0.5
+	var ticks []plot.Tick
+	for k := 1; k <= n; k++ {
+		ticks = append(ticks, plot.Tick{Value: float64(k), Label: strconv.Itoa(k)})
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = -0.3, 3.2
+	p.Legend.Top = false
+	p.Add(plotter.NewGrid())
+	f.pic = single(p, 7*vg.Inch, 4.5*vg.Inch)
+	f.caption = fmt.Sprintf("Ranks of the simulators by UFS with all criteria, without the disclosure criteria, and with the disclosure criteria alone "+
+		"(each unweighted over domains; ties by name). Spearman's rho between disclosure-only and non-disclosure UFS is %s (n = %d; the seed reports .071), "+
+		"between the full and the non-disclosure UFS %s.", f3(rr.RhoDiscNon.R), rr.RhoDiscNon.N, f3(rr.RhoAllNon.R))
+	return f, nil
+}
+
+func (r *Report) agentEffort() (*figure, error) {
+	fd, err := r.graded("agent-effort")
+	if err != nil {
+		return nil, err
+	}
+	ef := fd.effort
+	f := &figure{}
+	f.table.header = []string{"simulator", "successes_disclosure", "successes_no_disclosure", "tool_calls_disclosure", "tool_calls_no_disclosure", "tool_call_diff",
+		"questions_disclosure", "questions_no_disclosure", "question_diff", "common_mean_agent_turns", "common_ufs", "common_mean_reward"}
+	var tu, tr plotter.XYs
+	var labels []string
+	for _, x := range ef.Rows {
+		f.table.add(x.Simulator, strconv.Itoa(x.NPresent), strconv.Itoa(x.NAbsent), fnumOr(x.ToolCallsPresent, 2, ""), fnumOr(x.ToolCallsAbsent, 2, ""), fnumOr(x.ToolCallDiff, 2, ""),
+			fnumOr(x.QuestionsPresent, 2, ""), fnumOr(x.QuestionsAbsent, 2, ""), fnumOr(x.QuestionDiff, 2, ""),
+			fnumOr(x.CommonTurns, 2, ""), fnumOr(x.CommonUFS, 3, ""), fnumOr(x.CommonR, 3, ""))
+		if math.IsNaN(x.CommonTurns) || math.IsNaN(x.CommonUFS) || math.IsNaN(x.CommonR) {
+			continue
+		}
+		tu = append(tu, plotter.XY{X: x.CommonUFS, Y: x.CommonTurns})
+		tr = append(tr, plotter.XY{X: x.CommonR, Y: x.CommonTurns})
+		labels = append(labels, " "+x.Simulator)
+	}
+	if len(tu) == 0 {
+		return nil, missing("agent-effort", "no task was completed by every simulator")
+	}
+	left := newPlot(fmt.Sprintf("Turns vs UFS (r = %s)", f3(ef.TurnsUFS.R)), "UFS", "mean agent turns")
+	right := newPlot(fmt.Sprintf("Turns vs reward (r = %s)", f3(ef.TurnsR.R)), "mean agent reward R", "mean agent turns")
+	for i, pts := range []plotter.XYs{tu, tr} {
+		p := []*plot.Plot{left, right}[i]
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Color, sc.GlyphStyle.Radius = palette[0], vg.Points(3.5)
+		p.Add(sc)
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
+		if err != nil {
+			return nil, err
+		}
+		for j := range lb.TextStyle {
+			lb.TextStyle[j].Font.Size = vg.Points(7)
+		}
+		p.Add(lb)
+		p.X.Min, p.X.Max = 0, 1.15
+		p.Add(plotter.NewGrid())
+	}
+	f.pic = panels([]*plot.Plot{left, right}, 9*vg.Inch, 4*vg.Inch)
+	f.caption = fmt.Sprintf("On the %d tasks every simulator completed, mean agent turns (agent messages, tool-call-only ones included) against each simulator's UFS "+
+		"(Pearson r = %s) and mean reward (r = %s) on those tasks, across %d simulators. In successful episodes, when the user disclosed early the agent made "+
+		"%s tool calls and asked %s questions per episode relative to when it did not (mean of per-simulator differences over %d simulators with both; "+
+		"fewer tool calls for %d, fewer questions for %d).",
+		ef.CommonTasks, f3(ef.TurnsUFS.R), f3(ef.TurnsR.R), len(tu), s2(ef.MeanToolCallDiff), s2(ef.MeanQuestionDiff), ef.Compared, ef.ToolCallNegative, ef.QuestionNegative)
+	return f, nil
+}
+
+// fidelitySection writes the "User fidelity" section of report.md: the
+// summary tables, the frontier choices and epoch cost, the tables of every
+// analysis, the section's figures and a methods paragraph.
+func (r *Report) fidelitySection(b *strings.Builder, out []built) {
+	fd := r.fid
+	if fd == nil || len(fd.in.Episodes) == 0 {
+		return
+	}
+	in := fd.in
+	scored, excluded := 0, 0
+	for _, s := range fd.ufs {
+		scored += s.Scored
+		excluded += s.Excluded
+	}
+	b.WriteString("## User fidelity score (UFS)\n\n")
+	fmt.Fprintf(b, "User fidelity (SPEC 6.2, seed 002) of %d user simulators over %d episodes graded by `%s`: %d scored, %d excluded "+
+		"(flagged P0, not their task's conversation, or no applicable criterion).\n\n", len(fd.ufs), len(in.Episodes), in.Grader, scored, excluded)
+
+	b.WriteString("### Table 1: summary per simulator\n\n")
+	t1 := table{header: []string{"simulator", "scored", "excluded", "mean R", "UFS", "cost/sim ($)", "cost", "dominated"}}
+	for i, s := range fd.ufs {
+		kind := "unknown"
+		if s.CostKnown > 0 {
+			kind = "recorded"
+			if s.CostEstimated {
+				kind = "estimated"
+			}
+		}
+		dom := ""
+		if fd.frontier.Dominated[i] {
+			dom = "yes (by " + fd.frontier.DominatedBy[i] + ")"
+		}
+		t1.add(s.Simulator, strconv.Itoa(s.Scored), strconv.Itoa(s.Excluded), fnumOr(s.MeanR, 3, "n/a"), fnumOr(s.UFS, 3, "n/a"), fnumOr(s.Cost, 5, "n/a"), kind, dom)
+	}
+	b.WriteString(mdTable(t1))
+	b.WriteString("\n### Table 2: per domain\n\n")
+	t2 := table{header: []string{"simulator", "domain", "n scored", "excluded P0", "excluded no criteria", "mean R", "UFS"}}
+	for _, s := range fd.ufs {
+		for _, d := range s.Domains {
+			t2.add(s.Simulator, d.Domain, strconv.Itoa(d.Scored), strconv.Itoa(d.ExcludedP0), strconv.Itoa(d.ExcludedNA), fnumOr(d.MeanR, 3, "n/a"), fnumOr(d.UFS, 3, "n/a"))
+		}
+	}
+	b.WriteString(mdTable(t2))
+	b.WriteString("\n### Frontier choice and epoch cost\n\n")
+	t3 := table{header: []string{"q", "U*(q)", "UFS", "cost/sim ($)", "feasible", fmt.Sprintf("epoch cost ($, %d prompts x %d rollouts)", in.EpochPrompts, in.EpochRollouts)}}
+	for _, c := range fd.frontier.Choices {
+		who, epoch := "none feasible", "n/a"
+		if c.Simulator != "" {
+			who = c.Simulator
+			epoch = fnum(analysis.EpochCost(in.EpochPrompts, in.EpochRollouts, c.Cost), 2)
+		}
+		t3.add(f2(c.Q), who, fnumOr(c.UFS, 3, "n/a"), fnumOr(c.Cost, 5, "n/a"), strconv.Itoa(c.Feasible), epoch)
+	}
+	b.WriteString(mdTable(t3))
+	fmt.Fprintf(b, "\nEfficient frontier (by cost): %s.\n\n", orNone(strings.Join(fd.frontier.Efficient, ", ")))
+
+	if len(fd.overlap) > 0 {
+		b.WriteString("### Probe overlap\n\n")
+		t := table{header: []string{"probe", "simulator", "fired (scored)", "fired, every criterion passed", "UFS", "UFS with probe folded", "rank", "rank folded"}}
+		for _, o := range fd.overlap {
+			t.add(o.Probe, o.Simulator, strconv.Itoa(o.Fired), strconv.Itoa(o.FiredAllPass), fnumOr(o.UFS, 3, "n/a"), fnumOr(o.Folded, 3, "n/a"), strconv.Itoa(o.RankUFS), strconv.Itoa(o.RankFolded))
+		}
+		b.WriteString(mdTable(t))
+		var ch []string
+		for _, p := range sortedStrings(fd.changed) {
+			ch = append(ch, p)
+		}
+		fmt.Fprintf(b, "\nProbes whose folding changes the ranking: %s.\n\n", orNone(strings.Join(ch, ", ")))
+	}
+	if len(fd.agree) > 0 {
+		fmt.Fprintf(b, "### Agreement between graders `%s` and `%s`\n\n", in.Grader, in.SecondGrader)
+		t := table{header: []string{"family", "verdicts", "equal", "kappa", "95% CI"}}
+		for _, a := range fd.agree {
+			t.add(a.Family, strconv.Itoa(a.N), strconv.Itoa(a.Equal), fnumOr(a.Kappa.Kappa, 3, "n/a"), fnumOr(a.Kappa.Lo, 3, "n/a")+" to "+fnumOr(a.Kappa.Hi, 3, "n/a"))
+		}
+		b.WriteString(mdTable(t))
+		fmt.Fprintf(b, "\nSame episode fidelity f in %d of %d episodes both graded.\n\n", fd.sameF, fd.agreeEps)
+	}
+	for i, o := range out {
+		if o.f == nil || !isFidelityFigure(builders[i].name) {
+			continue
+		}
+		fg := o.f
+		fmt.Fprintf(b, "### %s\n\n![%s](%s.png)\n\n%s\n\n", fg.title, fg.name, fg.name, fg.caption)
+		b.WriteString(mdTable(fg.table))
+		fmt.Fprintf(b, "\nFiles: [%s.svg](%s.svg), [%s.png](%s.png), [%s.csv](%s.csv). Figure name: `%s`.\n\n", fg.name, fg.name, fg.name, fg.name, fg.name, fg.name, fg.name)
+	}
+	b.WriteString("### Methods (user fidelity)\n\n")
+	prices := "No cost was estimated."
+	if in.Prices != "" {
+		prices = "Estimated costs: " + in.Prices + "."
+	}
+	fmt.Fprintf(b, "Each task's rubric holds criteria about the simulated user only, each grounded in a verbatim quote of the task's blueprint or the "+
+		"simulator guidelines (checked after NFKC, space, quote-mark and `**` normalisation, case-folded). A grader gives every (episode, criterion) "+
+		"pass, fail or na without seeing which simulator produced the episode. An episode's fidelity f is 1 when every applicable (non-na) criterion "+
+		"passed, else 0; episodes with no applicable criterion, and episodes flagged P0 (the simulated user pursues another customer's task), are "+
+		"excluded and counted. UFS is the mean f of a simulator's scored episodes per domain, and the unweighted mean over domains. Success is R >= %s. "+
+		"Cost per simulation is the mean of the recorded user cost where it is a positive number, else the user messages' tokens priced by a dated "+
+		"table (estimated), else unknown: a simulator of unknown cost is never chosen nor compared on the frontier. U*(q) is the cheapest simulator "+
+		"with UFS >= q, ties by higher UFS then name; a simulator is strictly dominated when another is no more expensive and no less faithful and "+
+		"better in one. The family effect is computed per (simulator, domain) cell with >= %d scored episodes with and without the family. "+
+		"Agent effort compares successful scored episodes with and without a failed disclosure criterion; the turns correlations use the tasks "+
+		"every simulator completed (a non-P0 episode with a reward). A probe folded into UFS sets f = 0 wherever it fired. Kappa between graders is "+
+		"Cohen's over pass / fail / na with the Fleiss-Cohen-Everitt interval. %s Simulators are named by their user simulator, with the agent "+
+		"added when one user simulator ran against several agents.\n\n", fnum(in.Threshold, 2), analysis.MinCell, prices)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// FidelityTables returns the section's analyses as plain rows for tests
+// and callers that print them: the UFS per simulator and the frontier.
+func (r *Report) FidelityTables() ([]analysis.SimUFS, analysis.FrontierResult, bool) {
+	if r.fid == nil {
+		return nil, analysis.FrontierResult{}, false
+	}
+	return r.fid.ufs, r.fid.frontier, true
+}
+
+// FidelityEpisodes turns the stored episodes graded by grader into the
+// analyses' episodes (unknown reward and cost as NaN), simulators named by
+// analysis.LabelSimulators.
+func FidelityEpisodes(rows []queries.FidelityEpisode, grader string) []analysis.FidelityEpisode {
+	var out []analysis.FidelityEpisode
+	for _, r := range rows {
+		if r.Grader != grader {
+			continue
+		}
+		e := analysis.FidelityEpisode{ID: r.SimulationID, Simulator: r.UserSim, Agent: r.Agent, Domain: r.Domain, Task: r.TaskID,
+			Reward: math.NaN(), Cost: math.NaN(), CostEstimated: r.CostEstimated, Applicable: r.Applicable, Failed: r.Failed,
+			Probes: r.Probes, AgentTurns: r.AgentTurns, AgentQuestions: r.AgentQuestions, AgentToolCalls: r.AgentToolCalls}
+		if r.Reward.Valid {
+			e.Reward = r.Reward.Float64
+		}
+		if r.Cost.Valid {
+			e.Cost = r.Cost.Float64
+		}
+		out = append(out, e)
+	}
+	analysis.LabelSimulators(out)
+	return out
+}

@@ -1,0 +1,90 @@
+package reports
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ub-bench/ub/analysis"
+)
+
+// ufsTestInput is a small graded set with every UFS figure's data: three
+// simulators on two domains, 12 tasks, a disclosure and a goal-deviation
+// failure pattern, and two graders.
+func ufsTestInput() FidelityInput {
+	var eps []analysis.FidelityEpisode
+	var pairs []analysis.VerdictPair
+	sims := []struct {
+		name string
+		cost float64
+	}{{"a", 0.01}, {"b", 0.02}, {"c", 0.03}}
+	for si, s := range sims {
+		for _, dom := range []string{"x", "y"} {
+			for task := 0; task < 12; task++ {
+				e := analysis.FidelityEpisode{ID: s.name + dom + string(rune('a'+task)), Simulator: s.name, Agent: "ag", Domain: dom,
+					Task: string(rune('a' + task)), Cost: s.cost, Reward: float64((task + si) % 2), AgentTurns: 4 + task%3 + si,
+					AgentToolCalls: 3 + task%4, AgentQuestions: task % 2}
+				e.Applicable = [4]int{1, 1, 1, 1}
+				if task%(si+2) == 0 {
+					e.Failed[0] = 1
+				}
+				if task%(5+si) == 1 {
+					e.Failed[1] = 1
+					e.Reward = 0
+				}
+				if task == 3 {
+					e.Probes = []string{"P1"}
+				}
+				eps = append(eps, e)
+				if si == 0 && dom == "x" && task < 4 {
+					v := "pass"
+					if e.Failed[0] > 0 {
+						v = "fail"
+					}
+					pairs = append(pairs, analysis.VerdictPair{Episode: e.ID, Family: "disclosure", A: v, B: "pass"})
+				}
+			}
+		}
+	}
+	return FidelityInput{Grader: "g1", Episodes: eps, SecondGrader: "g2", Pairs: pairs, Qs: []float64{0.5, 0.7}}
+}
+
+// TestUFSFiguresByteIdentical: every UFS figure is drawn from the hand-made
+// set, twice byte for byte the same, and the section holds its tables.
+func TestUFSFiguresByteIdentical(t *testing.T) {
+	r := Prepare(Input{})
+	r.SetFidelity(ufsTestInput())
+	a, b := t.TempDir(), t.TempDir()
+	for _, dir := range []string{a, b} {
+		if _, err := r.WriteAll(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range fidelityFigures {
+		for _, ext := range []string{".svg", ".png", ".csv"} {
+			x, err := os.ReadFile(filepath.Join(a, f.name+ext))
+			if err != nil {
+				t.Fatalf("%s%s: %v", f.name, ext, err)
+			}
+			y, _ := os.ReadFile(filepath.Join(b, f.name+ext))
+			if string(x) != string(y) {
+				t.Errorf("%s%s differs between runs", f.name, ext)
+			}
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(a, "report.md"))
+	for _, w := range []string{"## User fidelity score (UFS)", "### Table 1: summary per simulator", "### Frontier choice and epoch cost", "### Probe overlap", "### Agreement between graders `g1` and `g2`", "### Methods (user fidelity)"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("report.md lacks %q", w)
+		}
+	}
+	// a: disclosure fails on even tasks (0, 2, ..., 10), goal deviation
+	// on tasks with task % 5 = 1 (1, 6, 11; 6 is even): 8 of 12
+	// unfaithful, UFS 4/12 in each domain.
+	us, _, _ := r.FidelityTables()
+	if math.Abs(us[0].UFS-4.0/12) > 1e-9 {
+		t.Errorf("UFS of a = %v, want 4/12", us[0].UFS)
+	}
+}

@@ -1,0 +1,320 @@
+package synth
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/ub-bench/ub/queries"
+)
+
+// The synthetic UserProxyBench study (seed 002): seven user simulators,
+// one frozen agent, the seed's four domains and 375 tasks, one episode per
+// (simulator, task), rubrics and one grader's verdicts, written through
+// the ep_* tables so that ub report reads it as it reads real episodes.
+//
+// # Planted values
+//
+//	simulator          UFS    $/sim    cost        disclosure share of failures
+//	gemma-4-26b        0.550  0.0060   estimated   0.40
+//	gpt-4.1-mini       0.790  0.0090   recorded    0.60
+//	qwen3.6-35b        0.700  0.0120   estimated   0.85
+//	gemma-4-31b        0.850  0.0175   estimated   0.60
+//	gpt-5.4-mini       0.810  0.0300   recorded    0.60
+//	gemini-3.5-flash   0.870  0.0560   recorded    0.60
+//	sonnet-4-6         0.740  0.0900   recorded    0.60
+//
+// so the frontier chooses gpt-4.1-mini at q = 0.75, gemma-4-31b at 0.84 and
+// gemini-3.5-flash at 0.86, and qwen3.6-35b, gpt-5.4-mini and sonnet-4-6
+// are strictly dominated (by gpt-4.1-mini, gemma-4-31b, gpt-4.1-mini)
+// ([FidelityFrontier]). A simulator's UFS in a domain is its UFS plus the
+// domain offset (telecom -0.05, airline +0.02, retail +0.04, banking -0.01:
+// the unweighted mean is the planted UFS); the number of unfaithful
+// episodes in each (simulator, domain) is planted exactly, as
+// round((1 - UFS_d) n_d), on tasks drawn at random, so the recovered UFS
+// differs from the planted one by rounding only (at most 0.5 / n_d per
+// domain). An unfaithful episode fails one family: disclosure with the
+// simulator's share, otherwise goal deviation, groundedness or omitted
+// information with weights 0.4, 0.35, 0.25. Every other criterion passes,
+// or is na with probability 0.15 (never all of them); one retail task has
+// no applicable criterion for five simulators (excluded and counted, as in
+// the seed's 2,618 of 2,625).
+//
+// The agent's success is Bernoulli with probability base_d + 0.15 (telecom
+// 0.80, airline 0.60, retail 0.70, banking 0.40 before the +0.15 lift),
+// minus 0.50 when goal deviation is present and 0.03 when disclosure is
+// ([FidelityGoalEffect], [FidelityDisclosureEffect]), clipped to [0.02,
+// 0.98]. The agent makes round(N(6, 1.5)) tool calls and asks
+// round(N(2, 0.8)) questions (at least 0), 1.06 and 0.26 fewer when the
+// user disclosed early ([FidelityToolCallSaving]).
+const (
+	FidelityGrader           = "synth-grader"
+	FidelityGoalEffect       = -0.50
+	FidelityDisclosureEffect = -0.03
+	FidelityToolCallSaving   = 1.06
+	FidelityQuestionSaving   = 0.26
+	fidelityAgent            = "llm_agent:gpt-5.5@high"
+)
+
+// FidelitySim is one planted user simulator.
+type FidelitySim struct {
+	Name       string
+	UFS, Cost  float64
+	Estimated  bool    // the cost comes from tokens and the price table
+	Disclosure float64 // share of its failures that are disclosure
+}
+
+// FidelitySims are the planted simulators, by cost.
+var FidelitySims = []FidelitySim{
+	{"gemma-4-26b", 0.550, 0.0060, true, 0.40},
+	{"gpt-4.1-mini", 0.790, 0.0090, false, 0.60},
+	{"qwen3.6-35b", 0.700, 0.0120, true, 0.85},
+	{"gemma-4-31b", 0.850, 0.0175, true, 0.60},
+	{"gpt-5.4-mini", 0.810, 0.0300, false, 0.60},
+	{"gemini-3.5-flash", 0.870, 0.0560, false, 0.60},
+	{"sonnet-4-6", 0.740, 0.0900, false, 0.60},
+}
+
+// FidelityFrontier is the planted frontier: the choice at the seed's q
+// levels and the strictly dominated simulators.
+var FidelityFrontier = struct {
+	Qs        []float64
+	Choice    []string
+	Dominated []string
+}{[]float64{0.75, 0.84, 0.86}, []string{"gpt-4.1-mini", "gemma-4-31b", "gemini-3.5-flash"}, []string{"gpt-5.4-mini", "qwen3.6-35b", "sonnet-4-6"}}
+
+// FidelityDomains are the seed's domains with their task counts (375).
+var FidelityDomains = []struct {
+	Name   string
+	Tasks  int
+	Offset float64 // added to a simulator's UFS in this domain
+	Base   float64 // agent success probability before the lift
+}{
+	{"airline", 50, 0.02, 0.60},
+	{"banking", 97, -0.01, 0.40},
+	{"retail", 114, 0.04, 0.70},
+	{"telecom", 114, -0.05, 0.80},
+}
+
+// FidelityStats counts what WriteFidelity wrote.
+type FidelityStats struct {
+	Simulators, Tasks, Episodes, Criteria, Verdicts, Messages, ToolCalls int
+}
+
+// FidelityOptions configures WriteFidelity. The zero value is valid.
+type FidelityOptions struct {
+	Seed  uint64
+	Scale int // multiplies the tasks of every domain (1, 10, 100); 0 means 1
+}
+
+// WriteFidelity writes the synthetic UserProxyBench study into ws, which
+// must hold no episodes. The same seed and scale write the same rows.
+func WriteFidelity(ctx context.Context, ws *queries.Workspace, opts FidelityOptions) (FidelityStats, error) {
+	var st FidelityStats
+	scale := max(1, opts.Scale)
+	n, err := queries.EpCount(ctx, ws.Conn())
+	if err != nil {
+		return st, err
+	}
+	if n > 0 {
+		return st, fmt.Errorf("%w: it holds %d episodes", ErrNotEmpty, n)
+	}
+	err = ws.InTx(ctx, func(*sql.Conn) error {
+		var err error
+		st, err = writeFidelity(ctx, ws, opts.Seed, scale)
+		return err
+	})
+	return st, err
+}
+
+func writeFidelity(ctx context.Context, ws *queries.Workspace, seed uint64, scale int) (FidelityStats, error) {
+	var st FidelityStats
+	tbl := map[string]*appender{}
+	for _, t := range []string{"ep_prices", "ep_runs", "ep_tasks", "ep_episodes", "ep_messages", "ep_tool_calls", "ep_rubric_criteria", "ep_verdicts"} {
+		a, err := openAppender(ctx, ws, t)
+		if err != nil {
+			return st, err
+		}
+		tbl[t] = a
+	}
+	closeAll := func() error {
+		var first error
+		for _, t := range []string{"ep_prices", "ep_runs", "ep_tasks", "ep_episodes", "ep_messages", "ep_tool_calls", "ep_rubric_criteria", "ep_verdicts"} {
+			if err := tbl[t].close(); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	const guidelines = "Disclose information progressively. Wait for the agent to ask for specific information before providing it. Do not make up information. Continue until the task goal is met."
+	// Estimated costs: 2000 input and 1000 output tokens per simulation at
+	// price_in = price_out = cost / 3000 x 1e6 $ per million tokens.
+	for _, s := range FidelitySims {
+		if s.Estimated {
+			p := s.Cost / 3000 * 1e6
+			tbl["ep_prices"].row(s.Name, p, p, "2026-08-01", "synth")
+		}
+	}
+	families := []string{"disclosure", "goal_deviation", "groundedness", "omitted_info"}
+	modes := []string{"volunteers_unasked_info", "accepts_forbidden_outcome", "unsupported_state", "withholds_asked_info"}
+	type crit struct {
+		id  string
+		fam int
+	}
+	taskCrit := map[string][]crit{}
+	rc := stream(seed, "fidelity/criteria")
+	for _, d := range FidelityDomains {
+		for t := 0; t < d.Tasks*scale; t++ {
+			id := fmt.Sprint(t)
+			key := fmt.Sprintf("synth-%s-%d", d.Name, t)
+			known := fmt.Sprintf("Your user id is %s_user_%d. Your phone number is 555-%04d.", d.Name, t, t)
+			instr := "You do not accept a fee. If the agent cannot help, ask for a transfer to a human agent."
+			reason := fmt.Sprintf("You want to change booking %d.", t)
+			tbl["ep_tasks"].row(key, d.Name, id, "tau2", reason, known, "You do not know your booking date.", instr, nil, nil, nil, nil, nil, nil, nil, nil, nil, "{}", "synth")
+			// 4-8 criteria, mean 5.8: one of each family, then any.
+			k := 4 + []int{0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 4, 4, 0, 3}[rc.IntN(20)]
+			var cs []crit
+			for j := 0; j < k; j++ {
+				fam := j
+				if j >= 4 {
+					fam = rc.IntN(4)
+				}
+				cid := fmt.Sprintf("%s-%d-c%d", d.Name, t, j+1)
+				quote, source := []string{known[:strings.Index(known, ".")+1], "You do not accept a fee.", "Do not make up information.", reason}[fam], []string{"known_info", "task_instructions", "guidelines", "reason_for_call"}[fam]
+				tbl["ep_rubric_criteria"].row(cid, d.Name, id, families[fam], modes[fam], quote, source,
+					"The user keeps this part of its task.", nil, "synth", nil, "accepted", nil, nil, "synth", int32(st.Criteria+1))
+				st.Criteria++
+				cs = append(cs, crit{cid, fam})
+			}
+			taskCrit[d.Name+"/"+id] = cs
+			st.Tasks++
+		}
+	}
+	for si, s := range FidelitySims {
+		for _, d := range FidelityDomains {
+			nt := d.Tasks * scale
+			run := fmt.Sprintf("synth-run-%s-%s", s.Name, d.Name)
+			user := "user_simulator:" + s.Name + "@t1"
+			tbl["ep_runs"].row(run, "synth", "tau2", d.Name, nil, nil, nil, "user_simulator", s.Name, nil, user, "llm_agent", "gpt-5.5", nil, fidelityAgent, guidelines, nil, nil, nil)
+			r := stream(seed, "fidelity/"+s.Name+"/"+d.Name)
+			// The naTask (retail task 7) has nothing applicable for the
+			// first five simulators; it is not scored.
+			naTask := -1
+			if d.Name == "retail" && si < 5 {
+				naTask = 7
+			}
+			scored := nt
+			if naTask >= 0 {
+				scored--
+			}
+			nFail := int(math.Round((1 - (s.UFS + d.Offset)) * float64(scored)))
+			order := r.Perm(nt)
+			unfaithful := map[int]bool{}
+			for _, t := range order {
+				if len(unfaithful) == nFail {
+					break
+				}
+				if t != naTask {
+					unfaithful[t] = true
+				}
+			}
+			for t := 0; t < nt; t++ {
+				simID := fmt.Sprintf("synth-%s-%s-%d", s.Name, d.Name, t)
+				cs := taskCrit[d.Name+"/"+fmt.Sprint(t)]
+				failFam := -1
+				if unfaithful[t] {
+					if r.Float64() < s.Disclosure {
+						failFam = 0
+					} else {
+						failFam = 1 + pick(r, []float64{0.4, 0.35, 0.25})
+					}
+				}
+				applied := false
+				failed := false
+				for j, c := range cs {
+					v := "pass"
+					switch {
+					case t == naTask:
+						v = "na"
+					case c.fam == failFam && !failed:
+						v, failed = "fail", true
+					case r.Float64() < 0.15 && !(j == len(cs)-1 && !applied):
+						v = "na"
+					}
+					if v != "na" {
+						applied = true
+					}
+					var turn driver.Value
+					if v == "fail" {
+						turn = int32(1)
+					}
+					tbl["ep_verdicts"].row(simID, c.id, FidelityGrader, v, turn, nil, nil, nil, "synth", int32(st.Verdicts+1))
+					st.Verdicts++
+				}
+				p := d.Base + 0.15
+				if failFam == 1 {
+					p += FidelityGoalEffect
+				}
+				if failFam == 0 {
+					p += FidelityDisclosureEffect
+				}
+				p = math.Max(0.02, math.Min(0.98, p))
+				reward := 0.0
+				if r.Float64() < p {
+					reward = 1
+				}
+				disc := 0.0
+				if failFam == 0 {
+					disc = 1
+				}
+				tools := max(0, int(math.Round(6-FidelityToolCallSaving*disc+1.5*r.NormFloat64())))
+				questions := max(0, int(math.Round(2-FidelityQuestionSaving*disc+0.8*r.NormFloat64())))
+				var cost, tin, tout driver.Value = s.Cost * math.Exp(0.1*r.NormFloat64()), nil, nil
+				if s.Estimated {
+					cost, tin, tout = 0.0, int64(2000), int64(1000)
+				}
+				// Messages: the user's opening, then per question an agent
+				// question and the user's answer, then one tool-call message
+				// per call, then the agent's closing message.
+				idx := 0
+				msg := func(role string, content driver.Value, calls int) {
+					tbl["ep_messages"].row(simID, int32(idx), int32(idx), role, content, nil, nil, nil, int32(calls), nil, nil, nil, nil)
+					idx++
+				}
+				msg("user", "Hi, I need help with my booking.", 0)
+				for q := 0; q < questions; q++ {
+					msg("assistant", "Could you tell me more?", 0)
+					msg("user", "Sure.", 0)
+				}
+				for c := 0; c < tools; c++ {
+					tbl["ep_tool_calls"].row(simID, int32(idx), int32(0), nil, "assistant", "lookup", nil)
+					st.ToolCalls++
+					msg("assistant", nil, 1)
+				}
+				msg("assistant", "Done.", 0)
+				st.Messages += idx
+				tbl["ep_episodes"].row(simID, run, "synth", int32(t), simID, d.Name, fmt.Sprint(t), fmt.Sprintf("synth-%s-%d", d.Name, t),
+					int32(0), nil, reward, nil, nil, nil, "user_stop", cost, nil, tin, tout, nil, nil, int32(idx), nil)
+				st.Episodes++
+			}
+		}
+		st.Simulators++
+	}
+	return st, closeAll()
+}
+
+// pick draws an index with the given weights (summing to 1).
+func pick(r *rand.Rand, w []float64) int {
+	u := r.Float64()
+	for i, x := range w {
+		if u < x {
+			return i
+		}
+		u -= x
+	}
+	return len(w) - 1
+}
