@@ -65,23 +65,28 @@ func startServer(t *testing.T, ws *queries.Workspace, reviewers ...string) (stri
 // holding the session cookie, and the CSRF token of the first episode page.
 func login(t *testing.T, srv *Server, base, reviewer string) *http.Client {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar}
 	for _, u := range srv.URLs(base) {
 		if u.Reviewer == reviewer {
-			resp, err := c.Get(u.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			if resp.StatusCode != 200 || resp.Request.URL.RawQuery != "" {
-				t.Fatalf("login: %d at %s, want 200 at / without the token", resp.StatusCode, resp.Request.URL)
-			}
-			return c
+			return loginURL(t, u.URL)
 		}
 	}
 	t.Fatalf("no URL for %s", reviewer)
 	return nil
+}
+
+func loginURL(t *testing.T, start string) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.RawQuery != "" {
+		t.Fatalf("login: %d at %s, want 200 at / without the token", resp.StatusCode, resp.Request.URL)
+	}
+	return c
 }
 
 func get(t *testing.T, c *http.Client, u string) (int, string) {
