@@ -12,7 +12,9 @@ import (
 
 func reviewStatsFixture(t *testing.T) analysis.ReviewStats {
 	t.Helper()
-	f := func(code, sev string) []analysis.ReviewFinding { return []analysis.ReviewFinding{{Code: code, Severity: sev}} }
+	f := func(code, sev string) []analysis.ReviewFinding {
+		return []analysis.ReviewFinding{{Code: code, Severity: sev}}
+	}
 	items := []analysis.ReviewItem{
 		{Episode: "e1", Reviewer: "alice", Kind: "human", Outcome: "no_error", Domain: "airline", TaskID: "1", Reward: 1, HasReward: true},
 		{Episode: "e2", Reviewer: "alice", Kind: "human", Outcome: "error", Domain: "airline", TaskID: "2", Reward: 0, HasReward: true, Errors: f("hallucination", "critical_hindered")},
