@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -134,6 +135,9 @@ type ReviewStats struct {
 	Drop      PassRate // agent pass rate on the episodes without one
 	Alongside PassRate // agent pass rate on all, reported with Overall.Critical beside it
 	Rerun     []string // domain/task ids of episodes with a critical error, sorted, unique
+	// RerunUnknown counts episodes with a critical error whose task the
+	// workspace does not know (imported decisions on episodes not ingested).
+	RerunUnknown int
 	Agreement []ReviewAgreement
 }
 
@@ -281,7 +285,11 @@ func ReviewStatistics(items []ReviewItem, opts ReviewOptions) (ReviewStats, erro
 	rerun := map[string]bool{}
 	for _, it := range final {
 		if it.Critical() {
-			rerun[it.Domain+"/"+it.TaskID] = true
+			if it.TaskID == "" {
+				st.RerunUnknown++
+			} else {
+				rerun[it.Domain+"/"+it.TaskID] = true
+			}
 		}
 		if !it.HasReward {
 			continue
@@ -400,6 +408,23 @@ func reviewAgreement(episodes []string, byEpisode map[string][]ReviewItem) []Rev
 		return out[i].B < out[j].B
 	})
 	return out
+}
+
+// MarshalJSON writes the agreement with null for an undefined kappa
+// (JSON has no NaN).
+func (a ReviewAgreement) MarshalJSON() ([]byte, error) {
+	num := func(x float64) *float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	k := func(k Kappa) map[string]any {
+		return map[string]any{"n": k.N, "observed": num(k.Observed), "expected": num(k.Expected), "kappa": num(k.Kappa),
+			"se": num(k.SE), "lo": num(k.Lo), "hi": num(k.Hi)}
+	}
+	return json.Marshal(map[string]any{"a": a.A, "b": a.B, "kind_a": a.KindA, "kind_b": a.KindB, "n": a.N,
+		"has_error": k(a.HasError), "critical": k(a.Critical), "error_table": a.ErrorTable, "critical_table": a.CriticalTable})
 }
 
 // FormatKappa prints a kappa, or "undefined" when it is NaN (both

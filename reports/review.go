@@ -223,7 +223,11 @@ func writeReviewSection(b *strings.Builder, st analysis.ReviewStats, figs []*fig
 		return "agent pass rate " + shareCell(p.Pass)
 	}
 	t.add("drop", "agent pass rate on the episodes without a critical simulator error", rate(st.Drop))
-	t.add("re-run", "tasks to run again (ub review export --rerun)", fmt.Sprintf("%d tasks: %s", len(st.Rerun), strings.Join(st.Rerun, ", ")))
+	rr := fmt.Sprintf("%d tasks: %s", len(st.Rerun), strings.Join(st.Rerun, ", "))
+	if st.RerunUnknown > 0 {
+		rr += fmt.Sprintf(" (and %d episodes whose task is not in the workspace)", st.RerunUnknown)
+	}
+	t.add("re-run", "tasks to run again (ub review export --rerun)", rr)
 	t.add("alongside", "agent pass rate on all, with the critical simulator error share beside it", rate(st.Alongside)+"; critical simulator error "+shareCell(st.Overall.Critical))
 	b.WriteString(mdTable(t))
 	fmt.Fprintf(b, "\n%s Reviewer agreement and adjudication\n\n", h)
