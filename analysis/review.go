@@ -138,7 +138,7 @@ type ReviewStats struct {
 	// RerunUnknown counts episodes with a critical error whose task the
 	// workspace does not know (imported decisions on episodes not ingested).
 	RerunUnknown int
-	Agreement []ReviewAgreement
+	Agreement    []ReviewAgreement
 }
 
 // NotInWorkspace is the domain of decisions on episodes the workspace

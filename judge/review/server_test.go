@@ -260,3 +260,43 @@ func TestBadDecisionIsRefusedAndNothingStored(t *testing.T) {
 		t.Error("a refused decision was stored")
 	}
 }
+
+// TestTwoReviewersAtOnce: two reviewers saving every episode at the same
+// time lose no decision.
+func TestTwoReviewersAtOnce(t *testing.T) {
+	ws := newWorkspace(t, "", reviewtest.Three(), "alice", "bob")
+	defer ws.Close()
+	base, srv := startServer(t, ws, "alice", "bob")
+	errs := make(chan error, 6)
+	for _, who := range []string{"alice", "bob"} {
+		c := login(t, srv, base, who)
+		for _, id := range []string{"sim-a", "sim-b", "sim-c"} {
+			_, page := get(t, c, base+"/episode?id="+id)
+			form := url.Values{"csrf": {csrfOf(t, page)}, "id": {id}, "outcome": {"error"}, "code0": {"other"}, "severity0": {"minor"}, "note0": {who}}
+			go func() {
+				resp, err := c.PostForm(base+"/decision", form)
+				if err == nil {
+					resp.Body.Close()
+				}
+				errs <- err
+			}()
+		}
+	}
+	for range 6 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, err := queries.ReviewDecisions(context.Background(), ws.Conn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 6 {
+		t.Fatalf("%d decisions stored, want 6", len(ds))
+	}
+	for _, d := range ds {
+		if len(d.Errors) != 1 || d.Errors[0].Note != d.Reviewer {
+			t.Errorf("%s by %s: %+v", d.SimulationID, d.Reviewer, d.Errors)
+		}
+	}
+}
