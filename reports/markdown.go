@@ -183,6 +183,7 @@ func (r *Report) markdown(out []built, sum Summary) string {
 		}
 		b.WriteString("\n")
 	}
+	r.reviewSection(&b)
 	r.methods(&b)
 	return b.String()
 }

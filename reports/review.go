@@ -246,3 +246,15 @@ func writeReviewSection(b *strings.Builder, st analysis.ReviewStats, figs []*fig
 		fmt.Fprintf(b, "\nPending adjudication (humans disagree; record the final word as an adjudicator): %s\n", strings.Join(st.Pending, ", "))
 	}
 }
+
+// reviewSection adds the review's tables to the study report when the
+// workspace has review decisions (ub review stats --out draws its figures).
+func (r *Report) reviewSection(b *strings.Builder) {
+	if r.in.Review == nil {
+		return
+	}
+	b.WriteString("## Simulator error rate (human review)\n\n")
+	b.WriteString("The figures `review-error-share` and `review-codes`: `ub review stats --out DIR`.\n\n")
+	writeReviewSection(b, *r.in.Review, nil, "###")
+	b.WriteString("\n")
+}

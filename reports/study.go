@@ -60,8 +60,9 @@ var ErrUnknownFigure = errors.New("unknown figure")
 
 // Input is what a report is drawn from.
 type Input struct {
-	Study *queries.Study
-	Split *SplitSummary // nil when the workspace has no split
+	Study  *queries.Study
+	Split  *SplitSummary         // nil when the workspace has no split
+	Review *analysis.ReviewStats // nil when the workspace has no review decision
 }
 
 // groupKey is one setting: a simulator in a condition at (N, K).

@@ -451,3 +451,17 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 		len(ds), reviewer, st.Errors, st.Failed, st.Skipped)
 	return nil
 }
+
+// reportReview is the review statistics for ub report (final human
+// decisions, Wilson 95%), or nil when no human decision counts.
+func reportReview(c *cli.Context, ws *queries.Workspace) (*analysis.ReviewStats, error) {
+	ds, err := queries.ReviewDecisions(c.Context, ws.Conn())
+	if err != nil || len(ds) == 0 {
+		return nil, err
+	}
+	st, err := analysis.ReviewStatistics(review.Items(ds), analysis.ReviewOptions{})
+	if err != nil {
+		return nil, nil // e.g. only LLM reviews: nothing final to report
+	}
+	return &st, nil
+}

@@ -111,6 +111,14 @@ func TestReviewDemoStep(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &first); err != nil || first["decided_at"] != "2026-01-01T12:00:00Z" {
 		t.Errorf("export line: %v %v", first, err)
 	}
+	rdir := filepath.Join(t.TempDir(), "r")
+	if code, out, errs := ub(t, "--db", db, "report", "--out", rdir); code != 0 {
+		t.Fatalf("report: %d %s %s", code, out, errs)
+	}
+	md, _ := os.ReadFile(filepath.Join(rdir, "report.md"))
+	if !strings.Contains(string(md), "## Simulator error rate (human review)") || !strings.Contains(string(md), "| all | 6 | 2/6 = 33.3%") {
+		t.Errorf("report.md lacks the review section:\n%s", md)
+	}
 	code, out, _ = ub(t, "--db", db, "review", "stats", "--json", "--interval", "jeffreys")
 	if code != 0 || !strings.Contains(out, `"Method": "jeffreys"`) {
 		t.Errorf("stats --json: %d\n%.400s", code, out)
