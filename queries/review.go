@@ -126,7 +126,18 @@ type QueueItem struct {
 
 // ReviewQueue lists a reviewer's queue in a batch, in order.
 func ReviewQueue(ctx context.Context, db Querier, batch, reviewer string) ([]QueueItem, error) {
-	rows, err := db.QueryContext(ctx, q("review_queue"), batch, reviewer)
+	return queue(ctx, db, "review_queue", batch, reviewer)
+}
+
+// AdjudicationQueue lists the episodes of a batch whose human reviewers
+// disagree on "has a simulator error" or "critical", by id, with the
+// adjudicator's decision state.
+func AdjudicationQueue(ctx context.Context, db Querier, batch, adjudicator string) ([]QueueItem, error) {
+	return queue(ctx, db, "review_adjudication_queue", batch, adjudicator)
+}
+
+func queue(ctx context.Context, db Querier, query, batch, reviewer string) ([]QueueItem, error) {
+	rows, err := db.QueryContext(ctx, q(query), batch, reviewer)
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,7 @@ func newReviewCommand(io *streams) *cli.Command {
 					&cli.StringFlag{Name: "batch", Usage: "batch `NAME` (default: the only one)"},
 					&cli.StringFlag{Name: "addr", Value: "127.0.0.1:0", Usage: "listen `ADDR` (loopback; port 0 picks a free one)"},
 					&cli.BoolFlag{Name: "allow-remote", Usage: "allow a non-loopback --addr (risky: plain HTTP, reachable from the network)"},
+					&cli.StringFlag{Name: "adjudicator", Usage: "also print a URL for adjudicator `NAME`: the episodes whose reviewers disagree, decided as the final word"},
 					&cli.StringSliceFlag{Name: "allow-host", Usage: "also answer requests whose Host header is `HOST:PORT` (with --allow-remote)"},
 				},
 				Action: func(c *cli.Context) error {
@@ -245,9 +246,9 @@ func runReviewServe(c *cli.Context, sio *streams) error {
 	}
 	hosts = append(hosts, c.StringSlice("allow-host")...)
 	logf := func(format string, a ...any) { fmt.Fprintf(sio.err, "ub review serve: "+format+"\n", a...) }
-	srv, err := review.NewServer(ws, review.Options{Batch: b.Batch, Reviewers: splitList(b.Reviewers), Hosts: hosts, Logf: logf})
+	srv, err := review.NewServer(ws, review.Options{Batch: b.Batch, Reviewers: splitList(b.Reviewers), Adjudicator: c.String("adjudicator"), Hosts: hosts, Logf: logf})
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	marker := serveMarker(c.String("db"))
 	if err := os.WriteFile(marker, []byte("pid "+strconv.Itoa(os.Getpid())+", "+ln.Addr().String()+"\n"), 0o644); err == nil {

@@ -31,8 +31,12 @@ const ErrorRows = 4
 // Options configures NewServer.
 type Options struct {
 	Batch     string
-	Reviewers []string         // who may review (the batch's reviewers)
-	Clock     func() time.Time // nil means time.Now
+	Reviewers []string // who may review (the batch's reviewers)
+	// Adjudicator, when set, gets a token too: its queue is the episodes
+	// whose reviewers disagree, it sees their decisions, and its decisions
+	// are of kind adjudicator (the final word).
+	Adjudicator string
+	Clock       func() time.Time // nil means time.Now
 	// Hosts are the Host header values the server answers (host:port);
 	// requests naming another host are refused (DNS rebinding). Set by
 	// Listen from the bound address.
@@ -56,6 +60,16 @@ type Server struct {
 
 type session struct {
 	reviewer, csrf string
+	adjudicator    bool
+}
+
+// queue is the session's queue: its assignments, or for the adjudicator
+// the episodes in dispute.
+func (s *Server) queue(ctx context.Context, sess session) ([]queries.QueueItem, error) {
+	if sess.adjudicator {
+		return queries.AdjudicationQueue(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer)
+	}
+	return queries.ReviewQueue(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer)
 }
 
 // NewServer returns a workbench over ws for one batch, with a fresh random
@@ -85,6 +99,14 @@ func NewServer(ws *queries.Workspace, opts Options) (*Server, error) {
 	s := &Server{ws: ws, opts: opts, tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServer(http.FS(sub))),
 		tokens: map[string]string{}, sessions: map[string]session{}}
 	for _, r := range opts.Reviewers {
+		if r == opts.Adjudicator {
+			return nil, fmt.Errorf("review server: %s cannot both review and adjudicate", r)
+		}
+	}
+	for _, r := range append(append([]string(nil), opts.Reviewers...), opts.Adjudicator) {
+		if r == "" {
+			continue
+		}
 		t, err := randomHex(24)
 		if err != nil {
 			return nil, err
@@ -105,7 +127,7 @@ func (s *Server) URLs(base string) []ReviewerURL {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []ReviewerURL
-	for _, r := range s.opts.Reviewers {
+	for _, r := range append(append([]string(nil), s.opts.Reviewers...), s.opts.Adjudicator) {
 		for t, rv := range s.tokens {
 			if rv == r {
 				out = append(out, ReviewerURL{r, base + "/?token=" + t})
@@ -222,7 +244,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, token string) {
 		return
 	}
 	s.mu.Lock()
-	s.sessions[id] = session{reviewer: reviewer, csrf: csrf}
+	s.sessions[id] = session{reviewer: reviewer, csrf: csrf, adjudicator: reviewer == s.opts.Adjudicator}
 	s.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	s.opts.Logf("reviewer %s opened a session", reviewer)
@@ -251,6 +273,7 @@ func (s *Server) withDB(fn func() error) error {
 
 type queueData struct {
 	Reviewer, Batch string
+	Adjudicator     bool
 	Items           []queries.QueueItem
 	Done, Total     int
 	Next            string
@@ -259,14 +282,14 @@ type queueData struct {
 func (s *Server) queuePage(w http.ResponseWriter, r *http.Request, sess session) {
 	var items []queries.QueueItem
 	err := s.withDB(func() (err error) {
-		items, err = queries.ReviewQueue(r.Context(), s.ws.Conn(), s.opts.Batch, sess.reviewer)
+		items, err = s.queue(r.Context(), sess)
 		return err
 	})
 	if err != nil {
 		s.internal(w, err)
 		return
 	}
-	d := queueData{Reviewer: sess.reviewer, Batch: s.opts.Batch, Items: items, Total: len(items)}
+	d := queueData{Reviewer: sess.reviewer, Batch: s.opts.Batch, Items: items, Total: len(items), Adjudicator: sess.adjudicator}
 	for _, it := range items {
 		if it.Outcome != "" {
 			d.Done++
@@ -305,6 +328,14 @@ type episodeData struct {
 	Decided               string // "alice at 2026-...Z (revision 2)"
 	Saved                 bool
 	Problem               string
+	Adjudicator           bool
+	Others                []otherDecision // the reviewers' decisions, for the adjudicator
+}
+
+// otherDecision is a reviewer's decision as the adjudicator sees it.
+type otherDecision struct {
+	Reviewer, Outcome string
+	Errors            []string // "turn 3: hallucination (critical_hindered): note"
 }
 
 func (s *Server) episodePage(w http.ResponseWriter, r *http.Request, sess session) {
@@ -320,8 +351,9 @@ func (s *Server) renderEpisode(w http.ResponseWriter, r *http.Request, sess sess
 	var dec queries.Decision
 	var decided bool
 	status := http.StatusOK
+	d.Adjudicator = sess.adjudicator
 	err := s.withDB(func() error {
-		items, err := queries.ReviewQueue(r.Context(), s.ws.Conn(), s.opts.Batch, sess.reviewer)
+		items, err := s.queue(r.Context(), sess)
 		if err != nil {
 			return err
 		}
@@ -334,6 +366,26 @@ func (s *Server) renderEpisode(w http.ResponseWriter, r *http.Request, sess sess
 		if pos < 0 {
 			status = http.StatusNotFound
 			return nil
+		}
+		if sess.adjudicator {
+			for _, rv := range s.opts.Reviewers {
+				od, ok, err := queries.GetDecision(r.Context(), s.ws.Conn(), id, rv)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+				o := otherDecision{Reviewer: rv, Outcome: od.Outcome}
+				for _, e := range od.Errors {
+					turn := "episode"
+					if e.TurnIdx.Valid {
+						turn = "turn " + strconv.FormatInt(e.TurnIdx.Int64, 10)
+					}
+					o.Errors = append(o.Errors, fmt.Sprintf("%s: %s (%s): %s", turn, e.Code, e.Severity, e.Note))
+				}
+				d.Others = append(d.Others, o)
+			}
 		}
 		d.Position, d.Total = pos+1, len(items)
 		if pos > 0 {
@@ -430,7 +482,7 @@ func (s *Server) saveDecision(w http.ResponseWriter, r *http.Request, sess sessi
 	var problem string
 	var rev int
 	err := s.withDB(func() error {
-		items, err := queries.ReviewQueue(r.Context(), s.ws.Conn(), s.opts.Batch, sess.reviewer)
+		items, err := s.queue(r.Context(), sess)
 		if err != nil {
 			return err
 		}
@@ -459,6 +511,9 @@ func (s *Server) saveDecision(w http.ResponseWriter, r *http.Request, sess sessi
 		if msg != "" {
 			problem = msg
 			return nil
+		}
+		if sess.adjudicator {
+			dec.Kind = queries.KindAdjudicator
 		}
 		dec.DecidedAt = s.opts.Clock().UTC()
 		rev, err = queries.SaveDecision(r.Context(), s.ws, dec)

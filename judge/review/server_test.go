@@ -300,3 +300,62 @@ func TestTwoReviewersAtOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestAdjudicator(t *testing.T) {
+	ctx := context.Background()
+	ws := newWorkspace(t, "", reviewtest.Three(), "alice", "bob")
+	defer ws.Close()
+	ln, hosts, err := Listen(ctx, "127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := NewServer(ws, Options{Batch: "b1", Reviewers: []string{"alice", "bob"}, Adjudicator: "carol", Hosts: hosts, Clock: fixedClock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewUnstartedServer(srv)
+	hs.Listener.Close()
+	hs.Listener = ln
+	hs.Start()
+	defer hs.Close()
+	base := hs.URL
+	post := func(c *http.Client, id string, f url.Values) int {
+		_, page := get(t, c, base+"/episode?id="+id)
+		f.Set("csrf", csrfOf(t, page))
+		f.Set("id", id)
+		resp, err := c.PostForm(base+"/decision", f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	alice, bob, carol := login(t, srv, base, "alice"), login(t, srv, base, "bob"), login(t, srv, base, "carol")
+	// alice and bob agree on sim-b, disagree on sim-a.
+	post(alice, "sim-a", url.Values{"outcome": {"error"}, "code0": {"revealed_info_early"}, "severity0": {"minor"}, "turn0": {"1"}, "note0": {"id unasked"}})
+	post(bob, "sim-a", url.Values{"outcome": {"no_error"}})
+	post(alice, "sim-b", url.Values{"outcome": {"no_error"}})
+	post(bob, "sim-b", url.Values{"outcome": {"no_error"}})
+	_, q := get(t, carol, base+"/")
+	if !strings.Contains(q, "0 of 1 decided") || !strings.Contains(q, "sim-a") || strings.Contains(q, "sim-b") {
+		t.Fatalf("adjudicator's queue, want only sim-a:\n%s", q)
+	}
+	if code, _ := get(t, carol, base+"/episode?id=sim-b"); code != http.StatusNotFound {
+		t.Errorf("sim-b (no dispute) for the adjudicator: %d, want 404", code)
+	}
+	_, page := get(t, carol, base+"/episode?id=sim-a")
+	if !strings.Contains(page, "turn 1: revealed_info_early (minor): id unasked") || !strings.Contains(page, "<strong>bob</strong>: no simulator error") {
+		t.Errorf("adjudicator does not see both decisions")
+	}
+	carol.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if code := post(carol, "sim-a", url.Values{"outcome": {"error"}, "code0": {"revealed_info_early"}, "severity0": {"minor"}, "turn0": {"1"}}); code != http.StatusSeeOther {
+		t.Fatalf("adjudication: %d", code)
+	}
+	d, ok, err := queries.GetDecision(ctx, ws.Conn(), "sim-a", "carol")
+	if err != nil || !ok || d.Kind != "adjudicator" {
+		t.Fatalf("adjudication stored as %+v %v %v", d, ok, err)
+	}
+	if _, err := NewServer(ws, Options{Batch: "b1", Reviewers: []string{"alice"}, Adjudicator: "alice", Hosts: hosts}); err == nil {
+		t.Error("a reviewer as adjudicator: no error")
+	}
+}
