@@ -210,8 +210,9 @@ func ParseLabelsCSV(path string, r io.Reader, reviewer string, at time.Time) ([]
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
+			// FieldPos panics after a failed Read: the line is the error's.
+			line := 0
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				line = pe.Line
@@ -222,6 +223,7 @@ func ParseLabelsCSV(path string, r io.Reader, reviewer string, at time.Time) ([]
 			}
 			continue
 		}
+		line, _ := cr.FieldPos(0)
 		fail := func(format string, args ...any) {
 			bad = append(bad, &ImportError{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)})
 		}
