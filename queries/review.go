@@ -351,7 +351,7 @@ func SaveDecision(ctx context.Context, ws *Workspace, d Decision) (int, error) {
 	rev := 0
 	err := ws.InTx(ctx, func(c *sql.Conn) error {
 		var prev sql.NullInt64
-		err := c.QueryRowContext(ctx, `SELECT max(revision) FROM rv_decisions WHERE simulation_id = ? AND reviewer = ?`, d.SimulationID, d.Reviewer).Scan(&prev)
+		err := c.QueryRowContext(ctx, q("review_decision_revision"), d.SimulationID, d.Reviewer).Scan(&prev)
 		if err != nil {
 			return err
 		}
