@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,7 +21,15 @@ var parsers = map[string]ParseFunc{
 
 // Formats lists the format names ingest accepts, sorted.
 func Formats() []string {
-	return []string{"aider", "claude-code", "claude-export", "codex", "jsonl", "specstory"}
+	return []string{"aider", "claude-code", "claude-export", "codex", "jsonl", "specstory", "tau1", "tau2"}
+}
+
+// episodeParsers read episode and task files (SPEC 6.1): whole files, not
+// sessions. "tasks" is used by Options.Tasks and is not a --format name.
+var episodeParsers = map[string]func(path string, r io.Reader, sink EpisodeSink) error{
+	"tau2":  ParseTau2,
+	"tau1":  ParseTau1,
+	"tasks": ParseTaskFile,
 }
 
 // extensions are the file name endings each format is written with; a walk
@@ -32,6 +41,8 @@ var extensions = map[string][]string{
 	"jsonl":         {".jsonl", ".json", ".ndjson"},
 	"claude-code":   {".jsonl"},
 	"codex":         {".jsonl"},
+	"tau2":          {".json"},
+	"tau1":          {".json"},
 }
 
 func hasExt(path, format string) bool {

@@ -27,6 +27,8 @@ type Options struct {
 	// before it (whole sessions, including that file's good sessions read
 	// before the bad line) stays.
 	FailFast bool
+	// Tasks reads every file as a tau2 task file (a JSON array of tasks).
+	Tasks bool
 	// Stdin is read for the path "-". nil means os.Stdin.
 	Stdin io.Reader
 	// Progress is called with bytes read so far and the total size of the
@@ -57,6 +59,14 @@ type Stats struct {
 	Repos        int64          `json:"repos"`      // in the workspace after the run
 	TotalSess    int64          `json:"total_sessions"`
 	TotalTurns   int64          `json:"total_turns"`
+	// Episodes (tau2 result files, tau-bench v1 arrays) and tasks.
+	Episodes          int               `json:"episodes"`           // added
+	EpisodesReplaced  int               `json:"episodes_replaced"`  // stored with other content, replaced
+	EpisodesUnchanged int               `json:"episodes_unchanged"` // already present with the same content
+	Tasks             int               `json:"tasks"`              // task contents added
+	EpisodeFiles      []EpisodeFileStat `json:"episode_files,omitempty"`
+	TotalEpisodes     int64             `json:"total_episodes"`
+	TaskMismatch      int               `json:"task_mismatch"` // episodes in the workspace flagged by P0
 }
 
 const maxStatErrors = 100
@@ -76,7 +86,7 @@ func Run(ctx context.Context, ws *queries.Workspace, paths []string, opts Option
 		opts.Format = ""
 	}
 	if opts.Format != "" {
-		if _, ok := parsers[opts.Format]; !ok {
+		if _, ok := parsers[opts.Format]; !ok && episodeParsers[opts.Format] == nil {
 			return st, fmt.Errorf("unknown format %q (want auto or one of %s)", opts.Format, strings.Join(Formats(), ", "))
 		}
 	}
@@ -104,6 +114,12 @@ func Run(ctx context.Context, ws *queries.Workspace, paths []string, opts Option
 		return st, err
 	}
 	st.Developers, st.Repos, st.TotalSess, st.TotalTurns = c.Developers, c.Repos, c.Sessions, c.Turns
+	if st.TotalEpisodes, err = queries.EpCount(ctx, ws.Conn()); err != nil {
+		return st, err
+	}
+	if err := episodeChecks(ctx, ws, w.epChanged, &st); err != nil {
+		return st, err
+	}
 	if st.ErrorCount > 0 {
 		return st, fmt.Errorf("%d error(s): %w", st.ErrorCount, ErrBadInput)
 	}
@@ -234,6 +250,25 @@ func (w *writer) file(f inputFile) error {
 		w.Error(&ParseError{Path: f.path, Line: 1 + bytes.Count(head[:i], []byte("\n")),
 			Reason: fmt.Sprintf("binary file (NUL byte at offset %d)", i)})
 		w.st.Files++
+		return nil
+	}
+	if w.opts.Tasks {
+		format = "tasks"
+	}
+	if format == "" {
+		format = DetectEpisodes(head)
+	}
+	if parse, ok := episodeParsers[format]; ok {
+		w.format = format
+		w.st.Files++
+		if err := parse(f.path, br, w); err != nil {
+			select {
+			case <-w.failed:
+				return w.werr
+			default:
+			}
+			w.Error(&ParseError{Path: f.path, Reason: err.Error()})
+		}
 		return nil
 	}
 	if format == "" {

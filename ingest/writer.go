@@ -36,6 +36,13 @@ type writer struct {
 	werr     error // the first write error; read once failed or finished is closed
 
 	done, total int64
+
+	epChanged bool // some episode was added or replaced (write side)
+	// What the workspace holds of episodes (write side, read at the first
+	// episode batch and kept up to date): content hash by simulation id,
+	// run ids, task keys.
+	epHashes        map[string]string
+	epRuns, epTasks map[string]bool
 }
 
 // batch is what one transaction writes.
@@ -48,10 +55,12 @@ type batch struct {
 	errs       []*ParseError
 	errFormats []string
 	edgesIn    [][3]string // manifest edges
+	epFiles    []*EpisodeFile
+	epStat     []int // index of each epFiles entry in Stats.EpisodeFiles
 }
 
 func (b *batch) empty() bool {
-	return len(b.sessions) == 0 && len(b.clear) == 0 && len(b.errs) == 0 && len(b.edgesIn) == 0
+	return len(b.sessions) == 0 && len(b.clear) == 0 && len(b.errs) == 0 && len(b.edgesIn) == 0 && len(b.epFiles) == 0
 }
 
 func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Stats) (*writer, error) {
@@ -203,7 +212,10 @@ func (w *writer) write(b *batch) error {
 		if err := w.appendNames(b, keep); err != nil {
 			return err
 		}
-		return w.appendSessions(b, keep)
+		if err := w.appendSessions(b, keep); err != nil {
+			return err
+		}
+		return w.writeEpisodes(c, b)
 	})
 	if err != nil {
 		return fmt.Errorf("ingest: write: %w", err)

@@ -176,6 +176,7 @@ func (r *Report) markdown(out []built, sum Summary) string {
 		b.WriteString(mdTable(t))
 		fmt.Fprintf(&b, "\nFiles: [%s.svg](%s.svg), [%s.png](%s.png), [%s.csv](%s.csv). Figure name: `%s`.\n\n", f.name, f.name, f.name, f.name, f.name, f.name, f.name)
 	}
+	r.userFidelity(&b)
 	if len(sum.Skipped) > 0 {
 		b.WriteString("## Skipped figures\n\n")
 		for _, s := range sum.Skipped {

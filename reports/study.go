@@ -60,9 +60,10 @@ var ErrUnknownFigure = errors.New("unknown figure")
 
 // Input is what a report is drawn from.
 type Input struct {
-	Study  *queries.Study
-	Split  *SplitSummary         // nil when the workspace has no split
-	Review *analysis.ReviewStats // nil when the workspace has no review decision
+	Study    *queries.Study
+	Split    *SplitSummary          // nil when the workspace has no split
+	Episodes *queries.EpisodeReport // nil when the workspace has no episodes
+	Review   *analysis.ReviewStats  // nil when the workspace has no review decision
 }
 
 // groupKey is one setting: a simulator in a condition at (N, K).
@@ -290,6 +291,8 @@ var builders = []builder{
 	{"judge-agreement", "Judge agreement (Cohen's kappa)", (*Report).judgeAgreement},
 	{"split-summary", "Leak-free split: components by size", (*Report).splitSummary},
 	{"case-study", "Case study: one developer, every simulator", (*Report).caseStudy},
+	{"probe-rates", "Judge-free probe rates per user simulator", (*Report).probeRates},
+	{"reward-range", "Reward range across user simulators per domain", (*Report).rewardRange},
 }
 
 func lookup(name string) (builder, bool) {

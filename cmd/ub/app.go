@@ -88,6 +88,7 @@ func newApp(io *streams) *cli.App {
 			newProfileCommand(io),
 			newReportCommand(io),
 			newSynthCommand(io),
+			newProbesCommand(io),
 			newReviewCommand(io),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {

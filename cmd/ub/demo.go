@@ -65,6 +65,9 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 		}
 		return fmt.Errorf("demo: ingest: %w", err)
 	}
+	if err := demoEpisodes(c, io, ws, corpus); err != nil {
+		return err
+	}
 	fmt.Fprintf(io.out, "\n== split, points, audit\n")
 	sopts := splitOptions{seed: int64(opts.seed), by: "developers", heldoutFraction: defaultHeldoutFraction,
 		minHeldoutSessions: defaultMinHeldoutSessions, minSessions: defaultMinSessions, minHeldoutMoments: defaultMinHeldoutMoments}

@@ -19,6 +19,8 @@ type ingestOptions struct {
 	manifest  string
 	keepGoing bool
 	json      bool
+	tasks     bool
+	prices    string
 }
 
 func newIngestCommand(io *streams) *cli.Command {
@@ -33,6 +35,8 @@ func newIngestCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "manifest", Usage: "manifest.jsonl: each repo's authors become developers who touched it"},
 			&cli.BoolFlag{Name: "keep-going", Value: true, Usage: "go on past bad input (false: stop after the first file with an error)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
+			&cli.BoolFlag{Name: "tasks", Usage: "read the files as tau2 task files (tasks/<domain>/tasks.json)"},
+			&cli.StringFlag{Name: "prices", Usage: "FILE.toml: dated price table ($ per million tokens in/out per model) for estimated episode costs"},
 		},
 		Action: func(c *cli.Context) error {
 			paths, err := args(c)
@@ -41,14 +45,14 @@ func newIngestCommand(io *streams) *cli.Command {
 			}
 			opts := ingestOptions{paths: paths, format: c.String("format"),
 				developer: c.String("developer"), repo: c.String("repo"), manifest: c.String("manifest"),
-				keepGoing: c.Bool("keep-going"), json: c.Bool("json")}
+				keepGoing: c.Bool("keep-going"), json: c.Bool("json"), tasks: c.Bool("tasks"), prices: c.String("prices")}
 			return runIngest(c, io, opts)
 		},
 	}
 }
 
 func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
-	if len(opts.paths) == 0 {
+	if len(opts.paths) == 0 && opts.prices == "" {
 		return usagef("ingest: name at least one PATH (or - for stdin)")
 	}
 	ws, err := openWorkspace(c, false)
@@ -56,10 +60,20 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 		return err
 	}
 	defer ws.Close()
+	if opts.prices != "" {
+		ps, err := ingest.StorePrices(c.Context, ws, opts.prices)
+		if err != nil {
+			return fmt.Errorf("ingest --prices: %w (%w)", err, ingest.ErrBadInput)
+		}
+		fmt.Fprintf(io.err, "prices     %d models from %s\n", len(ps), opts.prices)
+		if len(opts.paths) == 0 {
+			return nil
+		}
+	}
 	prog, done := progress(io, "ingest")
 	st, err := ingest.Run(c.Context, ws, opts.paths, ingest.Options{
 		Format: opts.format, Identity: ingest.Identity{Developer: opts.developer, Repo: opts.repo},
-		Manifest: opts.manifest, FailFast: !opts.keepGoing, Stdin: io.in, Progress: prog,
+		Manifest: opts.manifest, FailFast: !opts.keepGoing, Stdin: io.in, Progress: prog, Tasks: opts.tasks,
 	})
 	done()
 	if st.Files == 0 && err == nil && st.FilesSkipped == 0 {
@@ -96,6 +110,7 @@ func printIngestSummary(io *streams, st ingest.Stats) {
 	for _, r := range reasons {
 		fmt.Fprintf(io.out, "skipped    %d sessions: %s\n", st.Skipped[r], r)
 	}
+	printEpisodeSummary(io, st)
 	fmt.Fprintf(io.out, "errors     %d\n", st.ErrorCount)
 	fmt.Fprintf(io.out, "workspace  %d sessions, %d turns, %d developers, %d repos\n",
 		st.TotalSess, st.TotalTurns, st.Developers, st.Repos)

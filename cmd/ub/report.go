@@ -98,6 +98,9 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	in := reports.Input{Study: st}
+	if in.Episodes, err = queries.LoadEpisodeReport(ctx, db); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
 	if st.Split != nil {
 		split, err := loadSplitSummary(c, ws)
 		if err != nil {

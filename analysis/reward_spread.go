@@ -1,0 +1,120 @@
+package analysis
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// EpisodeReward is one episode's reward and what it ran on. Benchmark
+// tells domains of the same name apart (tau-Trait's telecom is not tau2's).
+type EpisodeReward struct {
+	Benchmark, Domain, UserSim, Agent, TaskID string
+	Reward                                    float64 // NaN when the file records none
+}
+
+// SimReward is one user simulator's mean reward in a domain.
+type SimReward struct {
+	UserSim string
+	N       int     // episodes with a reward
+	MeanR   float64 // mean of the rewards
+	Agents  []string
+}
+
+// DomainSpread is the reward spread of SPEC 6.4 in one domain: the mean R of
+// each simulator, their min and max, and whether the comparison is
+// confounded (the simulators did not all meet one and the same agent on the
+// same set of tasks), with the reason.
+type DomainSpread struct {
+	Benchmark, Domain string
+	Sims              []SimReward // by name
+	Min, Max          float64
+	Confounded        bool
+	Reason            string
+}
+
+// RewardSpread groups episodes by benchmark and domain and, in each, by
+// user simulator: mean R per simulator (episodes without a reward left
+// out), min and max of those means. A domain with one simulator has
+// Min = Max. Domains come sorted by benchmark and name.
+func RewardSpread(rows []EpisodeReward) []DomainSpread {
+	type acc struct {
+		sum    float64
+		n      int
+		agents map[string]bool
+		tasks  map[string]bool
+	}
+	type dkey struct{ b, d string }
+	by := map[dkey]map[string]*acc{}
+	for _, r := range rows {
+		k := dkey{r.Benchmark, r.Domain}
+		if by[k] == nil {
+			by[k] = map[string]*acc{}
+		}
+		a := by[k][r.UserSim]
+		if a == nil {
+			a = &acc{agents: map[string]bool{}, tasks: map[string]bool{}}
+			by[k][r.UserSim] = a
+		}
+		a.agents[r.Agent] = true
+		a.tasks[r.TaskID] = true
+		if !math.IsNaN(r.Reward) {
+			a.sum += r.Reward
+			a.n++
+		}
+	}
+	keys := make([]dkey, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].b != keys[j].b {
+			return keys[i].b < keys[j].b
+		}
+		return keys[i].d < keys[j].d
+	})
+	var out []DomainSpread
+	for _, k := range keys {
+		ds := DomainSpread{Benchmark: k.b, Domain: k.d, Min: math.NaN(), Max: math.NaN()}
+		sims := by[k]
+		names := make([]string, 0, len(sims))
+		for s := range sims {
+			names = append(names, s)
+		}
+		sort.Strings(names)
+		allAgents := map[string]bool{}
+		var taskSet string
+		sameTasks := true
+		for i, s := range names {
+			a := sims[s]
+			sr := SimReward{UserSim: s, N: a.n, MeanR: math.NaN(), Agents: sortedSet(a.agents)}
+			if a.n > 0 {
+				sr.MeanR = a.sum / float64(a.n)
+				if math.IsNaN(ds.Min) || sr.MeanR < ds.Min {
+					ds.Min = sr.MeanR
+				}
+				if math.IsNaN(ds.Max) || sr.MeanR > ds.Max {
+					ds.Max = sr.MeanR
+				}
+			}
+			for ag := range a.agents {
+				allAgents[ag] = true
+			}
+			ts := strings.Join(sortedSet(a.tasks), "\x00")
+			if i == 0 {
+				taskSet = ts
+			} else if ts != taskSet {
+				sameTasks = false
+			}
+			ds.Sims = append(ds.Sims, sr)
+		}
+		switch {
+		case len(allAgents) > 1:
+			ds.Confounded, ds.Reason = true, "the simulators met different agents ("+strings.Join(sortedSet(allAgents), ", ")+")"
+		case !sameTasks:
+			ds.Confounded, ds.Reason = true, "the simulators ran different task sets"
+		}
+		out = append(out, ds)
+	}
+	return out
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports"
+)
+
+type probesOptions struct {
+	probe string
+	json  bool
+}
+
+func newProbesCommand(io *streams) *cli.Command {
+	return &cli.Command{
+		Name:  "probes",
+		Usage: "run the judge-free fidelity probes P0-P6 on the workspace's episodes (SPEC 6.3)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "probe", Usage: "list the findings of one probe `P` (P0, P1, P1a, P2, ..., P6)"},
+			&cli.BoolFlag{Name: "json", Usage: "print rates and findings as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			return runProbes(c, io, probesOptions{probe: c.String("probe"), json: c.Bool("json")})
+		},
+	}
+}
+
+// probesOutput is the --json document.
+type probesOutput struct {
+	Rates    []probeRateJSON      `json:"rates"`
+	Findings []queries.FindingRow `json:"findings"`
+}
+
+type probeRateJSON struct {
+	SourceFile string  `json:"source_file"`
+	UserSim    string  `json:"user_sim"`
+	Probe      string  `json:"probe"`
+	N          int     `json:"n"`
+	Hits       int     `json:"hits"`
+	Rate       float64 `json:"rate"`
+}
+
+func runProbes(c *cli.Context, io *streams, opts probesOptions) error {
+	if opts.probe != "" {
+		ok := false
+		for _, p := range analysis.Probes {
+			ok = ok || p == opts.probe
+		}
+		if !ok {
+			return usagef("probes: unknown probe %q (want one of %v)", opts.probe, analysis.Probes)
+		}
+	}
+	ws, err := openWorkspace(c, false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	st, err := ingest.RunProbes(c.Context, ws)
+	if err != nil {
+		return err
+	}
+	if st.Episodes == 0 {
+		return &reports.MissingError{Figure: "probes", Reason: "the workspace has no episodes (ub ingest a tau2 result file first)"}
+	}
+	rates, err := queries.ProbeRatesByFile(c.Context, ws.Conn())
+	if err != nil {
+		return err
+	}
+	var findings []queries.FindingRow
+	if opts.probe != "" || opts.json {
+		if findings, err = queries.Findings(c.Context, ws.Conn(), opts.probe); err != nil {
+			return err
+		}
+	}
+	var out probesOutput
+	out.Findings = findings
+	for _, r := range rates {
+		if opts.probe != "" && r.Probe != opts.probe {
+			continue
+		}
+		rate := 0.0
+		if r.N > 0 {
+			rate = float64(r.Hits) / float64(r.N)
+		}
+		out.Rates = append(out.Rates, probeRateJSON{SourceFile: r.SourceFile, UserSim: r.UserSim, Probe: r.Probe, N: r.N, Hits: r.Hits, Rate: rate})
+	}
+	if opts.json {
+		enc := json.NewEncoder(io.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	fmt.Fprintf(io.err, "probed %d episodes, %d findings\n", st.Episodes, st.Findings)
+	fmt.Fprintf(io.out, "%-5s %9s %7s  %-40s %s\n", "probe", "hits/n", "rate", "user simulator", "file")
+	for _, r := range out.Rates {
+		fmt.Fprintf(io.out, "%-5s %4d/%-4d %6.1f%%  %-40s %s\n", r.Probe, r.Hits, r.N, 100*r.Rate, r.UserSim, filepath.Base(r.SourceFile))
+	}
+	if opts.probe != "" {
+		fmt.Fprintf(io.out, "\n%s: %s\n", opts.probe, analysis.ProbeDescriptions[opts.probe])
+		for _, f := range findings {
+			t := "-"
+			if f.TurnIdx != nil {
+				t = fmt.Sprint(*f.TurnIdx)
+			}
+			fmt.Fprintf(io.out, "%s  turn %-3s %s\n", f.SimulationID, t, f.Evidence)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,539 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+)
+
+// The tau2-bench result file (corpus/tau2/README.md section 3). Fields the
+// readers do not know are ignored; pointers tell null or missing from zero.
+
+type t2Info struct {
+	GitCommit   *string  `json:"git_commit"`
+	Version     *string  `json:"tau2_version"`
+	MaxSteps    *int     `json:"max_steps"`
+	Seed        *int64   `json:"seed"`
+	UserInfo    *t2Actor `json:"user_info"`
+	AgentInfo   *t2Actor `json:"agent_info"`
+	Environment *struct {
+		DomainName *string `json:"domain_name"`
+		Policy     *string `json:"policy"`
+	} `json:"environment_info"`
+}
+
+type t2Actor struct {
+	Implementation *string         `json:"implementation"`
+	LLM            *string         `json:"llm"`
+	LLMArgs        json.RawMessage `json:"llm_args"`
+	Guidelines     *string         `json:"global_simulation_guidelines"`
+}
+
+type t2Task struct {
+	ID          json.RawMessage `json:"id"`
+	Description *struct {
+		Purpose *string `json:"purpose"`
+	} `json:"description"`
+	UserScenario *struct {
+		Persona      *string         `json:"persona"`
+		Instructions json.RawMessage `json:"instructions"`
+	} `json:"user_scenario"`
+	Ticket             *string         `json:"ticket"`
+	InitialState       json.RawMessage `json:"initial_state"`
+	EvaluationCriteria *struct {
+		Actions         []t2Action      `json:"actions"`
+		EnvAssertions   []t2Assertion   `json:"env_assertions"`
+		CommunicateInfo json.RawMessage `json:"communicate_info"`
+		NLAssertions    json.RawMessage `json:"nl_assertions"`
+		RewardBasis     json.RawMessage `json:"reward_basis"`
+	} `json:"evaluation_criteria"`
+}
+
+type t2Instructions struct {
+	Domain           *string `json:"domain"`
+	ReasonForCall    *string `json:"reason_for_call"`
+	KnownInfo        *string `json:"known_info"`
+	UnknownInfo      *string `json:"unknown_info"`
+	TaskInstructions *string `json:"task_instructions"`
+}
+
+type t2Action struct {
+	ActionID    *string         `json:"action_id"`
+	Requestor   *string         `json:"requestor"`
+	Name        string          `json:"name"`
+	Arguments   json.RawMessage `json:"arguments"`
+	Info        *string         `json:"info"`
+	CompareArgs json.RawMessage `json:"compare_args"`
+}
+
+type t2Assertion struct {
+	EnvType     string          `json:"env_type"`
+	FuncName    string          `json:"func_name"`
+	Arguments   json.RawMessage `json:"arguments"`
+	AssertValue *bool           `json:"assert_value"`
+	Message     *string         `json:"message"`
+}
+
+type t2Sim struct {
+	ID                *string         `json:"id"`
+	TaskID            json.RawMessage `json:"task_id"`
+	Trial             *int            `json:"trial"`
+	Seed              *int64          `json:"seed"`
+	StartTime         *string         `json:"start_time"`
+	Timestamp         *string         `json:"timestamp"`
+	Duration          *float64        `json:"duration"`
+	TerminationReason *string         `json:"termination_reason"`
+	AgentCost         *float64        `json:"agent_cost"`
+	UserCost          *float64        `json:"user_cost"`
+	RewardInfo        *t2Reward       `json:"reward_info"`
+	Messages          *[]t2Message    `json:"messages"`
+	// Optional fields kept verbatim in extra.
+	UserOnlyReview json.RawMessage `json:"user_only_review"`
+	Review         json.RawMessage `json:"review"`
+	Mode           json.RawMessage `json:"mode"`
+}
+
+type t2Reward struct {
+	Reward          *float64        `json:"reward"`
+	RewardBasis     json.RawMessage `json:"reward_basis"`
+	RewardBreakdown json.RawMessage `json:"reward_breakdown"`
+	DBCheck         *struct {
+		DBMatch  *bool    `json:"db_match"`
+		DBReward *float64 `json:"db_reward"`
+	} `json:"db_check"`
+	EnvAssertions []struct {
+		EnvAssertion json.RawMessage `json:"env_assertion"`
+		Met          *bool           `json:"met"`
+		Reward       *float64        `json:"reward"`
+	} `json:"env_assertions"`
+	ActionChecks []struct {
+		Action      json.RawMessage `json:"action"`
+		ActionMatch *bool           `json:"action_match"`
+		Reward      *float64        `json:"action_reward"`
+	} `json:"action_checks"`
+	CommunicateChecks []json.RawMessage `json:"communicate_checks"`
+	NLAssertions      []json.RawMessage `json:"nl_assertions"`
+}
+
+type t2Message struct {
+	Role      string       `json:"role"`
+	Content   *string      `json:"content"`
+	ToolCalls []t2ToolCall `json:"tool_calls"`
+	TurnIdx   *int         `json:"turn_idx"`
+	Timestamp *string      `json:"timestamp"`
+	Cost      *float64     `json:"cost"`
+	Usage     *struct {
+		PromptTokens     *int64 `json:"prompt_tokens"`
+		CompletionTokens *int64 `json:"completion_tokens"`
+	} `json:"usage"`
+	ID        *string `json:"id"`
+	Requestor *string `json:"requestor"`
+	Error     *bool   `json:"error"`
+}
+
+type t2ToolCall struct {
+	ID        *string         `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Requestor *string         `json:"requestor"`
+}
+
+// ParseTau2 reads a tau2-bench result file. A file that is not valid JSON is
+// one error; a simulation with missing or mistyped fields is reported with
+// its index and id and the others still land; a task that cannot be read is
+// reported and its episodes keep a null task_key.
+func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		sink.Error(&ParseError{Path: path, Reason: err.Error()})
+		return nil
+	}
+	if pe := syntaxCheck(path, data); pe != nil {
+		sink.Error(pe)
+		return nil
+	}
+	f := &EpisodeFile{}
+	f.Run.SourceFile, f.Run.Format = path, FormatTau2
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, _ := dec.Token(); t != json.Delim('{') {
+		sink.Error(&ParseError{Path: path, Line: 1, Reason: "tau2 result file: not a JSON object"})
+		return nil
+	}
+	var info t2Info
+	var infoRaw json.RawMessage
+	var started *string
+	type rawAt struct {
+		raw  json.RawMessage
+		line int
+	}
+	var tasks, sims []rawAt
+	sawSims := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := t.(string)
+		switch key {
+		case "info":
+			line := lineAt(data, dec.InputOffset())
+			if err := dec.Decode(&infoRaw); err != nil {
+				return err
+			}
+			if err := json.Unmarshal(infoRaw, &info); err != nil {
+				sink.Error(&ParseError{Path: path, Line: line, Reason: "info: " + err.Error()})
+				return nil
+			}
+		case "timestamp":
+			var s *string
+			if err := dec.Decode(&s); err == nil {
+				started = s
+			}
+		case "tasks", "simulations":
+			line := lineAt(data, dec.InputOffset())
+			t, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			if t != json.Delim('[') {
+				if t == nil { // null
+					continue
+				}
+				sink.Error(&ParseError{Path: path, Line: line, Reason: fmt.Sprintf("%q is not an array", key)})
+				return nil
+			}
+			if key == "simulations" {
+				sawSims = true
+			}
+			for dec.More() {
+				line := lineAt(data, dec.InputOffset())
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return err
+				}
+				if key == "tasks" {
+					tasks = append(tasks, rawAt{raw, line})
+				} else {
+					sims = append(sims, rawAt{raw, line})
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return err
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return err
+			}
+		}
+	}
+	if infoRaw == nil {
+		sink.Error(&ParseError{Path: path, Line: 1, Reason: `tau2 result file without "info"`})
+		return nil
+	}
+	if !sawSims {
+		sink.Error(&ParseError{Path: path, Line: 1, Reason: `tau2 result file without "simulations"`})
+		return nil
+	}
+	run := &f.Run
+	run.RunID = sha([]byte(FormatTau2), canonical(infoRaw), []byte(deref(started)))
+	run.GitCommit, run.Tau2Version, run.Started, run.MaxSteps, run.Seed = info.GitCommit, info.Version, started, info.MaxSteps, info.Seed
+	if u := info.UserInfo; u != nil {
+		run.UserImpl, run.UserModel, run.UserArgs, run.Guidelines = u.Implementation, u.LLM, nullRaw(u.LLMArgs), u.Guidelines
+	}
+	if a := info.AgentInfo; a != nil {
+		run.AgentImpl, run.AgentModel, run.AgentArgs = a.Implementation, a.LLM, nullRaw(a.LLMArgs)
+	}
+	run.UserSim = IdentityName(deref(run.UserImpl), deref(run.UserModel), run.UserArgs)
+	run.Agent = IdentityName(deref(run.AgentImpl), deref(run.AgentModel), run.AgentArgs)
+	if e := info.Environment; e != nil {
+		if e.DomainName != nil {
+			run.Domain = *e.DomainName
+		}
+		if e.Policy != nil {
+			s := sha([]byte(*e.Policy))
+			run.PolicySHA = &s
+		}
+	}
+	byID := map[string]*EpTask{}
+	for i, t := range tasks {
+		task, err := tau2Task(t.raw, run.Domain, path)
+		if err != nil {
+			sink.Error(&ParseError{Path: path, Line: t.line, Reason: fmt.Sprintf("task %d: %v", i, err)})
+			continue
+		}
+		if run.Domain == "" {
+			run.Domain = task.Domain
+		}
+		f.Tasks = append(f.Tasks, task)
+		byID[task.TaskID] = task
+	}
+	if run.Domain == "" {
+		run.Domain = nameDomain(path)
+	}
+	if run.Domain == "" {
+		run.Domain = "unknown"
+	}
+	for _, task := range f.Tasks {
+		if task.Domain == "" {
+			task.Domain = run.Domain
+			task.Key = TaskKey(task.Domain, task.TaskID, task.Raw)
+		}
+	}
+	for i, s := range sims {
+		ep, err := tau2Episode(s.raw, run, i)
+		if err != nil {
+			sink.Error(&ParseError{Path: path, Line: s.line, Reason: err.Error()})
+			continue
+		}
+		ep.Line = s.line
+		if t := byID[ep.TaskID]; t != nil {
+			ep.TaskKey = strp(t.Key)
+		}
+		f.Episodes = append(f.Episodes, ep)
+	}
+	return sink.EpisodeFile(f)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// tau2Task reads one task object; domain "" takes the task's own
+// instructions.domain.
+func tau2Task(raw json.RawMessage, domain, path string) (*EpTask, error) {
+	var t t2Task
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, err
+	}
+	id, ok := idString(t.ID)
+	if !ok {
+		return nil, errors.New(`missing "id"`)
+	}
+	task := &EpTask{TaskID: id, Format: FormatTau2, Raw: raw, SourceFile: path, InitialState: nullRaw(t.InitialState)}
+	if t.Description != nil {
+		task.Purpose = t.Description.Purpose
+	}
+	task.Ticket = t.Ticket
+	if us := t.UserScenario; us != nil {
+		task.Persona = us.Persona
+		in := nullRaw(us.Instructions)
+		if len(in) > 0 && in[0] == '"' {
+			var s string
+			if err := json.Unmarshal(in, &s); err == nil {
+				task.Instruction = &s
+			}
+		} else if len(in) > 0 {
+			var ins t2Instructions
+			if err := json.Unmarshal(in, &ins); err != nil {
+				return nil, fmt.Errorf("task %s: user_scenario.instructions: %v", id, err)
+			}
+			task.ReasonForCall, task.KnownInfo, task.UnknownInfo, task.TaskInstructions =
+				ins.ReasonForCall, ins.KnownInfo, ins.UnknownInfo, ins.TaskInstructions
+			if domain == "" && ins.Domain != nil {
+				domain = *ins.Domain
+			}
+		}
+	}
+	if ec := t.EvaluationCriteria; ec != nil {
+		task.RewardBasis, task.CommunicateInfo, task.NLAssertions = nullRaw(ec.RewardBasis), nullRaw(ec.CommunicateInfo), nullRaw(ec.NLAssertions)
+		for _, a := range ec.Actions {
+			req := "assistant"
+			if a.Requestor != nil && *a.Requestor == "user" {
+				req = "user"
+			}
+			task.Actions = append(task.Actions, EpAction{ActionID: a.ActionID, Requestor: req, Name: a.Name,
+				Arguments: nullRaw(a.Arguments), CompareArgs: nullRaw(a.CompareArgs), Info: a.Info})
+		}
+		for _, a := range ec.EnvAssertions {
+			task.Assertions = append(task.Assertions, EpAssertion{EnvType: a.EnvType, FuncName: a.FuncName,
+				Arguments: nullRaw(a.Arguments), AssertValue: a.AssertValue, Message: a.Message})
+		}
+	}
+	task.Domain = domain
+	if domain != "" {
+		task.Key = TaskKey(domain, id, raw)
+	}
+	return task, nil
+}
+
+// tau2Episode reads one simulation; errors name its index and id.
+func tau2Episode(raw json.RawMessage, run *EpRun, idx int) (*Episode, error) {
+	var s t2Sim
+	err := json.Unmarshal(raw, &s)
+	where := fmt.Sprintf("simulation %d", idx)
+	if s.ID != nil {
+		where += " (id " + *s.ID + ")"
+	} else {
+		var probe struct {
+			ID any `json:"id"`
+		}
+		if json.Unmarshal(raw, &probe) == nil && probe.ID != nil {
+			where += fmt.Sprintf(" (id %v)", probe.ID)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", where, err)
+	}
+	if s.ID == nil || *s.ID == "" {
+		return nil, fmt.Errorf("%s: missing \"id\"", where)
+	}
+	taskID, ok := idString(s.TaskID)
+	if !ok {
+		return nil, fmt.Errorf("%s: missing \"task_id\"", where)
+	}
+	if s.Messages == nil {
+		return nil, fmt.Errorf("%s: missing \"messages\"", where)
+	}
+	ep := &Episode{SimulationID: *s.ID, RunID: run.RunID, SourceFile: run.SourceFile, SourceIndex: idx,
+		ContentHash: sha(raw), Domain: run.Domain, TaskID: taskID, Trial: s.Trial, Seed: s.Seed,
+		TerminationReason: s.TerminationReason, UserCost: s.UserCost, AgentCost: s.AgentCost, Duration: s.Duration,
+		StartedAt: s.StartTime}
+	if ep.StartedAt == nil {
+		ep.StartedAt = s.Timestamp
+	}
+	extra := map[string]json.RawMessage{}
+	for k, v := range map[string]json.RawMessage{"user_only_review": s.UserOnlyReview, "review": s.Review, "mode": s.Mode} {
+		if v = nullRaw(v); v != nil {
+			extra[k] = v
+		}
+	}
+	if len(extra) > 0 {
+		b, _ := json.Marshal(extra)
+		ep.Extra = b
+	}
+	if ri := s.RewardInfo; ri != nil {
+		ep.Reward, ep.RewardBasis, ep.RewardBreakdown = ri.Reward, nullRaw(ri.RewardBasis), nullRaw(ri.RewardBreakdown)
+		if ri.DBCheck != nil {
+			ep.DBMatch = ri.DBCheck.DBMatch
+			d, _ := json.Marshal(ri.DBCheck)
+			ep.Checks = append(ep.Checks, EpCheck{Kind: "db", Idx: 0, Name: strp("db_match"), Met: ri.DBCheck.DBMatch, Reward: ri.DBCheck.DBReward, Detail: d})
+		}
+		for i, a := range ri.ActionChecks {
+			var act struct {
+				Name      string  `json:"name"`
+				Requestor *string `json:"requestor"`
+			}
+			_ = json.Unmarshal(a.Action, &act)
+			req := "assistant"
+			if act.Requestor != nil && *act.Requestor == "user" {
+				req = "user"
+			}
+			ep.Checks = append(ep.Checks, EpCheck{Kind: "action", Idx: i, Name: strp(act.Name), Requestor: strp(req),
+				Met: a.ActionMatch, Reward: a.Reward, Detail: nullRaw(a.Action)})
+		}
+		for i, a := range ri.EnvAssertions {
+			var as struct {
+				FuncName string `json:"func_name"`
+			}
+			_ = json.Unmarshal(a.EnvAssertion, &as)
+			ep.Checks = append(ep.Checks, EpCheck{Kind: "env_assertion", Idx: i, Name: strp(as.FuncName), Met: a.Met, Reward: a.Reward, Detail: nullRaw(a.EnvAssertion)})
+		}
+		for kind, list := range map[string][]json.RawMessage{"communicate": ri.CommunicateChecks, "nl_assertion": ri.NLAssertions} {
+			for i, c := range list {
+				var m struct {
+					Met *bool `json:"met"`
+				}
+				_ = json.Unmarshal(c, &m)
+				ep.Checks = append(ep.Checks, EpCheck{Kind: kind, Idx: i, Met: m.Met, Detail: nullRaw(c)})
+			}
+		}
+		sort.SliceStable(ep.Checks, func(i, j int) bool { return ep.Checks[i].Kind < ep.Checks[j].Kind })
+	}
+	var tokIn, tokOut int64
+	haveTok := false
+	for i, m := range *s.Messages {
+		switch m.Role {
+		case "user", "assistant", "tool", "system":
+		default:
+			return nil, fmt.Errorf("%s: message %d: role %q (want user, assistant, tool or system)", where, i, m.Role)
+		}
+		turn := i
+		if m.TurnIdx != nil {
+			turn = *m.TurnIdx
+		}
+		em := EpMessage{Idx: i, TurnIdx: turn, Role: m.Role, Content: m.Content, Cost: m.Cost, TS: m.Timestamp,
+			NToolCalls: len(m.ToolCalls)}
+		if m.Role == "tool" {
+			em.ToolCallID, em.Requestor, em.ToolError = m.ID, m.Requestor, m.Error
+		}
+		if m.Usage != nil {
+			em.PromptTokens, em.CompletionTokens = m.Usage.PromptTokens, m.Usage.CompletionTokens
+			if m.Role == "user" {
+				if m.Usage.PromptTokens != nil {
+					tokIn += *m.Usage.PromptTokens
+					haveTok = true
+				}
+				if m.Usage.CompletionTokens != nil {
+					tokOut += *m.Usage.CompletionTokens
+				}
+			}
+		}
+		ep.Messages = append(ep.Messages, em)
+		for j, c := range m.ToolCalls {
+			req := m.Role
+			if c.Requestor != nil && (*c.Requestor == "user" || *c.Requestor == "assistant") {
+				req = *c.Requestor
+			}
+			if req != "user" {
+				req = "assistant"
+			}
+			if c.Name == "" {
+				return nil, fmt.Errorf("%s: message %d: tool call %d without a name", where, i, j)
+			}
+			ep.Calls = append(ep.Calls, EpCall{MsgIdx: i, CallIdx: j, CallID: c.ID, Requestor: req, Name: c.Name, Arguments: nullRaw(c.Arguments)})
+		}
+	}
+	if haveTok {
+		ep.UserTokensIn, ep.UserTokensOut = &tokIn, &tokOut
+	}
+	return ep, nil
+}
+
+// ParseTaskFile reads a tau2 task file (a JSON array of tasks,
+// tasks/<domain>/tasks.json). A task without instructions.domain takes the
+// name of the file's folder as its domain.
+func ParseTaskFile(path string, r io.Reader, sink EpisodeSink) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		sink.Error(&ParseError{Path: path, Reason: err.Error()})
+		return nil
+	}
+	if pe := syntaxCheck(path, data); pe != nil {
+		sink.Error(pe)
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, _ := dec.Token(); t != json.Delim('[') {
+		sink.Error(&ParseError{Path: path, Line: 1, Reason: "task file: not a JSON array of tasks"})
+		return nil
+	}
+	dirDomain := filepath.Base(filepath.Dir(path))
+	f := &EpisodeFile{}
+	f.Run.SourceFile, f.Run.Format = path, "tasks"
+	for i := 0; dec.More(); i++ {
+		line := lineAt(data, dec.InputOffset())
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		task, err := tau2Task(raw, "", path)
+		if err != nil {
+			sink.Error(&ParseError{Path: path, Line: line, Reason: fmt.Sprintf("task %d: %v", i, err)})
+			continue
+		}
+		if task.Domain == "" {
+			task.Domain = dirDomain
+			task.Key = TaskKey(task.Domain, task.TaskID, task.Raw)
+		}
+		f.Tasks = append(f.Tasks, task)
+	}
+	return sink.EpisodeFile(f)
+}

@@ -1,0 +1,79 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// tau2BenchFiles lists the 26 episode files of corpus/tau2 (results/ and
+// tau_trait/) and their total and largest size.
+func tau2BenchFiles(b *testing.B) (paths []string, total, largest int64) {
+	root := corpusDir(b, "tau2")
+	for _, sub := range []string{"results", "tau_trait"} {
+		m, _ := filepath.Glob(filepath.Join(root, sub, "*.json"))
+		for _, p := range m {
+			fi, err := os.Stat(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			paths = append(paths, p)
+			total += fi.Size()
+			largest = max(largest, fi.Size())
+		}
+	}
+	if len(paths) != 26 {
+		b.Fatalf("%d episode files, want 26", len(paths))
+	}
+	return paths, total, largest
+}
+
+// BenchmarkIngestTau2Corpus compares ub ingest of all of corpus/tau2
+// (26 files, 769 episodes, probes included) with decoding the same files
+// with encoding/json alone (into any), in the same run, and reports the
+// peak Go heap of each against the largest file (target: below 4x).
+func BenchmarkIngestTau2Corpus(b *testing.B) {
+	paths, total, largest := tau2BenchFiles(b)
+	b.Run("ub-ingest", func(b *testing.B) {
+		b.SetBytes(total)
+		b.ReportAllocs()
+		var peak uint64
+		for i := 0; i < b.N; i++ {
+			ws := benchWorkspace(b)
+			b.StartTimer()
+			peak = max(peak, peakHeap(func() {
+				st, err := Run(context.Background(), ws, paths, Options{})
+				if err != nil || st.Episodes != 769 {
+					b.Fatalf("%d episodes: %v", st.Episodes, err)
+				}
+			}))
+			b.StopTimer()
+			ws.Close()
+		}
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+		b.ReportMetric(float64(peak)/float64(largest), "peak/largest-file")
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(total)
+		b.ReportAllocs()
+		var peak uint64
+		for i := 0; i < b.N; i++ {
+			peak = max(peak, peakHeap(func() {
+				for _, p := range paths {
+					data, err := os.ReadFile(p)
+					if err != nil {
+						b.Fatal(err)
+					}
+					var v any
+					if err := json.Unmarshal(data, &v); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}))
+		}
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+		b.ReportMetric(float64(peak)/float64(largest), "peak/largest-file")
+	})
+}

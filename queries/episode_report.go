@@ -1,0 +1,47 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+)
+
+// EpisodeRow is one episode as the report reads it. Nil pointers are NULL.
+type EpisodeRow struct {
+	SimulationID, Format, Domain, UserSim, Agent, TaskID string
+	Reward                                               *float64
+	SourceFile                                           string
+	UserCost                                             *float64 // recorded > 0, else estimated, else nil (unknown)
+	CostEstimated                                        *bool
+	TaskMismatch                                         bool // flagged by P0
+	GitCommit, Tau2Version                               *string
+}
+
+// EpisodeReport is what the report's user-fidelity section and figures
+// are drawn from.
+type EpisodeReport struct {
+	Episodes []EpisodeRow // by simulation_id
+	Rates    []ProbeRate  // per user simulator and probe
+}
+
+// LoadEpisodeReport reads the episodes and the probe rates; nil when the
+// workspace has no episodes.
+func LoadEpisodeReport(ctx context.Context, db Querier) (*EpisodeReport, error) {
+	rep := &EpisodeReport{}
+	err := epScan(ctx, db, "ep_report_episodes", func(r *sql.Rows) error {
+		var e EpisodeRow
+		err := r.Scan(&e.SimulationID, &e.Format, &e.Domain, &e.UserSim, &e.Agent, &e.TaskID, &e.Reward, &e.SourceFile,
+			&e.UserCost, &e.CostEstimated, &e.TaskMismatch, &e.GitCommit, &e.Tau2Version)
+		rep.Episodes = append(rep.Episodes, e)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(rep.Episodes) == 0 {
+		return nil, nil
+	}
+	if rep.Rates, err = ProbeRatesBySim(ctx, db); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}

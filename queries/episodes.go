@@ -1,0 +1,70 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+)
+
+// EpDeleteEpisode removes an episode with its messages, tool calls, checks
+// and probe findings.
+func EpDeleteEpisode(ctx context.Context, db Querier, simulationID string) error {
+	for _, name := range []string{"ep_delete_messages", "ep_delete_tool_calls", "ep_delete_checks", "ep_delete_findings", "ep_delete_episode"} {
+		if _, err := db.ExecContext(ctx, q(name), simulationID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Price is one model's price per million tokens, as read on a date.
+type Price struct {
+	Model             string
+	PriceIn, PriceOut float64 // $ per million tokens
+	ReadOn, Source    string
+}
+
+// EpStorePrices replaces the stored price of each model given.
+func EpStorePrices(ctx context.Context, db Querier, ps []Price) error {
+	for _, p := range ps {
+		if _, err := db.ExecContext(ctx, q("ep_delete_price"), p.Model); err != nil {
+			return err
+		}
+		if _, err := db.ExecContext(ctx, q("ep_add_price"), p.Model, p.PriceIn, p.PriceOut, p.ReadOn, p.Source); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EpCount is the number of stored episodes.
+func EpCount(ctx context.Context, db Querier) (int64, error) {
+	var n int64
+	err := db.QueryRowContext(ctx, q("ep_count")).Scan(&n)
+	return n, err
+}
+
+// EpStored returns every stored episode's content hash by simulation id,
+// and the stored run ids and task keys.
+func EpStored(ctx context.Context, db Querier) (hashes map[string]string, runs, tasks map[string]bool, err error) {
+	hashes, runs, tasks = map[string]string{}, map[string]bool{}, map[string]bool{}
+	err = epScan(ctx, db, "ep_stored_episodes", func(r *sql.Rows) error {
+		var id, h string
+		err := r.Scan(&id, &h)
+		hashes[id] = h
+		return err
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	err = epScan(ctx, db, "ep_stored_keys", func(r *sql.Rows) error {
+		var kind, key string
+		err := r.Scan(&kind, &key)
+		if kind == "run" {
+			runs[key] = true
+		} else {
+			tasks[key] = true
+		}
+		return err
+	})
+	return hashes, runs, tasks, err
+}

@@ -1,0 +1,1 @@
+DELETE FROM ep_probe_findings

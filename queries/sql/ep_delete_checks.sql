@@ -1,0 +1,1 @@
+DELETE FROM ep_checks WHERE simulation_id = ?

@@ -1,0 +1,1 @@
+DELETE FROM ep_episodes WHERE simulation_id = ?

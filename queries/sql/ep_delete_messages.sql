@@ -1,0 +1,1 @@
+DELETE FROM ep_messages WHERE simulation_id = ?

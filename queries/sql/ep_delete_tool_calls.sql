@@ -1,0 +1,1 @@
+DELETE FROM ep_tool_calls WHERE simulation_id = ?

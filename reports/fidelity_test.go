@@ -1,0 +1,96 @@
+package reports
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ub-bench/ub/queries"
+)
+
+func fptr(x float64) *float64 { return &x }
+
+// fidelityInput is a small hand-made workspace: two simulators on the same
+// agent and tasks in one domain (A: R 1, 0; B: R 1, 1), one of A's episodes
+// flagged P0, and probe rates P1 1/2 for A, 0/2 for B.
+func fidelityInput() Input {
+	ep := &queries.EpisodeReport{
+		Episodes: []queries.EpisodeRow{
+			{SimulationID: "a1", Format: "tau1", Domain: "telecom", UserSim: "A", Agent: "g", TaskID: "0", Reward: fptr(1), SourceFile: "a.json", TaskMismatch: true},
+			{SimulationID: "a2", Format: "tau1", Domain: "telecom", UserSim: "A", Agent: "g", TaskID: "1", Reward: fptr(0), SourceFile: "a.json", UserCost: fptr(0.02)},
+			{SimulationID: "b1", Format: "tau1", Domain: "telecom", UserSim: "B", Agent: "g", TaskID: "0", Reward: fptr(1), SourceFile: "b.json"},
+			{SimulationID: "b2", Format: "tau1", Domain: "telecom", UserSim: "B", Agent: "g", TaskID: "1", Reward: fptr(1), SourceFile: "b.json"},
+		},
+		Rates: []queries.ProbeRate{{UserSim: "A", Probe: "P1", N: 2, Hits: 1}, {UserSim: "B", Probe: "P1", N: 2, Hits: 0}},
+	}
+	return Input{Episodes: ep}
+}
+
+// TestProbeRatesWilson: 1 of 2 has the 95% Wilson interval 0.095 to 0.905
+// (centre (1 + 1.96^2/2) / (2 + 1.96^2) = 0.5, half-width
+// 1.96 sqrt(0.25*2 + 1.96^2/4) / (2 + 1.96^2) = 0.4055); 0 of 2 has 0 to
+// 1.96^2 / (2 + 1.96^2) = 0.658.
+func TestProbeRatesWilson(t *testing.T) {
+	f, err := Prepare(fidelityInput()).probeRates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"A", "P1", "2", "1", "0.500", "0.095", "0.905"}, {"B", "P1", "2", "0", "0.000", "0.000", "0.658"}}
+	if len(f.table.rows) != 2 {
+		t.Fatalf("rows %v", f.table.rows)
+	}
+	for i, w := range want {
+		if strings.Join(f.table.rows[i], ",") != strings.Join(w, ",") {
+			t.Errorf("row %d = %v, want %v", i, f.table.rows[i], w)
+		}
+	}
+}
+
+// TestRewardRangeAndSection: the spread is 0.5 (A) to 1.0 (B), not
+// confounded; the section names the P0 flag and the unknown costs; both
+// figures come out byte-identical twice.
+func TestRewardRangeAndSection(t *testing.T) {
+	r := Prepare(fidelityInput())
+	f, err := r.rewardRange()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(f.table.rows[0], ","); got != "tau-bench v1,telecom,A,2,0.500,0.500,1.000,false,g" {
+		t.Errorf("row 0 = %s", got)
+	}
+	if !strings.Contains(f.caption, "tau-bench v1 telecom (2 simulators, R 0.500 to 1.000)") {
+		t.Errorf("caption %q", f.caption)
+	}
+	var b strings.Builder
+	r.userFidelity(&b)
+	md := b.String()
+	for _, s := range []string{"## User fidelity", "4 episodes from 2 result files. 1 episodes state another customer's identity",
+		"| a.json | tau-bench v1 | telecom | A | g | 2 | 0.500 | 1 | $0.0200 (1 of 2 known) |", "| b.json | tau-bench v1 | telecom | B | g | 2 | 1.000 | 0 | unknown |"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("section lacks %q:\n%s", s, md)
+		}
+	}
+	if Prepare(Input{}).userFidelity(&b); strings.Count(b.String(), "## User fidelity") != 1 {
+		t.Error("a workspace without episodes got a User fidelity section")
+	}
+	d1, d2 := t.TempDir(), t.TempDir()
+	for _, d := range []string{d1, d2} {
+		for _, name := range []string{"probe-rates", "reward-range"} {
+			if _, err := Prepare(fidelityInput()).WriteFigure(d, name); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, name := range []string{"probe-rates.svg", "probe-rates.png", "probe-rates.csv", "reward-range.svg", "reward-range.png", "reward-range.csv"} {
+		a, err1 := os.ReadFile(filepath.Join(d1, name))
+		b, err2 := os.ReadFile(filepath.Join(d2, name))
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) || len(a) == 0 {
+			t.Errorf("%s differs between two runs (%v, %v)", name, err1, err2)
+		}
+	}
+	if _, err := Prepare(Input{}).WriteFigure(t.TempDir(), "probe-rates"); err == nil {
+		t.Error("probe-rates without episodes: no error")
+	}
+}
