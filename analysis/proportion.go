@@ -125,3 +125,46 @@ func ErrorShare(passes, total int, level float64, interval BinomialInterval) (Pr
 		Hi: 1 - pass.Lo,
 	}, nil
 }
+
+// Jeffreys returns k/n with the Jeffreys interval: the equal-tailed
+// posterior interval of p under the Jeffreys prior Beta(1/2, 1/2), whose
+// posterior after k successes in n trials is Beta(k+1/2, n-k+1/2). With
+// a = 1 - level:
+//
+//	Lo = B^-1(a/2; k+1/2, n-k+1/2)     (0 when k = 0)
+//	Hi = B^-1(1-a/2; k+1/2, n-k+1/2)   (1 when k = n)
+//
+// The boundary rule is that of Brown, Cai & DasGupta (2001), "Interval
+// estimation for a binomial proportion", Statistical Science 16(2),
+// 101-133, section 4.1.2, who recommend it with Wilson for small n.
+//
+// Errors are those of [Wilson].
+func Jeffreys(k, n int, level float64) (Proportion, error) {
+	if err := checkBinomial(k, n, level); err != nil {
+		return Proportion{}, err
+	}
+	a := 1 - level
+	post := distuv.Beta{Alpha: float64(k) + 0.5, Beta: float64(n-k) + 0.5}
+	pr := Proportion{K: k, N: n, P: float64(k) / float64(n), Lo: 0, Hi: 1}
+	if k > 0 {
+		pr.Lo = post.Quantile(a / 2)
+	}
+	if k < n {
+		pr.Hi = post.Quantile(1 - a/2)
+	}
+	return pr, nil
+}
+
+// IntervalByName returns the binomial interval named wilson, cp
+// (Clopper-Pearson; also clopper-pearson) or jeffreys.
+func IntervalByName(name string) (BinomialInterval, error) {
+	switch name {
+	case "", "wilson":
+		return Wilson, nil
+	case "cp", "clopper-pearson":
+		return ClopperPearson, nil
+	case "jeffreys":
+		return Jeffreys, nil
+	}
+	return nil, fmt.Errorf("unknown interval %q (want wilson, cp or jeffreys)", name)
+}

@@ -192,6 +192,7 @@ func (r *Report) markdown(out []built, sum Summary) string {
 		}
 		b.WriteString("\n")
 	}
+	r.reviewSection(&b)
 	r.methods(&b)
 	return b.String()
 }

@@ -69,6 +69,7 @@ type Input struct {
 	JudgeQuality *JudgeQuality
 	Deciders     []Decider
 	Episodes     *queries.EpisodeReport // nil when the workspace has no episodes
+	Review       *analysis.ReviewStats  // nil when the workspace has no review decision
 }
 
 // groupKey is one setting: a simulator in a condition at (N, K).

@@ -90,6 +90,7 @@ func newApp(io *streams) *cli.App {
 			newSynthCommand(io),
 			newProbesCommand(io),
 			newRubricsCommand(io), newVerdictsCommand(io), newGradeCommand(io),
+			newReviewCommand(io),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usageError{err}

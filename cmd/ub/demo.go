@@ -126,6 +126,9 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	}
 	fmt.Fprintf(io.out, "report: %s (%d figures, %d skipped)\n", filepath.ToSlash(filepath.Join(out, "report.md")), len(sum.Figures), len(sum.Skipped))
 	fmt.Fprintf(io.out, "(every figure, without spending money: ub synth --db synth.duckdb && ub --db synth.duckdb report --out synth-report)\n")
+	if err := runReviewDemo(c.Context, io, ws, opts.dir); err != nil {
+		return err
+	}
 	fmt.Fprintf(io.out, "\nworkspace: %s\ntry: ub --db %s sql \"select role, count(*) from turns group by all order by 1\"\n", opts.db, opts.db)
 	return nil
 }

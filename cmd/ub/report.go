@@ -127,6 +127,9 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 		}
 		in.Split = &split
 	}
+	if in.Review, err = reportReview(c, ws); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
 	rep := reports.Prepare(in)
 	if dev, n, k, ok := rep.CaseDeveloper(); ok {
 		ct, err := queries.LoadCaseTexts(ctx, db, dev, n, k)

@@ -1,0 +1,313 @@
+package review
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ub-bench/ub/queries"
+)
+
+// ImportError is a bad record of an imported file.
+type ImportError struct {
+	Path  string
+	Line  int    // CSV line (0 for JSON)
+	Where string // JSON: e.g. simulations[3]
+	Msg   string
+}
+
+func (e *ImportError) Error() string {
+	switch {
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+	case e.Where != "":
+		return fmt.Sprintf("%s: %s: %s", e.Path, e.Where, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// ImportStats counts what an import read.
+type ImportStats struct {
+	Decisions int // decisions made
+	Errors    int // simulator errors in them
+	Failed    int // failed reviews (LLM reviews that did not parse)
+	Skipped   int // records with no decision (no review, unresolved)
+}
+
+// tau2's user_only_review (SPEC 7): user_error, critical_user_error and
+// errors with turn_idx, error_tags, severity; an error at turn_idx -1
+// means the review itself failed to parse.
+type userOnlyReview struct {
+	UserError         *bool `json:"user_error"`
+	CriticalUserError *bool `json:"critical_user_error"`
+	Errors            []struct {
+		TurnIdx   *int64   `json:"turn_idx"`
+		ErrorTags []string `json:"error_tags"`
+		Severity  string   `json:"severity"`
+		Reasoning string   `json:"reasoning"`
+	} `json:"errors"`
+}
+
+// ParseUserOnlyReviews reads a tau2 results file (an object with
+// "simulations") and returns one LLM decision of reviewer per simulation
+// that holds a user_only_review. A review that is not an object, has
+// neither user_error nor errors, or carries an error at turn_idx -1 is a
+// failed review (outcome failed, never a pass). Each error tag becomes
+// one error; a tag outside the codebook is recorded as other with the tag
+// in the note. Severity: minor, critical_helped and critical_hindered as
+// given; "critical" (or a missing severity when critical_user_error is
+// true) is critical_hindered, anything else minor with the given word in
+// the note. Simulations without a review are skipped and counted.
+func ParseUserOnlyReviews(path string, r io.Reader, reviewer string, at time.Time) ([]queries.Decision, ImportStats, error) {
+	var st ImportStats
+	var file struct {
+		Simulations []json.RawMessage `json:"simulations"`
+	}
+	if err := json.NewDecoder(r).Decode(&file); err != nil {
+		return nil, st, &ImportError{Path: path, Msg: "not a tau2 results file: " + err.Error()}
+	}
+	if file.Simulations == nil {
+		return nil, st, &ImportError{Path: path, Msg: `no "simulations" array: not a tau2 results file`}
+	}
+	var out []queries.Decision
+	seen := map[string]int{}
+	for i, raw := range file.Simulations {
+		where := fmt.Sprintf("simulations[%d]", i)
+		var sim struct {
+			ID     string          `json:"id"`
+			Review json.RawMessage `json:"user_only_review"`
+		}
+		if err := json.Unmarshal(raw, &sim); err != nil {
+			return nil, st, &ImportError{Path: path, Where: where, Msg: err.Error()}
+		}
+		if sim.ID == "" {
+			return nil, st, &ImportError{Path: path, Where: where, Msg: "simulation without an id"}
+		}
+		if prev, dup := seen[sim.ID]; dup {
+			return nil, st, &ImportError{Path: path, Where: where, Msg: fmt.Sprintf("simulation %s repeats simulations[%d]", sim.ID, prev)}
+		}
+		seen[sim.ID] = i
+		if len(sim.Review) == 0 || string(bytes.TrimSpace(sim.Review)) == "null" {
+			st.Skipped++
+			continue
+		}
+		d := queries.Decision{SimulationID: sim.ID, Reviewer: reviewer, Kind: queries.KindLLM, DecidedAt: at,
+			Source: fmt.Sprintf("%s: %s", path, where)}
+		var rv userOnlyReview
+		failed := json.Unmarshal(sim.Review, &rv) != nil || (rv.UserError == nil && rv.Errors == nil)
+		for _, e := range rv.Errors {
+			if e.TurnIdx != nil && *e.TurnIdx == -1 {
+				failed = true
+			}
+		}
+		if failed {
+			d.Outcome = queries.OutcomeFailed
+			st.Failed++
+			out = append(out, d)
+			continue
+		}
+		critical := rv.CriticalUserError != nil && *rv.CriticalUserError
+		for _, e := range rv.Errors {
+			sev, note := e.Severity, e.Reasoning
+			switch {
+			case ValidSeverity(sev):
+			case sev == "critical" || (sev == "" && critical):
+				sev = "critical_hindered"
+			default:
+				if sev != "" {
+					note = strings.TrimSpace("severity " + sev + ". " + note)
+				}
+				sev = "minor"
+			}
+			tags := e.ErrorTags
+			if len(tags) == 0 {
+				tags = []string{"other"}
+			}
+			for _, tag := range tags {
+				code, n := tag, note
+				if !ValidCode(tag) {
+					code, n = "other", strings.TrimSpace("tag "+tag+". "+note)
+				}
+				re := queries.ReviewError{Code: code, Severity: sev, Note: n}
+				if e.TurnIdx != nil {
+					re.TurnIdx = sql.NullInt64{Int64: *e.TurnIdx, Valid: true}
+				}
+				d.Errors = append(d.Errors, re)
+			}
+		}
+		switch {
+		case len(d.Errors) > 0:
+			d.Outcome = queries.OutcomeError
+		case rv.UserError != nil && *rv.UserError:
+			// An error claimed without details: one error on the episode.
+			sev := "minor"
+			if critical {
+				sev = "critical_hindered"
+			}
+			d.Outcome = queries.OutcomeError
+			d.Errors = []queries.ReviewError{{Code: "other", Severity: sev, Note: "user_error without details"}}
+		default:
+			d.Outcome = queries.OutcomeNoError
+		}
+		st.Decisions++
+		st.Errors += len(d.Errors)
+		out = append(out, d)
+	}
+	return out, st, nil
+}
+
+// ParseLabelsCSV reads human review labels, one episode per row, with a
+// header. Columns: simulation_id, and either
+//
+//   - has_error (true/false, yes/no, 1/0), with optional code (default
+//     other), severity (default minor), turn_idx and note; or
+//   - error_source (agent | user | system | no_error | unresolved) with
+//     optional error_subtype: tau-elicit's failure-source tables. user
+//     is a simulator error that decided the outcome (critical_hindered; code
+//     hallucination when the subtype is one, else other with the subtype
+//     in the note); agent, system and no_error are no simulator error;
+//     unresolved is no decision (skipped, counted).
+//
+// Every bad row is reported with its line; any bad row fails the import.
+func ParseLabelsCSV(path string, r io.Reader, reviewer string, at time.Time) ([]queries.Decision, ImportStats, []error) {
+	var st ImportStats
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = 0
+	head, err := cr.Read()
+	if err != nil {
+		return nil, st, []error{&ImportError{Path: path, Line: 1, Msg: "no header: " + err.Error()}}
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+	}
+	if _, ok := col["simulation_id"]; !ok {
+		return nil, st, []error{&ImportError{Path: path, Line: 1, Msg: "no simulation_id column"}}
+	}
+	_, hasErr := col["has_error"]
+	_, hasSrc := col["error_source"]
+	if !hasErr && !hasSrc {
+		return nil, st, []error{&ImportError{Path: path, Line: 1, Msg: "need a has_error or an error_source column"}}
+	}
+	get := func(rec []string, name string) string {
+		if i, ok := col[name]; ok && i < len(rec) {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
+	var out []queries.Decision
+	var bad []error
+	seen := map[string]int{}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			// FieldPos panics after a failed Read: the line is the error's.
+			line := 0
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				line = pe.Line
+			}
+			bad = append(bad, &ImportError{Path: path, Line: line, Msg: err.Error()})
+			if pe == nil || pe.Err != csv.ErrFieldCount {
+				break
+			}
+			continue
+		}
+		line, _ := cr.FieldPos(0)
+		fail := func(format string, args ...any) {
+			bad = append(bad, &ImportError{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)})
+		}
+		id := get(rec, "simulation_id")
+		if id == "" {
+			fail("empty simulation_id")
+			continue
+		}
+		if prev, dup := seen[id]; dup {
+			fail("simulation %s repeats line %d", id, prev)
+			continue
+		}
+		seen[id] = line
+		d := queries.Decision{SimulationID: id, Reviewer: reviewer, Kind: queries.KindHuman, DecidedAt: at, Source: fmt.Sprintf("%s:%d", path, line)}
+		if hasSrc {
+			switch src := get(rec, "error_source"); src {
+			case "unresolved":
+				st.Skipped++
+				continue
+			case "agent", "system", "no_error":
+				d.Outcome = queries.OutcomeNoError
+			case "user":
+				code, sub := "other", get(rec, "error_subtype")
+				if ValidCode(sub) {
+					code = sub
+				}
+				d.Outcome = queries.OutcomeError
+				d.Errors = []queries.ReviewError{{Code: code, Severity: "critical_hindered", Note: strings.TrimSpace("failure source user; subtype " + sub)}}
+			default:
+				fail("error_source %q: want agent, user, system, no_error or unresolved", src)
+				continue
+			}
+		} else {
+			has, err := parseBool(get(rec, "has_error"))
+			if err != nil {
+				fail("has_error: %v", err)
+				continue
+			}
+			if !has {
+				d.Outcome = queries.OutcomeNoError
+			} else {
+				e := queries.ReviewError{Code: get(rec, "code"), Severity: get(rec, "severity"), Note: get(rec, "note")}
+				if e.Code == "" {
+					e.Code = "other"
+				}
+				if e.Severity == "" {
+					e.Severity = "minor"
+				}
+				if !ValidCode(e.Code) {
+					fail("code %q is not in the codebook", e.Code)
+					continue
+				}
+				if !ValidSeverity(e.Severity) {
+					fail("severity %q: want minor, critical_hindered or critical_helped", e.Severity)
+					continue
+				}
+				if t := get(rec, "turn_idx"); t != "" {
+					n, err := strconv.ParseInt(t, 10, 64)
+					if err != nil || n < 0 {
+						fail("turn_idx %q is not a turn number", t)
+						continue
+					}
+					e.TurnIdx = sql.NullInt64{Int64: n, Valid: true}
+				}
+				d.Outcome = queries.OutcomeError
+				d.Errors = []queries.ReviewError{e}
+			}
+		}
+		st.Decisions++
+		st.Errors += len(d.Errors)
+		out = append(out, d)
+	}
+	if len(bad) > 0 {
+		return nil, st, bad
+	}
+	return out, st, nil
+}
+
+func parseBool(s string) (bool, error) {
+	switch strings.ToLower(s) {
+	case "true", "yes", "1", "y":
+		return true, nil
+	case "false", "no", "0", "n":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not true/false", s)
+}

@@ -1,0 +1,1 @@
+SELECT count(*) FROM rv_batches WHERE batch = ?

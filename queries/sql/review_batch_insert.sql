@@ -1,0 +1,1 @@
+INSERT INTO rv_batches (batch, seed, n, stratify, reviewers) VALUES (?, ?, ?, ?, ?)

@@ -1,0 +1,1 @@
+SELECT batch, seed, n, stratify, reviewers FROM rv_batches ORDER BY batch

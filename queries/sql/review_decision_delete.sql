@@ -1,0 +1,1 @@
+DELETE FROM rv_decisions WHERE simulation_id = ? AND reviewer = ?

@@ -1,0 +1,4 @@
+SELECT d.kind, d.outcome, coalesce(d.batch, ''), d.source, d.decided_at, d.revision
+FROM rv_decisions d
+WHERE d.simulation_id = ? AND d.reviewer = ?
+ORDER BY d.simulation_id

@@ -1,0 +1,2 @@
+INSERT INTO rv_decisions (simulation_id, reviewer, kind, outcome, batch, source, decided_at, revision)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)

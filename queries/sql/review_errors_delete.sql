@@ -1,0 +1,1 @@
+DELETE FROM rv_errors WHERE simulation_id = ? AND reviewer = ?

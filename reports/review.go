@@ -1,0 +1,260 @@
+package reports
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ub-bench/ub/analysis"
+)
+
+// The review figures of SPEC section 8 (section 7's statistics).
+const (
+	FigReviewErrorShare = "review-error-share"
+	FigReviewCodes      = "review-codes"
+)
+
+func pct(x float64) string { return fnum(100*x, 1) + "%" }
+
+func shareCell(p analysis.Proportion) string {
+	return fmt.Sprintf("%d/%d = %s [%s, %s]", p.K, p.N, pct(p.P), pct(p.Lo), pct(p.Hi))
+}
+
+func (rs reviewSet) errorShare() (*figure, error) {
+	st := rs.st
+	rows := append([]analysis.ShareRow(nil), st.Domains...)
+	rows = append(rows, st.Overall)
+	names := make([]string, len(rows))
+	var errs, crits []interval
+	t := table{header: []string{"domain", "n", "errors", "error_share", "error_lo", "error_hi", "critical", "critical_share", "critical_lo", "critical_hi"}}
+	for i, r := range rows {
+		names[i] = r.Domain
+		errs = append(errs, interval{r.Error.P, r.Error.Lo, r.Error.Hi})
+		crits = append(crits, interval{r.Critical.P, r.Critical.Lo, r.Critical.Hi})
+		t.add(r.Domain, strconv.Itoa(r.N), strconv.Itoa(r.Error.K), f3(r.Error.P), f3(r.Error.Lo), f3(r.Error.Hi),
+			strconv.Itoa(r.Critical.K), f3(r.Critical.P), f3(r.Critical.Lo), f3(r.Critical.Hi))
+	}
+	p := newPlot("Simulator error share per domain", "", fmt.Sprintf("share of reviewed episodes (%s %.0f%%)", st.Method, 100*st.Level))
+	pos := func(off float64) []float64 {
+		out := make([]float64, len(rows))
+		for i := range out {
+			out[i] = float64(i) + off
+		}
+		return out
+	}
+	se, err := errDots(p, pos(-0.12), errs, false, palette[0], draw.CircleGlyph{}, vg.Points(3.5))
+	if err != nil {
+		return nil, err
+	}
+	sc, err := errDots(p, pos(0.12), crits, false, palette[5], draw.TriangleGlyph{}, vg.Points(3.5))
+	if err != nil {
+		return nil, err
+	}
+	p.Legend.Add("any simulator error", se)
+	p.Legend.Add("critical error", sc)
+	p.Legend.Top = true
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(rows))-0.4
+	p.Y.Min, p.Y.Max = 0, 1
+	w := vg.Points(float64(120 + 70*len(rows)))
+	caption := fmt.Sprintf("Share of reviewed episodes with a simulator error (circles) and with a critical one (triangles), "+
+		"per domain and over all %d episodes (reviewer: %s), with %s %.0f%% intervals of the pass share flipped (SPEC 7). "+
+		"Overall: error %s, critical %s.", st.Episodes, st.Reviewer, st.Method, 100*st.Level, shareCell(st.Overall.Error), shareCell(st.Overall.Critical))
+	return &figure{name: FigReviewErrorShare, title: "Simulator error share", caption: caption, pic: single(p, w, vg.Points(260)), table: t}, nil
+}
+
+func (rs reviewSet) codes() (*figure, error) {
+	st := rs.st
+	if len(st.Codes) == 0 {
+		return nil, missing(FigReviewCodes, "no simulator error recorded yet")
+	}
+	// Bars from the top: the most frequent code first.
+	codes := st.Codes
+	n := len(codes)
+	names := make([]string, n)
+	all, crit := make(plotter.Values, n), make(plotter.Values, n)
+	t := table{header: []string{"code", "errors", "critical", "episodes"}}
+	for i, c := range codes {
+		j := n - 1 - i
+		names[j] = c.Code
+		all[j], crit[j] = float64(c.Errors), float64(c.Critical)
+		t.add(c.Code, strconv.Itoa(c.Errors), strconv.Itoa(c.Critical), strconv.Itoa(c.Episodes))
+	}
+	p := newPlot("Simulator errors by code", "errors", "")
+	bw := vg.Points(7)
+	ba, err := plotter.NewBarChart(all, bw)
+	if err != nil {
+		return nil, err
+	}
+	ba.Horizontal, ba.Color, ba.LineStyle.Width, ba.Offset = true, palette[0], 0, bw/2
+	bc, err := plotter.NewBarChart(crit, bw)
+	if err != nil {
+		return nil, err
+	}
+	bc.Horizontal, bc.Color, bc.LineStyle.Width, bc.Offset = true, palette[5], 0, -bw/2
+	p.Add(ba, bc)
+	p.Legend.Add("all", ba)
+	p.Legend.Add("critical", bc)
+	p.Legend.Top = true
+	p.NominalY(names...)
+	p.X.Min = 0
+	p.X.Tick.Marker = plot.TickerFunc(intTicks)
+	caption := fmt.Sprintf("Simulator errors by code over the %d reviewed episodes (reviewer: %s): all errors (blue) and the critical ones (vermilion).",
+		st.Episodes, st.Reviewer)
+	return &figure{name: FigReviewCodes, title: "Simulator errors by code", caption: caption, pic: single(p, vg.Points(420), vg.Points(float64(90+22*n))), table: t}, nil
+}
+
+// intTicks marks whole numbers only (counts).
+func intTicks(min, max float64) []plot.Tick {
+	step := 1.0
+	for (max-min)/step > 8 {
+		step *= 2
+	}
+	var ts []plot.Tick
+	for v := 0.0; v <= max+1e-9; v += step {
+		if v >= min-1e-9 {
+			ts = append(ts, plot.Tick{Value: v, Label: strconv.Itoa(int(v))})
+		}
+	}
+	return ts
+}
+
+type reviewSet struct{ st analysis.ReviewStats }
+
+// WriteReview writes the review figures (SVG, PNG, CSV each) and
+// report.md, holding every table of SPEC section 7, into dir, and returns
+// the files written, sorted. review-codes is left out (and said so in the
+// report) when no error was recorded. The same statistics give
+// byte-identical files.
+func WriteReview(dir string, st analysis.ReviewStats) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	rs := reviewSet{st}
+	var files []string
+	var figs []*figure
+	for _, b := range []func() (*figure, error){rs.errorShare, rs.codes} {
+		f, err := b()
+		if _, ok := err.(*MissingError); ok {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		fs, err := writeFigureFiles(dir, f)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, fs...)
+		figs = append(figs, f)
+	}
+	md := filepath.Join(dir, "report.md")
+	var b strings.Builder
+	b.WriteString("# Simulator error rate (human review)\n\n")
+	writeReviewSection(&b, st, figs, "##")
+	if err := writeAtomic(md, []byte(b.String())); err != nil {
+		return nil, err
+	}
+	files = append(files, md)
+	sort.Strings(files)
+	return files, nil
+}
+
+// ReviewMarkdown is every table of SPEC section 7 as Markdown, without
+// figures: what ub review stats prints.
+func ReviewMarkdown(st analysis.ReviewStats) string {
+	var b strings.Builder
+	writeReviewSection(&b, st, nil, "##")
+	return b.String()
+}
+
+func writeReviewSection(b *strings.Builder, st analysis.ReviewStats, figs []*figure, h string) {
+	fmt.Fprintf(b, "Reviewer: **%s**. %d episodes decided", st.Reviewer, st.Episodes)
+	if st.Reviewer == "final" {
+		fmt.Fprintf(b, " (%d agreed by two or more humans, %d adjudicated)", st.Agreed, st.Adjudicated)
+	}
+	fmt.Fprintf(b, "; %d failed reviews left out (a failed review is not a pass); %d episodes pending adjudication left out. "+
+		"Intervals: %s, %.0f%%; error share = 1 - c/n with the pass share's interval flipped. Success = reward >= %s.\n\n",
+		st.Failed, len(st.Pending), st.Method, 100*st.Level, strconv.FormatFloat(st.Threshold, 'g', -1, 64))
+	for _, f := range figs {
+		fmt.Fprintf(b, "![%s](%s.png)\n\n%s\n\n", f.name, f.name, f.caption)
+	}
+	fmt.Fprintf(b, "%s Error share and critical share\n\n", h)
+	t := table{header: []string{"domain", "n", "simulator error", "critical error"}}
+	for _, r := range append(append([]analysis.ShareRow(nil), st.Domains...), st.Overall) {
+		t.add(r.Domain, strconv.Itoa(r.N), shareCell(r.Error), shareCell(r.Critical))
+	}
+	b.WriteString(mdTable(t))
+	fmt.Fprintf(b, "\n%s Errors by code\n\n", h)
+	if len(st.Codes) == 0 {
+		b.WriteString("No simulator error recorded.\n")
+	} else {
+		t = table{header: []string{"code", "errors", "critical", "episodes"}}
+		for _, c := range st.Codes {
+			t.add(c.Code, strconv.Itoa(c.Errors), strconv.Itoa(c.Critical), strconv.Itoa(c.Episodes))
+		}
+		b.WriteString(mdTable(t))
+	}
+	fmt.Fprintf(b, "\n%s Agent failure against simulator error\n\n", h)
+	if st.WithReward == 0 {
+		b.WriteString("No decided episode has a reward in the workspace.\n")
+	} else {
+		c := st.CrossTab.Counts
+		t = table{header: []string{"", "no simulator error", "simulator error", "total"}}
+		t.add("agent success", strconv.Itoa(c[0][0]), strconv.Itoa(c[0][1]), strconv.Itoa(c[0][0]+c[0][1]))
+		t.add("agent failure", strconv.Itoa(c[1][0]), strconv.Itoa(c[1][1]), strconv.Itoa(c[1][0]+c[1][1]))
+		t.add("total", strconv.Itoa(c[0][0]+c[1][0]), strconv.Itoa(c[0][1]+c[1][1]), strconv.Itoa(st.WithReward))
+		b.WriteString(mdTable(t))
+	}
+	fmt.Fprintf(b, "\n%s Policies for episodes with a critical simulator error\n\n", h)
+	t = table{header: []string{"policy", "what", "result"}}
+	rate := func(p analysis.PassRate) string {
+		if p.Episodes == 0 {
+			return "no episode"
+		}
+		return "agent pass rate " + shareCell(p.Pass)
+	}
+	t.add("drop", "agent pass rate on the episodes without a critical simulator error", rate(st.Drop))
+	rr := fmt.Sprintf("%d tasks: %s", len(st.Rerun), strings.Join(st.Rerun, ", "))
+	if st.RerunUnknown > 0 {
+		rr += fmt.Sprintf(" (and %d episodes whose task is not in the workspace)", st.RerunUnknown)
+	}
+	t.add("re-run", "tasks to run again (ub review export --rerun)", rr)
+	t.add("alongside", "agent pass rate on all, with the critical simulator error share beside it", rate(st.Alongside)+"; critical simulator error "+shareCell(st.Overall.Critical))
+	b.WriteString(mdTable(t))
+	fmt.Fprintf(b, "\n%s Reviewer agreement and adjudication\n\n", h)
+	if len(st.Agreement) == 0 {
+		b.WriteString("No two reviewers decided the same episode.\n")
+	} else {
+		t = table{header: []string{"reviewer A", "reviewer B", "episodes", "kappa: has error", "kappa: critical", "has error [both no, A only, B only, both]"}}
+		for _, a := range st.Agreement {
+			e := a.ErrorTable
+			t.add(a.A+" ("+a.KindA+")", a.B+" ("+a.KindB+")", strconv.Itoa(a.N), analysis.FormatKappa(a.HasError), analysis.FormatKappa(a.Critical),
+				fmt.Sprintf("%d, %d, %d, %d", e[0][0], e[1][0], e[0][1], e[1][1]))
+		}
+		b.WriteString(mdTable(t))
+	}
+	if len(st.Pending) > 0 {
+		fmt.Fprintf(b, "\nPending adjudication (humans disagree; record the final word as an adjudicator): %s\n", strings.Join(st.Pending, ", "))
+	}
+}
+
+// reviewSection adds the review's tables to the study report when the
+// workspace has review decisions (ub review stats --out draws its figures).
+func (r *Report) reviewSection(b *strings.Builder) {
+	if r.in.Review == nil {
+		return
+	}
+	b.WriteString("## Simulator error rate (human review)\n\n")
+	b.WriteString("The figures `review-error-share` and `review-codes`: `ub review stats --out DIR`.\n\n")
+	writeReviewSection(b, *r.in.Review, nil, "###")
+	b.WriteString("\n")
+}
