@@ -2,7 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,6 +54,14 @@ func newIngestCommand(io *streams) *cli.Command {
 func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	if len(opts.paths) == 0 {
 		return usagef("ingest: name at least one PATH (or - for stdin)")
+	}
+	if opts.format != "auto" && !slices.Contains(ingest.Formats(), opts.format) {
+		return usagef("ingest: unknown --format %q (want auto or one of %s)", opts.format, strings.Join(ingest.Formats(), ", "))
+	}
+	for _, p := range opts.paths {
+		if _, err := os.Stat(p); p != "-" && errors.Is(err, fs.ErrNotExist) {
+			return usagef("ingest: %s: no such file or directory", p)
+		}
 	}
 	ws, err := openWorkspace(c, false)
 	if err != nil {

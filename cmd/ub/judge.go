@@ -137,6 +137,9 @@ func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name st
 			Params: sim.Params{Temperature: &zero, MaxTokens: 64}, Messages: msgs}
 	}
 	price := sim.SimulatorConfig{PriceIn: mj.priceIn, PriceOut: mj.priceOut}
+	if err := requireAPIKey(mj.apiKeyEnv); err != nil {
+		return err
+	}
 	store := sim.NewDuckStore(ws)
 	bar, done := generateProgress(sio, "judge "+name)
 	st, err := sim.Run(c.Context, reqs, sim.NewOpenAI(sim.OpenAIConfig{BaseURL: mj.baseURL, APIKeyEnv: mj.apiKeyEnv}), store,

@@ -154,7 +154,7 @@ func runPointsExport(c *cli.Context, sio *streams, out string) error {
 		return fmt.Errorf("points export: %w", err)
 	}
 	if len(rows) == 0 {
-		return fmt.Errorf("points export: no frozen points (run ub points)")
+		return prerequisitef("points export: no frozen points (run ub points)")
 	}
 	b := encodePoints(rows)
 	if out == "-" {

@@ -220,6 +220,9 @@ func distilProfiles(c *cli.Context, io *streams, ws *queries.Workspace, stats []
 	if err := queries.StorePromptTemplate(ctx, ws.Conn(), tmpl.Version, tmpl.Name, tmpl.Text); err != nil {
 		return err
 	}
+	if err := requireAPIKey(opts.model.apiKeyEnv); err != nil {
+		return err
+	}
 	store := sim.NewDuckStore(ws)
 	st, err := sim.Run(ctx, reqs, sim.NewOpenAI(sim.OpenAIConfig{BaseURL: opts.model.baseURL, APIKeyEnv: opts.model.apiKeyEnv}),
 		store, sim.RunOptions{Concurrency: opts.model.concurrency})
