@@ -117,7 +117,7 @@ func exitCode(err error, io *streams) int {
 	var ue usageError
 	fmt.Fprintln(io.err, "ub:", err)
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.Is(err, queries.ErrNotWorkspace):
 		return exitUsage
 	case errors.Is(err, ingest.ErrBadInput):
 		return exitBadInput

@@ -69,6 +69,10 @@ func TestExitCodesOfREADME(t *testing.T) {
 	badRequest := simtest.New(simtest.Options{Plan: func(string, int) simtest.Fault { return simtest.Fault{Kind: simtest.BadRequest} }})
 	defer badRequest.Close()
 
+	sqlite := filepath.Join(dir, "notes.sqlite")
+	if err := os.WriteFile(sqlite, append([]byte("SQLite format 3\x00"), make([]byte, 100)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	type tcase struct {
 		name string
 		args []string
@@ -84,6 +88,7 @@ func TestExitCodesOfREADME(t *testing.T) {
 			{name: "unknown flag of a nested subcommand", args: []string{"--db", ws, "points", "export", "--bogus"}},
 			{name: "unknown format", args: []string{"--db", ws, "ingest", "--format", "bogus", good}},
 			{name: "unknown output format", args: []string{"--db", ws, "sql", "--format", "bogus", "select 1"}},
+			{name: "--db names an SQLite file", args: []string{"--db", sqlite, "sql", "select 1"}},
 			{name: "missing path", args: []string{"--db", ws, "ingest", filepath.Join(dir, "missing.jsonl")}},
 		},
 		3: {{name: "bad lines", args: []string{"--db", ws, "ingest", bad}}},
