@@ -56,7 +56,7 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 		return usagef("ingest: name at least one PATH (or - for stdin)")
 	}
 	if opts.format != "auto" && !slices.Contains(ingest.Formats(), opts.format) {
-		return usagef("ingest: unknown --format %q (want auto or one of %s)", opts.format, strings.Join(ingest.Formats(), ", "))
+		return usagef("ingest: unknown format %q (want auto or one of %s)", opts.format, strings.Join(ingest.Formats(), ", "))
 	}
 	for _, p := range opts.paths {
 		if _, err := os.Stat(p); p != "-" && errors.Is(err, fs.ErrNotExist) {

@@ -161,11 +161,7 @@ func runPointsExport(c *cli.Context, sio *streams, out string) error {
 		_, err = sio.out.Write(b)
 		return err
 	}
-	tmp := out + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, out); err != nil {
+	if err := writeOut(out, sio.out, func(path string) error { return writeFileAtomic(path, b) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(sio.err, "wrote %d points to %s\n", len(rows), out)
