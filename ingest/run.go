@@ -97,6 +97,10 @@ func Run(ctx context.Context, ws *queries.Workspace, paths []string, opts Option
 		err = cerr
 	}
 	if err != nil {
+		// The totals say what the workspace holds after the failure.
+		if c, cerr := queries.WorkspaceCounts(context.WithoutCancel(ctx), ws.Conn()); cerr == nil {
+			st.Developers, st.Repos, st.TotalSess, st.TotalTurns = c.Developers, c.Repos, c.Sessions, c.Turns
+		}
 		return st, err
 	}
 	c, err := queries.WorkspaceCounts(ctx, ws.Conn())

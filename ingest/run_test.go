@@ -274,3 +274,28 @@ func TestRunUnreadableFolderIsOneBadInputLine(t *testing.T) {
 		t.Errorf("ingest_errors rows = %d, want 1", got)
 	}
 }
+
+// TestRunCountsOnlyWhatIsCommitted is defect 9 of issue 9: after a failed
+// commit the summary still said "N added". A unique index on turn texts
+// makes the batch's write fail after its sessions were counted; the stats
+// must then match what the workspace holds.
+func TestRunCountsOnlyWhatIsCommitted(t *testing.T) {
+	ws := memWorkspace(t)
+	ctx := context.Background()
+	if _, err := ws.Conn().ExecContext(ctx, `CREATE UNIQUE INDEX one_text ON turns (text)`); err != nil {
+		t.Fatal(err)
+	}
+	in := `{"developer":"ana","repo":"ana/kiln","started_at":"2025-03-01T10:00:00Z","turns":[{"role":"developer","text":"add a retry"},{"role":"agent","text":"Done."}]}
+{"developer":"ana","repo":"ana/kiln","started_at":"2025-03-02T10:00:00Z","turns":[{"role":"developer","text":"now the tests"},{"role":"agent","text":"Done."}]}
+`
+	st, err := Run(ctx, ws, []string{"-"}, Options{Stdin: strings.NewReader(in)})
+	if err == nil {
+		t.Fatal("the write did not fail: the test's unique index is not enforced")
+	}
+	stored := count(t, ws, `SELECT count(*) FROM sessions`)
+	turns := count(t, ws, `SELECT count(*) FROM turns`)
+	if st.Sessions != stored || int(st.Turns) != turns || int(st.TotalSess) != stored {
+		t.Errorf("stats say %d sessions, %d turns added (%d in the workspace); the workspace holds %d sessions, %d turns",
+			st.Sessions, st.Turns, st.TotalSess, stored, turns)
+	}
+}
