@@ -174,7 +174,7 @@ func decodeCanonical(line []byte) (*Session, string) {
 			case errors.As(err, &se):
 				return nil, fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err)
 			default:
-				return nil, err.Error()
+				return nil, JSONReason(err)
 			}
 		}
 		if dec.More() {

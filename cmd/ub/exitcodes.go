@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/ingest"
 )
 
 // More exit codes, documented in the README with those of app.go.
@@ -78,3 +80,15 @@ func rootAction(c *cli.Context) error {
 	}
 	return cli.ShowAppHelp(c)
 }
+
+// badInputf is an error that counts as bad input (exit 3, like
+// ingest.ErrBadInput) without appending ingest's "some input could not be
+// ingested" to a message about labels, points or batch results.
+func badInputf(format string, args ...any) error {
+	return badInputError{fmt.Sprintf(format, args...)}
+}
+
+type badInputError struct{ msg string }
+
+func (e badInputError) Error() string        { return e.msg }
+func (e badInputError) Is(target error) bool { return target == ingest.ErrBadInput }

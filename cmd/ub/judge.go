@@ -270,10 +270,13 @@ func judgeFile(sio *streams, b *judge.Builtin, path string) error {
 		}
 		if len(bytes.TrimSpace(raw)) > 0 {
 			var it item
-			if err := json.Unmarshal(raw, &it); err != nil || it.Message == nil {
+			if err := json.Unmarshal(raw, &it); err != nil || it.Message == nil || it.ID == "" {
 				reason := `missing "message"`
-				if err != nil {
-					reason = "invalid JSON: " + err.Error()
+				switch {
+				case err != nil:
+					reason = "invalid JSON: " + ingest.JSONReason(err)
+				case it.ID == "":
+					reason = `missing "id" (each label is matched to its message by id)`
 				}
 				fmt.Fprintln(sio.err, (&ingest.ParseError{Path: path, Line: line, Reason: reason}).Error())
 				bad++
@@ -293,7 +296,7 @@ func judgeFile(sio *streams, b *judge.Builtin, path string) error {
 		}
 	}
 	if bad > 0 {
-		return fmt.Errorf("judge: %d bad line(s) in %s: %w", bad, path, ingest.ErrBadInput)
+		return badInputf("judge: %d bad line(s) in %s", bad, path)
 	}
 	return nil
 }

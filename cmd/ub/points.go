@@ -208,10 +208,10 @@ func runPointsImport(c *cli.Context, sio *streams, path string) error {
 		for _, e := range bad {
 			fmt.Fprintln(sio.err, e)
 		}
-		return fmt.Errorf("points import: %d bad line(s), nothing imported: %w", len(bad), ingest.ErrBadInput)
+		return badInputf("points import: %d bad line(s), nothing imported", len(bad))
 	}
 	if len(rows) == 0 {
-		return fmt.Errorf("points import: %s holds no points: %w", path, ingest.ErrBadInput)
+		return badInputf("points import: %s holds no points", path)
 	}
 	set := queries.PointSet{Source: "imported:" + filepath.Base(path), Hash: pointsHash(rows)}
 	if err := queries.StorePoints(c.Context, ws, set, rows); err != nil {
