@@ -226,7 +226,7 @@ func checkPoint(c *cli.Context, ws *queries.Workspace, b []byte, seen map[string
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return p, "invalid point: " + err.Error()
+		return p, "invalid point: " + ingest.JSONReason(err)
 	}
 	if p.SessionID == "" || p.Developer == "" {
 		return p, `missing "session_id" or "developer"`
@@ -253,9 +253,11 @@ func checkPoint(c *cli.Context, ws *queries.Workspace, b []byte, seen map[string
 	case !m.Eligible:
 		return p, fmt.Sprintf("developer %s is not an eligible val or test developer here", m.Developer)
 	}
-	p.ConstantDose = p.PriorTurns >= graph.ConstantDoseTurns
 	if p.PriorTurns != p.TurnIdx {
 		return p, fmt.Sprintf("prior_turns %d, but turn %d has %d turns before it", p.PriorTurns, p.TurnIdx, p.TurnIdx)
+	}
+	if want := p.PriorTurns >= graph.ConstantDoseTurns; p.ConstantDose != want {
+		return p, fmt.Sprintf("constant_dose %v, but a point with %d prior turns is %v (at least %d)", p.ConstantDose, p.PriorTurns, want, graph.ConstantDoseTurns)
 	}
 	return p, ""
 }
