@@ -92,6 +92,10 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	} else {
 		printIngestSummary(io, st)
 	}
+	if err == nil && opts.format != "auto" && st.Files > 0 && st.Sessions+st.Replaced+st.Unchanged+st.Superseded == 0 {
+		// A forced format that finds nothing is most likely the wrong one.
+		return badInputf("ingest: --format %s found no session with a developer message in %d file(s); is it the right format? (--format auto detects it)", opts.format, st.Files)
+	}
 	return err
 }
 
