@@ -295,6 +295,9 @@ func runLabelsImport(c *cli.Context, sio *streams, path, name, messages string) 
 		}
 		return badInputf("labels import: %d bad line(s), nothing imported", len(bad))
 	}
+	if len(labels) > 0 && unmatched == len(labels) {
+		return badInputf("labels import: none of the %d labels in %s matches a point, generation or turn of this workspace (is it the right workspace, or does it need --messages?); nothing imported", len(labels), path)
+	}
 	if err := queries.ReplaceJudgeLabels(c.Context, ws, judgeName, labels); err != nil {
 		return fmt.Errorf("labels import: %w", err)
 	}
