@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestCanonicalErrorsNameNoGoTypes is defect 12 of issue 9: a canonical
 // JSONL line of the wrong shape was reported with ub's Go types
@@ -16,5 +19,23 @@ func TestCanonicalErrorsNameNoGoTypes(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: reason %q, want %q", c.line, got, c.want)
 		}
+	}
+}
+
+// TestCanonicalYearOneIsRefused is part of defect 10 of issue 9: a year-1
+// time (Go's zero time) was stored as NULL, silently losing it.
+func TestCanonicalYearOneIsRefused(t *testing.T) {
+	for _, line := range []string{
+		`{"developer":"a","started_at":"0001-01-01T00:00:00Z","turns":[{"role":"developer","text":"x"}]}`,
+		`{"developer":"a","turns":[{"role":"developer","text":"x","ts":"0001-03-01T10:00:00Z"}]}`,
+	} {
+		s, reason := decodeCanonical([]byte(line))
+		if s != nil || !strings.Contains(reason, "year 1 is out of range") {
+			t.Errorf("%s: session %v, reason %q; want a refusal naming year 1", line, s != nil, reason)
+		}
+	}
+	s, reason := decodeCanonical([]byte(`{"developer":"a","started_at":"1999-12-31T23:59:59Z","turns":[{"role":"developer","text":"x"}]}`))
+	if s == nil || s.StartedAt.Year() != 1999 {
+		t.Errorf("1999: session %v, reason %q", s, reason)
 	}
 }
