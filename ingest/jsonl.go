@@ -174,7 +174,7 @@ func decodeCanonical(line []byte) (*Session, string) {
 			case errors.As(err, &se):
 				return nil, fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err)
 			default:
-				return nil, err.Error()
+				return nil, JSONReason(err)
 			}
 		}
 		if dec.More() {
@@ -230,6 +230,11 @@ func decodeCanonical(line []byte) (*Session, string) {
 func parseTime(v string) (time.Time, error) {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02"} {
 		if t, err := time.Parse(layout, v); err == nil {
+			// Year 1 is Go's zero time, which ub stores as "no time": a
+			// session log from before 1900 is a typo or a placeholder.
+			if y := t.UTC().Year(); y < 1900 {
+				return time.Time{}, fmt.Errorf("%q: year %d is out of range (1900 or later; leave the field out when the time is unknown)", v, y)
+			}
 			return t.UTC(), nil
 		}
 	}

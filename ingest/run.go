@@ -107,6 +107,10 @@ func Run(ctx context.Context, ws *queries.Workspace, paths []string, opts Option
 		err = cerr
 	}
 	if err != nil {
+		// The totals say what the workspace holds after the failure.
+		if c, cerr := queries.WorkspaceCounts(context.WithoutCancel(ctx), ws.Conn()); cerr == nil {
+			st.Developers, st.Repos, st.TotalSess, st.TotalTurns = c.Developers, c.Repos, c.Sessions, c.Turns
+		}
 		return st, err
 	}
 	c, err := queries.WorkspaceCounts(ctx, ws.Conn())
@@ -152,8 +156,13 @@ func (w *writer) all(files []inputFile) error {
 type inputFile struct {
 	path     string
 	size     int64
-	explicit bool // named on the command line, not found by a walk
+	explicit bool   // named on the command line, not found by a walk
+	walkErr  string // a folder or file the walk could not read: one bad-input line, not the end of the run
 }
+
+// walkDir is filepath.WalkDir; tests swap it to make a folder unreadable
+// even for root.
+var walkDir = filepath.WalkDir
 
 // listFiles expands directories (recursively, in lexical order, skipping
 // hidden folders) and keeps "-" for stdin.
@@ -172,9 +181,20 @@ func listFiles(paths []string, format string, st *Stats) ([]inputFile, error) {
 			out = append(out, inputFile{path: p, size: fi.Size(), explicit: true})
 			continue
 		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		err = walkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return err
+				// An unreadable folder or file is reported like any bad
+				// file, and the walk goes on with its siblings.
+				reason := err.Error()
+				var pe *fs.PathError
+				if errors.As(err, &pe) {
+					reason = pe.Err.Error()
+				}
+				out = append(out, inputFile{path: path, walkErr: reason})
+				if d != nil && d.IsDir() && path != p {
+					return filepath.SkipDir
+				}
+				return nil
 			}
 			if d.IsDir() {
 				if path != p && strings.HasPrefix(d.Name(), ".") {
@@ -227,6 +247,10 @@ func (w *writer) file(f inputFile) error {
 		if r == nil {
 			r = os.Stdin
 		}
+	} else if f.walkErr != "" {
+		w.cur.clear = append(w.cur.clear, f.path)
+		w.Error(&ParseError{Path: f.path, Reason: f.walkErr})
+		return nil
 	} else {
 		fh, err := os.Open(f.path)
 		if err != nil {

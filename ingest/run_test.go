@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -216,5 +217,85 @@ func TestRunReplacedIdentityLeavesNoGhost(t *testing.T) {
 	}
 	if got := count(t, ws, `SELECT count(*) FROM developer_repos WHERE developer = 'zed' AND repo = 'ana/r'`); got != 1 {
 		t.Errorf("zed has %d edges, want 1", got)
+	}
+}
+
+// TestRunUnreadableFolderIsOneBadInputLine is defect 5 of issue 9: one
+// unreadable subdirectory aborted the whole ingest (exit 1, nothing
+// ingested). It must be one "path: reason" line, like a bad file, with the
+// rest ingested. The walk is made to fail on the folder named "locked" (a
+// chmod 000 does not stop root, who runs CI).
+func TestRunUnreadableFolderIsOneBadInputLine(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile("testdata/jsonl/good.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"a/good.jsonl", "locked/hidden.jsonl"} {
+		p = filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, good, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	locked := filepath.Join(dir, "locked")
+	old := walkDir
+	t.Cleanup(func() { walkDir = old })
+	walkDir = func(root string, fn fs.WalkDirFunc) error {
+		return old(root, func(path string, d fs.DirEntry, err error) error {
+			if path != locked || err != nil {
+				return fn(path, d, err)
+			}
+			// As WalkDir does for a folder whose ReadDir fails: a first call,
+			// then a second with the error.
+			if err := fn(path, d, nil); err != nil {
+				return err
+			}
+			if err := fn(path, d, &fs.PathError{Op: "open", Path: path, Err: fs.ErrPermission}); err != nil {
+				return err
+			}
+			return filepath.SkipDir
+		})
+	}
+	ws := memWorkspace(t)
+	st, err := Run(context.Background(), ws, []string{dir}, Options{})
+	if !errors.Is(err, ErrBadInput) {
+		t.Fatalf("err = %v, want ErrBadInput", err)
+	}
+	if want := []string{locked + ": permission denied"}; !reflect.DeepEqual(st.Errors, want) {
+		t.Errorf("errors = %q, want %q", st.Errors, want)
+	}
+	if st.Sessions != 3 {
+		t.Errorf("sessions = %d, want good.jsonl's 3", st.Sessions)
+	}
+	if got := count(t, ws, `SELECT count(*) FROM ingest_errors`); got != 1 {
+		t.Errorf("ingest_errors rows = %d, want 1", got)
+	}
+}
+
+// TestRunCountsOnlyWhatIsCommitted is defect 9 of issue 9: after a failed
+// commit the summary still said "N added". A unique index on turn texts
+// makes the batch's write fail after its sessions were counted; the stats
+// must then match what the workspace holds.
+func TestRunCountsOnlyWhatIsCommitted(t *testing.T) {
+	ws := memWorkspace(t)
+	ctx := context.Background()
+	if _, err := ws.Conn().ExecContext(ctx, `CREATE UNIQUE INDEX one_text ON turns (text)`); err != nil {
+		t.Fatal(err)
+	}
+	in := `{"developer":"ana","repo":"ana/kiln","started_at":"2025-03-01T10:00:00Z","turns":[{"role":"developer","text":"add a retry"},{"role":"agent","text":"Done."}]}
+{"developer":"ana","repo":"ana/kiln","started_at":"2025-03-02T10:00:00Z","turns":[{"role":"developer","text":"now the tests"},{"role":"agent","text":"Done."}]}
+`
+	st, err := Run(ctx, ws, []string{"-"}, Options{Stdin: strings.NewReader(in)})
+	if err == nil {
+		t.Fatal("the write did not fail: the test's unique index is not enforced")
+	}
+	stored := count(t, ws, `SELECT count(*) FROM sessions`)
+	turns := count(t, ws, `SELECT count(*) FROM turns`)
+	if st.Sessions != stored || int(st.Turns) != turns || int(st.TotalSess) != stored {
+		t.Errorf("stats say %d sessions, %d turns added (%d in the workspace); the workspace holds %d sessions, %d turns",
+			st.Sessions, st.Turns, st.TotalSess, stored, turns)
 	}
 }

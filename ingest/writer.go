@@ -170,8 +170,11 @@ func (w *writer) Session(s *Session) error {
 	return nil
 }
 
-// write writes one batch in one transaction.
+// write writes one batch in one transaction. The counts of what was added
+// change only when the transaction commits: after a failed commit (a full
+// disk, a read-only directory, SIGINT) the summary says what is stored.
 func (w *writer) write(b *batch) error {
+	saved := *w.st
 	err := w.ws.InTx(w.ctx, func(c *sql.Conn) error {
 		for _, p := range b.clear {
 			if err := queries.ClearIngestErrors(w.ctx, c, p); err != nil {
@@ -218,6 +221,8 @@ func (w *writer) write(b *batch) error {
 		return w.writeEpisodes(c, b)
 	})
 	if err != nil {
+		w.st.Sessions, w.st.Replaced, w.st.Unchanged, w.st.Superseded, w.st.Turns =
+			saved.Sessions, saved.Replaced, saved.Unchanged, saved.Superseded, saved.Turns
 		return fmt.Errorf("ingest: write: %w", err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,6 +75,11 @@ func Export(ctx context.Context, db Querier, query, path, format string) (int64,
 		return 0, fmt.Errorf("unknown export format %q (want %s)", format, strings.Join(ExportFormats, ", "))
 	}
 	if err != nil {
+		// DuckDB quotes the statement that failed, which is the user's
+		// query wrapped in ub's own SQL: keep its message only.
+		if msg, _, ok := strings.Cut(err.Error(), "\n\nLINE "); ok {
+			return 0, errors.New(msg)
+		}
 		return 0, err
 	}
 	return n, os.Rename(tmpName, path)

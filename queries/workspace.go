@@ -7,7 +7,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -29,6 +31,50 @@ type Workspace struct {
 // ErrLocked is returned by Open when another process holds the workspace.
 var ErrLocked = errors.New("workspace is in use by another process")
 
+// ErrNotWorkspace is returned by Open for a file that is not a DuckDB
+// database (an SQLite file, a log, a CSV given as --db).
+var ErrNotWorkspace = errors.New("not a ub workspace")
+
+// ErrNewerSchema is returned by Open for a workspace whose schema a newer
+// ub wrote: this ub would misread it.
+var ErrNewerSchema = errors.New("workspace written by a newer ub")
+
+// duckdbMagic is DuckDB's file magic, at byte 8 of every database file
+// (after the header checksum; DuckDB's storage format, MainHeader::MAGIC_BYTES).
+const duckdbMagic = "DUCK"
+
+// checkWorkspaceFile refuses an existing, non-empty file that does not
+// carry DuckDB's magic bytes. A missing or empty file is a new workspace.
+func checkWorkspaceFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open workspace %s: %w", path, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return fmt.Errorf("open workspace %s: %w: it is a directory", path, ErrNotWorkspace)
+	}
+	head := make([]byte, 16)
+	n, err := io.ReadFull(f, head)
+	if n == 0 && (err == io.EOF || err == nil) {
+		return nil
+	}
+	if n >= 12 && string(head[8:12]) == duckdbMagic {
+		return nil
+	}
+	kind := "not a DuckDB database"
+	if strings.HasPrefix(string(head[:n]), "SQLite format 3") {
+		kind = "an SQLite database, not a DuckDB one"
+	}
+	return fmt.Errorf("open workspace %s: %w: the file is %s; name a ub workspace (or a new file) with --db", path, ErrNotWorkspace, kind)
+}
+
 // Options configures Open. The zero value opens read-write and migrates.
 type Options struct {
 	ReadOnly bool
@@ -42,9 +88,15 @@ var lockRE = regexp.MustCompile(`(?i)could not set lock on file`)
 // wrapping ErrLocked: DuckDB's file lock guarantees at most one writer, so a
 // second ub never corrupts the file.
 func Open(ctx context.Context, path string, opts Options) (*Workspace, error) {
-	dsn := path
+	if err := checkWorkspaceFile(path); err != nil {
+		return nil, err
+	}
+	// ub never reaches the network on its own: DuckDB would otherwise
+	// download and load an extension for a file or function it does not
+	// know (an SQLite file given as --db, a parquet URL in ub sql).
+	dsn := path + "?autoinstall_known_extensions=false&autoload_known_extensions=false"
 	if opts.ReadOnly && path != "" {
-		dsn = path + "?access_mode=read_only"
+		dsn += "&access_mode=read_only"
 	}
 	connector, err := duckdb.NewConnector(dsn, nil)
 	if err != nil {
@@ -158,6 +210,9 @@ func (ws *Workspace) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := ws.checkNotNewer(ctx, ms); err != nil {
+		return err
+	}
 	for _, m := range ms {
 		var n int
 		if err := ws.conn.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&n); err != nil {
@@ -189,8 +244,24 @@ func (ws *Workspace) checkMigrated(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open %s read-only: not a ub workspace (run ub ingest first): %w", ws.Path, err)
 	}
+	if err := ws.checkNotNewer(ctx, ms); err != nil {
+		return err
+	}
 	if want := ms[len(ms)-1].Version; have < want {
 		return fmt.Errorf("open %s read-only: schema version %d, this ub needs %d; open it once read-write to migrate", ws.Path, have, want)
+	}
+	return nil
+}
+
+// checkNotNewer refuses a workspace holding a migration this ub does not
+// know: a newer ub wrote it, and this one would misread or damage it.
+func (ws *Workspace) checkNotNewer(ctx context.Context, ms []Migration) error {
+	var have int
+	if err := ws.conn.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+		return fmt.Errorf("open %s: %w", ws.Path, err)
+	}
+	if mine := ms[len(ms)-1].Version; have > mine {
+		return fmt.Errorf("open %s: %w: its schema version is %d, this ub knows versions up to %d; use a newer ub", ws.Path, ErrNewerSchema, have, mine)
 	}
 	return nil
 }

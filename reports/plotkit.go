@@ -68,11 +68,38 @@ type drawing struct {
 }
 
 func single(p *plot.Plot, w, h vg.Length) drawing {
+	finiteAxes(p)
 	return drawing{w: w, h: h, draw: func(c draw.Canvas) { p.Draw(c) }}
+}
+
+// finiteAxes replaces a non-finite axis bound by a finite one. A plotter
+// holding a NaN (an interval of one developer, a correlation of constant
+// data) spreads it to the axis through math.Min and math.Max, and
+// gonum/plot's tick search never ends on a NaN range: every figure passes
+// here before it is drawn.
+func finiteAxes(p *plot.Plot) {
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		lo, hi := a.Min, a.Max
+		okLo, okHi := !math.IsNaN(lo) && !math.IsInf(lo, 0), !math.IsNaN(hi) && !math.IsInf(hi, 0)
+		switch {
+		case okLo && okHi:
+			continue
+		case okLo:
+			hi = lo + 1
+		case okHi:
+			lo = hi - 1
+		default:
+			lo, hi = 0, 1
+		}
+		a.Min, a.Max = lo, hi
+	}
 }
 
 // panels draws plots side by side, their axes aligned.
 func panels(plots []*plot.Plot, w, h vg.Length) drawing {
+	for _, p := range plots {
+		finiteAxes(p)
+	}
 	return drawing{w: w, h: h, draw: func(c draw.Canvas) {
 		t := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Points(14), PadTop: vg.Points(2), PadBottom: vg.Points(2),
 			PadLeft: vg.Points(2), PadRight: vg.Points(6)}

@@ -15,8 +15,10 @@ import (
 // TableFormats are the formats WriteTable accepts.
 var TableFormats = []string{"table", "csv", "json", "markdown"}
 
-// TableWriter writes rows in one of TableFormats. csv and json stream; table
-// and markdown hold the rows until Close to size the columns.
+// TableWriter writes rows in one of TableFormats, with bounded memory:
+// csv, json and markdown stream; table sizes its columns from the first
+// tableBlock rows, holds no more than those, and streams the rest (a wider
+// cell later is shown whole, up to the 60 characters of any cell).
 type TableWriter struct {
 	w      io.Writer
 	format string
@@ -24,7 +26,11 @@ type TableWriter struct {
 	rows   [][]string
 	csv    *csv.Writer
 	n      int
+	width  []int // table: the column widths, set once the first block is written
 }
+
+// tableBlock is how many rows the table format holds to size its columns.
+const tableBlock = 1000
 
 // NewTableWriter returns a writer of format (one of TableFormats) to w.
 func NewTableWriter(w io.Writer, format string) (*TableWriter, error) {
@@ -46,6 +52,9 @@ func (t *TableWriter) Header(cols []string) error {
 	if t.format == "json" {
 		_, err := io.WriteString(t.w, "[")
 		return err
+	}
+	if t.format == "markdown" {
+		return t.markdownHeader()
 	}
 	return nil
 }
@@ -89,8 +98,15 @@ func (t *TableWriter) Row(vals []any) error {
 			rec[i] = FormatValue(v)
 		}
 	}
+	t.n++
+	if t.format == "markdown" {
+		return t.markdownRow(rec)
+	}
 	t.rows = append(t.rows, rec)
-	return nil
+	if t.width == nil && len(t.rows) < tableBlock {
+		return nil
+	}
+	return t.flushTable()
 }
 
 // Close writes what is held and ends the output.
@@ -107,9 +123,13 @@ func (t *TableWriter) Close() error {
 		_, err := io.WriteString(t.w, end)
 		return err
 	case "markdown":
-		return t.markdown()
+		return nil
 	}
-	return t.table()
+	if err := t.flushTable(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(t.w, "(%d rows)\n", t.n)
+	return err
 }
 
 func cell(s string) string {
@@ -146,55 +166,70 @@ func pad(s string, w int, right bool) string {
 	return s + gap
 }
 
-func (t *TableWriter) table() error {
-	w := t.widths()
+// flushTable writes the held rows, first sizing the columns and writing the
+// header when that is not done yet.
+func (t *TableWriter) flushTable() error {
 	var b strings.Builder
 	line := func(vals []string) {
 		for i, v := range vals {
 			if i > 0 {
 				b.WriteString("  ")
 			}
+			// A later row's wider cell is shown whole (up to the 60
+			// characters of any cell), shifting the rest of its line.
+			w := t.width[i]
+			if n := utf8.RuneCountInString(cell(v)); n > w {
+				w = max(w, min(n, 60))
+			}
 			if i == len(vals)-1 {
-				b.WriteString(strings.TrimRight(pad(v, w[i], false), " "))
+				b.WriteString(strings.TrimRight(pad(v, w, false), " "))
 			} else {
-				b.WriteString(pad(v, w[i], false))
+				b.WriteString(pad(v, w, false))
 			}
 		}
 		b.WriteString("\n")
 	}
-	line(t.cols)
-	sep := make([]string, len(w))
-	for i := range w {
-		sep[i] = strings.Repeat("-", w[i])
+	if t.width == nil {
+		t.width = t.widths()
+		line(t.cols)
+		sep := make([]string, len(t.width))
+		for i := range t.width {
+			sep[i] = strings.Repeat("-", t.width[i])
+		}
+		line(sep)
 	}
-	line(sep)
 	for _, r := range t.rows {
 		line(r)
 	}
-	fmt.Fprintf(&b, "(%d rows)\n", len(t.rows))
+	t.rows = t.rows[:0]
 	_, err := io.WriteString(t.w, b.String())
 	return err
 }
 
-func (t *TableWriter) markdown() error {
+func mdEscape(s string) string { return strings.ReplaceAll(cell(s), "|", "\\|") }
+
+func (t *TableWriter) markdownHeader() error {
 	var b strings.Builder
-	esc := func(s string) string { return strings.ReplaceAll(cell(s), "|", "\\|") }
 	b.WriteString("|")
 	for _, c := range t.cols {
-		b.WriteString(" " + esc(c) + " |")
+		b.WriteString(" " + mdEscape(c) + " |")
 	}
 	b.WriteString("\n|")
 	for range t.cols {
 		b.WriteString(" --- |")
 	}
 	b.WriteString("\n")
-	for _, r := range t.rows {
-		b.WriteString("|")
-		for _, v := range r {
-			b.WriteString(" " + esc(v) + " |")
-		}
-		b.WriteString("\n")
+	_, err := io.WriteString(t.w, b.String())
+	return err
+}
+
+func (t *TableWriter) markdownRow(r []string) error {
+	var b strings.Builder
+	b.WriteString("|")
+	for _, v := range r {
+		b.WriteString(" " + mdEscape(v) + " |")
 	}
+	b.WriteString("\n")
 	_, err := io.WriteString(t.w, b.String())
 	return err
 }

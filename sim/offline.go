@@ -101,6 +101,12 @@ type OfflineInput struct {
 	PointID   string     // the frozen point
 	Agent     string     // the agent's latest turn before the moment (LatestAgentTurn)
 	Pool      *ReplyPool // the pool PoolScope names for Condition
+	// PoolFallback names the scope of Pool when it stands in for the pool
+	// PoolScope names, which was empty (a developer none of whose profile
+	// sessions has an agent turn answered by a developer message draws from
+	// the training developers' pool); "" when Pool is the named pool. It is
+	// part of the request, and so of every generation's key_parts.
+	PoolFallback string
 }
 
 // Offline is a built-in simulator that needs no network.
@@ -197,13 +203,15 @@ func OfflineRequest(backend string, seed int64, in OfflineInput) Request {
 	if in.Pool != nil {
 		pool = in.Pool.Version()
 	}
+	extra := map[string]any{"seed": strconv.FormatInt(seed, 10), "point": in.PointID, "condition": in.Condition, "pool": pool}
+	if in.PoolFallback != "" {
+		extra["pool_fallback"] = in.PoolFallback
+	}
 	return Request{
 		Backend:  backend,
 		Model:    offlineAlgorithm[backend],
 		Messages: []Message{{Role: "user", Content: in.Agent}},
-		Params: Params{Extra: map[string]any{
-			"seed": strconv.FormatInt(seed, 10), "point": in.PointID, "condition": in.Condition, "pool": pool,
-		}},
+		Params:   Params{Extra: extra},
 	}
 }
 

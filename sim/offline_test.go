@@ -143,15 +143,24 @@ func TestOfflineKey(t *testing.T) {
 	changed := map[string]string{
 		"simulator": OfflineKey("retrieve", 1, in),
 		"seed":      OfflineKey("mix", 2, in),
-		"point":     OfflineKey("mix", 1, OfflineInput{in.Condition, "p2", in.Agent, in.Pool}),
-		"condition": OfflineKey("mix", 1, OfflineInput{CondNoProfile, in.PointID, in.Agent, in.Pool}),
-		"agent":     OfflineKey("mix", 1, OfflineInput{in.Condition, in.PointID, "agent said", in.Pool}),
-		"pool":      OfflineKey("mix", 1, OfflineInput{in.Condition, in.PointID, in.Agent, other}),
+		"point":     OfflineKey("mix", 1, OfflineInput{in.Condition, "p2", in.Agent, in.Pool, ""}),
+		"condition": OfflineKey("mix", 1, OfflineInput{CondNoProfile, in.PointID, in.Agent, in.Pool, ""}),
+		"agent":     OfflineKey("mix", 1, OfflineInput{in.Condition, in.PointID, "agent said", in.Pool, ""}),
+		"pool":      OfflineKey("mix", 1, OfflineInput{in.Condition, in.PointID, in.Agent, other, ""}),
+		"fallback":  OfflineKey("mix", 1, OfflineInput{in.Condition, in.PointID, in.Agent, in.Pool, ScopeTrain}),
 	}
 	for what, k := range changed {
 		if k == base {
 			t.Errorf("a changed %s kept the key", what)
 		}
+	}
+	fb := in
+	fb.PoolFallback = ScopeTrain
+	if got := OfflineRequest("mix", 1, fb).Parts().PoolFallback; got != ScopeTrain {
+		t.Errorf("key parts of a fallback generation: pool_fallback %q, want %q", got, ScopeTrain)
+	}
+	if got := OfflineRequest("mix", 1, in).Parts().PoolFallback; got != "" {
+		t.Errorf("key parts without fallback: pool_fallback %q", got)
 	}
 }
 

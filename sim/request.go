@@ -69,11 +69,17 @@ type KeyParts struct {
 	Messages []string `json:"messages"` // short hash of each message, in order
 	Sample   int      `json:"sample"`
 	Template string   `json:"template,omitempty"` // prompt template version, set by the caller
+	// PoolFallback is an offline generation's stand-in pool scope (see
+	// OfflineInput.PoolFallback); "" when none.
+	PoolFallback string `json:"pool_fallback,omitempty"`
 }
 
 // Parts returns the request's KeyParts (Template left empty).
 func (r Request) Parts() KeyParts {
 	p := KeyParts{Backend: r.Backend, BaseURL: r.BaseURL, Model: r.Model, Sample: r.Sample}
+	if f, ok := r.Params.Extra["pool_fallback"].(string); ok {
+		p.PoolFallback = f
+	}
 	pb, _ := json.Marshal(r.Params)
 	p.Params = shortHash(pb)
 	for _, m := range r.Messages {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -54,6 +55,12 @@ func runAgree(c *cli.Context, sio *streams, judges string, list, asJSON bool) er
 	names := strings.Split(judges, ",")
 	if len(names) < 2 {
 		return usagef("agree: --judges needs two or more names, e.g. --judges builtin,imported:corpus")
+	}
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+		if names[i] == "" || slices.Contains(names[:i], names[i]) {
+			return usagef("agree: --judges %q: each judge once, no empty name", judges)
+		}
 	}
 	var results []map[string]any
 	for i := 0; i < len(names); i++ {
@@ -286,7 +293,10 @@ func runLabelsImport(c *cli.Context, sio *streams, path, name, messages string) 
 		for _, b := range bad {
 			fmt.Fprintln(sio.err, b)
 		}
-		return fmt.Errorf("labels import: %d bad line(s), nothing imported: %w", len(bad), ingest.ErrBadInput)
+		return badInputf("labels import: %d bad line(s), nothing imported", len(bad))
+	}
+	if len(labels) > 0 && unmatched == len(labels) {
+		return badInputf("labels import: none of the %d labels in %s matches a point, generation or turn of this workspace (is it the right workspace, or does it need --messages?); nothing imported", len(labels), path)
 	}
 	if err := queries.ReplaceJudgeLabels(c.Context, ws, judgeName, labels); err != nil {
 		return fmt.Errorf("labels import: %w", err)

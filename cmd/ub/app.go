@@ -16,6 +16,7 @@ import (
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/sim"
 )
 
 // Exit codes, documented in the README.
@@ -57,11 +58,18 @@ func run(args []string, io *streams) int {
 	defer stop()
 	app := newApp(io)
 	err := app.RunContext(ctx, args)
+	if ctx.Err() != nil { // SIGINT: what was committed stays; say so and exit 130
+		if err == nil {
+			err = ctx.Err()
+		}
+		fmt.Fprintln(io.err, "ub: interrupted:", err)
+		return exitInterrupt
+	}
 	return exitCode(err, io)
 }
 
 func newApp(io *streams) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:      "ub",
 		Usage:     "benchmark LLM user simulators on recorded developer <-> agent conversations",
 		Reader:    io.in,
@@ -97,7 +105,10 @@ func newApp(io *streams) *cli.App {
 		},
 		ExitErrHandler:  func(*cli.Context, error) {},
 		HideHelpCommand: true,
+		Action:          rootAction,
 	}
+	usageErrorsEverywhere(app.Commands, "")
+	return app
 }
 
 // exitCode prints err (if any) to stderr and maps it to an exit code, in one
@@ -109,7 +120,7 @@ func exitCode(err error, io *streams) int {
 	var ue usageError
 	fmt.Fprintln(io.err, "ub:", err)
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.Is(err, queries.ErrNotWorkspace):
 		return exitUsage
 	case errors.Is(err, ingest.ErrBadInput):
 		return exitBadInput
@@ -117,8 +128,10 @@ func exitCode(err error, io *streams) int {
 		return exitLocked
 	case errors.Is(err, errAuditFailed):
 		return exitAudit
-	case errors.Is(err, queries.ErrNoSplit):
+	case errors.Is(err, queries.ErrNoSplit), errors.Is(err, errPrerequisite):
 		return exitNoData
+	case errors.Is(err, errModelCalls), errors.Is(err, sim.ErrEndpoint):
+		return exitModel
 	}
 	var missing *reports.MissingError
 	if errors.As(err, &missing) {
@@ -144,7 +157,7 @@ func openWorkspace(c *cli.Context, readOnly bool) (*queries.Workspace, error) {
 	path := c.String("db")
 	if readOnly {
 		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("no workspace at %s (run ub ingest or ub demo first, or pass --db)", path)
+			return nil, prerequisitef("no workspace at %s (run ub ingest or ub demo first, or pass --db)", path)
 		}
 	}
 	return queries.Open(c.Context, path, queries.Options{ReadOnly: readOnly})

@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/sim"
 )
 
@@ -59,7 +58,7 @@ func runBatchImport(c *cli.Context, io *streams, provider sim.BatchProvider, key
 	fmt.Fprintf(io.out, "%d result lines: %d answered, %d failed permanently, %d failed (retryable), %d already answered, %d keys without a result; %d/%d tokens\n",
 		st.Lines, st.Answered, st.FailedPermanent, st.FailedRetryable, st.AlreadyAnswered, st.Missing, st.TokensIn, st.TokensOut)
 	if len(st.Problems) > 0 {
-		return fmt.Errorf("batch import: %d bad line(s): %s: %w", len(st.Problems), strings.Join(results, " "), ingest.ErrBadInput)
+		return badInputf("batch import: %d bad line(s): %s", len(st.Problems), strings.Join(results, " "))
 	}
 	return nil
 }

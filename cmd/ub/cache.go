@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -52,7 +53,8 @@ func runCacheExplain(c *cli.Context, sio *streams, arg string) error {
 			return usageError{fmt.Errorf("cache explain: %w", err)}
 		}
 	} else if e, err = experimentFromFlags(opts); err != nil {
-		return err
+		// experimentFromFlags speaks for ub generate; this is cache explain.
+		return usagef("cache explain: %s", strings.TrimPrefix(err.Error(), "generate: "))
 	}
 	s, ok := e.Simulator(opts.sims[0])
 	if !ok {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -29,8 +28,10 @@ func newDemoCommand(io *streams) *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			opts := demoOptions{dir: c.String("dir"), seed: c.Uint64("seed"), db: filepath.Join(c.String("dir"), "ub.duckdb")}
-			if c.IsSet("db") {
-				opts.db = c.String("db")
+			if c.IsSet("db") && filepath.Clean(c.String("db")) != filepath.Clean(opts.db) {
+				// The demo's workspace is always its own: a --db or UB_DB
+				// naming the user's workspace must never be replaced.
+				fmt.Fprintf(io.err, "ub demo: using its own workspace %s (--db / UB_DB is not used by the demo)\n", opts.db)
 			}
 			return runDemo(c, io, opts)
 		},
@@ -39,14 +40,19 @@ func newDemoCommand(io *streams) *cli.Command {
 
 func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	corpus := filepath.Join(opts.dir, "corpus")
-	// The demo owns its directory: start from a clean corpus and workspace so
-	// that every run gives the same result.
-	for _, p := range []string{corpus, opts.db, opts.db + ".wal"} {
-		if err := os.RemoveAll(p); err != nil {
-			return err
-		}
+	// The demo deletes only what an earlier demo wrote in a directory it
+	// made, so that every run starts clean and gives the same result.
+	if err := claimDemoDir(opts.dir); err != nil {
+		return err
 	}
+	if err := recordDemoFiles(opts.dir, opts.db, opts.db+".wal"); err != nil {
+		return err
+	}
+	before := filesUnder(corpus)
 	paths, manifest, err := ingest.WriteDemoCorpus(corpus, opts.seed)
+	if rerr := recordDemoFiles(opts.dir, newFilesUnder(corpus, before)...); err == nil {
+		err = rerr
+	}
 	if err != nil {
 		return fmt.Errorf("demo: write corpus: %w", err)
 	}
@@ -118,6 +124,9 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	}
 	out := filepath.Join(opts.dir, "report")
 	sum, err := rep.WriteAll(out)
+	if rerr := recordDemoFiles(opts.dir, sum.Files...); err == nil {
+		err = rerr
+	}
 	if err != nil {
 		return fmt.Errorf("demo: report: %w", err)
 	}

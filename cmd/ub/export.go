@@ -66,7 +66,11 @@ func runExport(c *cli.Context, io *streams, opts exportOptions) error {
 			return usagef("export: %v", err)
 		}
 	}
-	n, err := queries.Export(c.Context, ws.Conn(), query, opts.out, format)
+	var n int64
+	err = writeOut(opts.out, io.out, func(path string) (err error) {
+		n, err = queries.Export(c.Context, ws.Conn(), query, path, format)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
-	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim"
 )
@@ -174,8 +173,8 @@ func generateIn(c *cli.Context, sio *streams, ws *queries.Workspace, e sim.Exper
 	return nil
 }
 
-// errGenerationsFailed marks a run that recorded failed generations; exit 3.
-var errGenerationsFailed = ingest.ErrBadInput
+// errGenerationsFailed marks a run that recorded failed generations; exit 7.
+var errGenerationsFailed = errModelCalls
 
 type generator struct {
 	ctx         context.Context
@@ -404,6 +403,9 @@ func (g *generator) run(s sim.SimulatorConfig, reqs []sim.Request) (sim.RunStats
 	var backend sim.Backend
 	switch s.Backend {
 	case "openai":
+		if err := requireAPIKey(s.APIKeyEnv); err != nil {
+			return sim.RunStats{}, nil, err
+		}
 		backend = sim.NewOpenAI(sim.OpenAIConfig{BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, Timeout: s.Timeout.Duration})
 	default:
 		return sim.RunStats{}, nil, usagef("backend %s has no live client", s.Backend)

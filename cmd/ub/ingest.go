@@ -2,7 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,6 +59,14 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	if len(opts.paths) == 0 && opts.prices == "" {
 		return usagef("ingest: name at least one PATH (or - for stdin)")
 	}
+	if opts.format != "auto" && !slices.Contains(ingest.Formats(), opts.format) {
+		return usagef("ingest: unknown format %q (want auto or one of %s)", opts.format, strings.Join(ingest.Formats(), ", "))
+	}
+	for _, p := range opts.paths {
+		if _, err := os.Stat(p); p != "-" && errors.Is(err, fs.ErrNotExist) {
+			return usagef("ingest: %s: no such file or directory", p)
+		}
+	}
 	ws, err := openWorkspace(c, false)
 	if err != nil {
 		return err
@@ -93,6 +105,10 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 		}
 	} else {
 		printIngestSummary(io, st)
+	}
+	if err == nil && opts.format != "auto" && st.Files > 0 && st.Sessions+st.Replaced+st.Unchanged+st.Superseded == 0 {
+		// A forced format that finds nothing is most likely the wrong one.
+		return badInputf("ingest: --format %s found no session with a developer message in %d file(s); is it the right format? (--format auto detects it)", opts.format, st.Files)
 	}
 	return err
 }

@@ -145,6 +145,9 @@ func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name st
 			Params: sim.Params{Temperature: &zero, MaxTokens: 64}, Messages: msgs}
 	}
 	price := sim.SimulatorConfig{PriceIn: mj.priceIn, PriceOut: mj.priceOut}
+	if err := requireAPIKey(mj.apiKeyEnv); err != nil {
+		return err
+	}
 	store := sim.NewDuckStore(ws)
 	bar, done := generateProgress(sio, "judge "+name)
 	st, err := sim.Run(c.Context, reqs, sim.NewOpenAI(sim.OpenAIConfig{BaseURL: mj.baseURL, APIKeyEnv: mj.apiKeyEnv}), store,
@@ -276,10 +279,13 @@ func judgeFile(sio *streams, b *judge.Builtin, path string) error {
 		}
 		if len(bytes.TrimSpace(raw)) > 0 {
 			var it item
-			if err := json.Unmarshal(raw, &it); err != nil || it.Message == nil {
+			if err := json.Unmarshal(raw, &it); err != nil || it.Message == nil || it.ID == "" {
 				reason := `missing "message"`
-				if err != nil {
-					reason = "invalid JSON: " + err.Error()
+				switch {
+				case err != nil:
+					reason = "invalid JSON: " + ingest.JSONReason(err)
+				case it.ID == "":
+					reason = `missing "id" (each label is matched to its message by id)`
 				}
 				fmt.Fprintln(sio.err, (&ingest.ParseError{Path: path, Line: line, Reason: reason}).Error())
 				bad++
@@ -299,7 +305,7 @@ func judgeFile(sio *streams, b *judge.Builtin, path string) error {
 		}
 	}
 	if bad > 0 {
-		return fmt.Errorf("judge: %d bad line(s) in %s: %w", bad, path, ingest.ErrBadInput)
+		return badInputf("judge: %d bad line(s) in %s", bad, path)
 	}
 	return nil
 }

@@ -154,18 +154,14 @@ func runPointsExport(c *cli.Context, sio *streams, out string) error {
 		return fmt.Errorf("points export: %w", err)
 	}
 	if len(rows) == 0 {
-		return fmt.Errorf("points export: no frozen points (run ub points)")
+		return prerequisitef("points export: no frozen points (run ub points)")
 	}
 	b := encodePoints(rows)
 	if out == "-" {
 		_, err = sio.out.Write(b)
 		return err
 	}
-	tmp := out + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, out); err != nil {
+	if err := writeOut(out, sio.out, func(path string) error { return writeFileAtomic(path, b) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(sio.err, "wrote %d points to %s\n", len(rows), out)
@@ -212,10 +208,10 @@ func runPointsImport(c *cli.Context, sio *streams, path string) error {
 		for _, e := range bad {
 			fmt.Fprintln(sio.err, e)
 		}
-		return fmt.Errorf("points import: %d bad line(s), nothing imported: %w", len(bad), ingest.ErrBadInput)
+		return badInputf("points import: %d bad line(s), nothing imported", len(bad))
 	}
 	if len(rows) == 0 {
-		return fmt.Errorf("points import: %s holds no points: %w", path, ingest.ErrBadInput)
+		return badInputf("points import: %s holds no points", path)
 	}
 	set := queries.PointSet{Source: "imported:" + filepath.Base(path), Hash: pointsHash(rows)}
 	if err := queries.StorePoints(c.Context, ws, set, rows); err != nil {
@@ -230,7 +226,7 @@ func checkPoint(c *cli.Context, ws *queries.Workspace, b []byte, seen map[string
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return p, "invalid point: " + err.Error()
+		return p, "invalid point: " + ingest.JSONReason(err)
 	}
 	if p.SessionID == "" || p.Developer == "" {
 		return p, `missing "session_id" or "developer"`
@@ -257,9 +253,11 @@ func checkPoint(c *cli.Context, ws *queries.Workspace, b []byte, seen map[string
 	case !m.Eligible:
 		return p, fmt.Sprintf("developer %s is not an eligible val or test developer here", m.Developer)
 	}
-	p.ConstantDose = p.PriorTurns >= graph.ConstantDoseTurns
 	if p.PriorTurns != p.TurnIdx {
 		return p, fmt.Sprintf("prior_turns %d, but turn %d has %d turns before it", p.PriorTurns, p.TurnIdx, p.TurnIdx)
+	}
+	if want := p.PriorTurns >= graph.ConstantDoseTurns; p.ConstantDose != want {
+		return p, fmt.Sprintf("constant_dose %v, but a point with %d prior turns is %v (at least %d)", p.ConstantDose, p.PriorTurns, want, graph.ConstantDoseTurns)
 	}
 	return p, ""
 }

@@ -41,13 +41,15 @@ func newProfileCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "base-url", Usage: "OpenAI-compatible endpoint of the distilling model"},
 			&cli.StringFlag{Name: "api-key-env", Usage: "the NAME of the variable holding its API key"},
 			&cli.IntFlag{Name: "concurrency", Value: 4, Usage: "distillation requests in flight"},
+			&cli.BoolFlag{Name: "retry-failed", Usage: "send again distillation requests that failed after all retries (a stored failure is otherwise replayed)"},
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
 				return err
 			}
 			opts := profileOptions{developer: c.String("developer"), show: c.String("show"), seed: c.Int64("seed"), json: c.Bool("json"),
-				model: modelJudge{model: c.String("model"), baseURL: c.String("base-url"), apiKeyEnv: c.String("api-key-env"), concurrency: c.Int("concurrency")}}
+				model: modelJudge{model: c.String("model"), baseURL: c.String("base-url"), apiKeyEnv: c.String("api-key-env"), concurrency: c.Int("concurrency"),
+					retryFailed: c.Bool("retry-failed")}}
 			if opts.show != "" {
 				if opts.developer != "" {
 					return usagef("profile: --show and --developer do not go together")
@@ -220,9 +222,12 @@ func distilProfiles(c *cli.Context, io *streams, ws *queries.Workspace, stats []
 	if err := queries.StorePromptTemplate(ctx, ws.Conn(), tmpl.Version, tmpl.Name, tmpl.Text); err != nil {
 		return err
 	}
+	if err := requireAPIKey(opts.model.apiKeyEnv); err != nil {
+		return err
+	}
 	store := sim.NewDuckStore(ws)
 	st, err := sim.Run(ctx, reqs, sim.NewOpenAI(sim.OpenAIConfig{BaseURL: opts.model.baseURL, APIKeyEnv: opts.model.apiKeyEnv}),
-		store, sim.RunOptions{Concurrency: opts.model.concurrency})
+		store, sim.RunOptions{Concurrency: opts.model.concurrency, RetryFailed: opts.model.retryFailed})
 	if err != nil {
 		return fmt.Errorf("profile: distil: %w", err)
 	}
@@ -255,7 +260,7 @@ func distilProfiles(c *cli.Context, io *streams, ws *queries.Workspace, stats []
 		fmt.Fprintln(io.err, "failed:", f)
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("profile: %d persona(s) failed (recorded in responses): %w", len(failed), errGenerationsFailed)
+		return fmt.Errorf("profile: %d persona(s) failed (recorded in responses; --retry-failed sends the retryable ones again): %w", len(failed), errGenerationsFailed)
 	}
 	return nil
 }

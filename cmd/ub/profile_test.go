@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/simtest"
 )
 
 // TestProfileModelPersona: ub profile --model distils a persona per
@@ -49,5 +50,52 @@ func TestProfileModelPersona(t *testing.T) {
 	code, out, errs = runUB(t, "--db", db, "prompt", "show", "--condition", "profile", "--persona", "model", "@1")
 	if code != 0 || !strings.Contains(out, "A terse developer, persona number") {
 		t.Errorf("prompt show with the model persona: %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestProfileRetryFailed is defect 4 of issue 9: ub profile --model replayed
+// a stored failure forever (it had no --retry-failed), and with the API-key
+// variable unset it showed that stored failure instead of saying what is
+// missing.
+func TestProfileRetryFailed(t *testing.T) {
+	var calls atomic.Int64
+	srv := simtest.New(simtest.Options{Plan: func(_ string, attempt int) simtest.Fault {
+		calls.Add(1)
+		if attempt <= 6 { // every attempt of the first run (RunOptions.MaxAttempts' default)
+			return simtest.Fault{Kind: simtest.Unavailable, RetryAfter: "0"}
+		}
+		return simtest.Fault{}
+	}})
+	defer srv.Close()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "d", "ub.duckdb")
+	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
+		t.Fatalf("demo: %s", errs)
+	}
+	ws, err := queries.Open(context.Background(), db, queries.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dev string
+	ws.Conn().QueryRowContext(context.Background(), `SELECT min(developer) FROM profiles WHERE kind = 'stats'`).Scan(&dev)
+	ws.Close()
+	profile := func(extra ...string) (int, string) {
+		code, _, errs := runUB(t, append([]string{"--db", db, "profile", "--developer", dev, "--model", "d", "--base-url", srv.BaseURL()}, extra...)...)
+		return code, errs
+	}
+	if code, errs := profile(); code != exitModel {
+		t.Fatalf("first run: exit %d, want %d (every attempt unavailable); stderr: %s", code, exitModel, errs)
+	}
+	sent := calls.Load()
+	code, errs := profile("--api-key-env", "UB_TEST_UNSET_KEY")
+	if code != exitNoData || !strings.Contains(errs, "UB_TEST_UNSET_KEY") {
+		t.Errorf("unset key: exit %d, stderr %q; want %d naming the variable", code, errs, exitNoData)
+	}
+	code, errs = profile()
+	if code != exitModel || calls.Load() != sent || !strings.Contains(errs, "--retry-failed") {
+		t.Errorf("second run: exit %d, %d requests, stderr %q; want the stored failure, no request, a hint at --retry-failed", code, calls.Load()-sent, errs)
+	}
+	if code, errs := profile("--retry-failed"); code != 0 || calls.Load() == sent {
+		t.Errorf("--retry-failed: exit %d, %d requests; stderr: %s", code, calls.Load()-sent, errs)
 	}
 }

@@ -286,10 +286,18 @@ func (s *simInputs) offline(ctx context.Context, pd queries.PointData, condition
 		return sim.OfflineInput{}, fmt.Errorf("point %s: no agent turn before the moment", pd.Point.ID)
 	}
 	pool, err := s.pool(ctx, condition, pd.Point.Developer)
+	fallback := ""
+	if errors.Is(err, sim.ErrEmptyPool) && sim.PoolScope(condition) == sim.ScopeProfile {
+		// An eligible developer gets a generation under every condition:
+		// with an empty profile pool, the population's stands in, recorded
+		// in the generation's key_parts.
+		fallback = sim.ScopeTrain
+		pool, err = s.pool(ctx, sim.CondNoProfile, pd.Point.Developer)
+	}
 	if err != nil {
 		return sim.OfflineInput{}, err
 	}
-	return sim.OfflineInput{Condition: condition, PointID: pd.Point.ID, Agent: agent, Pool: pool}, nil
+	return sim.OfflineInput{Condition: condition, PointID: pd.Point.ID, Agent: agent, Pool: pool, PoolFallback: fallback}, nil
 }
 
 // pool returns (building once) the pool of an offline simulator under a

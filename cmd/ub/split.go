@@ -74,6 +74,11 @@ func (o splitOptions) validate() ([]graph.Ratio, error) {
 	if err != nil {
 		return nil, usagef("split: --ratios: %v", err)
 	}
+	for _, r := range ratios {
+		if r.Name != "train" && r.Name != "val" && r.Name != "test" {
+			return nil, usagef("split: --ratios: unknown split %q (the splits are train, val and test)", r.Name)
+		}
+	}
 	if o.by != string(graph.ByDevelopers) && o.by != string(graph.BySessions) {
 		return nil, usagef("split: --by %q: want developers or sessions", o.by)
 	}

@@ -1,0 +1,115 @@
+package queries
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestOpenTurnsOffExtensionAutoloading is defect 7 of issue 9: DuckDB
+// downloaded an extension on its own for a file it did not know. Both
+// settings must be off in every workspace ub opens.
+func TestOpenTurnsOffExtensionAutoloading(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ub.duckdb")
+	for _, o := range []struct {
+		name string
+		path string
+		opts Options
+	}{{"memory", "", Options{}}, {"file", path, Options{}}, {"read-only", path, Options{ReadOnly: true}}} {
+		t.Run(o.name, func(t *testing.T) {
+			ws, err := Open(ctx, o.path, o.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			for _, s := range []string{"autoinstall_known_extensions", "autoload_known_extensions"} {
+				var v string
+				if err := ws.Conn().QueryRowContext(ctx, `SELECT current_setting('`+s+`')::VARCHAR`).Scan(&v); err != nil {
+					t.Fatal(err)
+				}
+				if v != "false" {
+					t.Errorf("%s = %s, want false", s, v)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenRefusesNonDuckDBFiles: an SQLite file, a text file or a directory
+// as the workspace is refused with ErrNotWorkspace, and left as it was.
+func TestOpenRefusesNonDuckDBFiles(t *testing.T) {
+	dir := t.TempDir()
+	// The first 16 bytes of every SQLite 3 database (sqlite.org/fileformat.html, 1.3).
+	sqlite := append([]byte("SQLite format 3\x00"), make([]byte, 84)...)
+	cases := []struct {
+		name, want string
+		body       []byte
+	}{
+		{"sqlite.db", "an SQLite database", sqlite},
+		{"notes.txt", "not a DuckDB database", []byte("hello, this is not a database\n")},
+		{"tiny", "not a DuckDB database", []byte("x")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, c.name)
+			if err := os.WriteFile(p, c.body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, ro := range []bool{false, true} {
+				ws, err := Open(context.Background(), p, Options{ReadOnly: ro})
+				if err == nil {
+					ws.Close()
+					t.Fatalf("read-only %v: opened %s", ro, c.name)
+				}
+				if !errors.Is(err, ErrNotWorkspace) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
+					t.Errorf("read-only %v: error %q, want ErrNotWorkspace naming %s and saying %q", ro, err, p, c.want)
+				}
+			}
+			got, _ := os.ReadFile(p)
+			if string(got) != string(c.body) {
+				t.Errorf("%s was changed", c.name)
+			}
+		})
+	}
+	if _, err := Open(context.Background(), dir, Options{}); !errors.Is(err, ErrNotWorkspace) {
+		t.Errorf("a directory: error %v, want ErrNotWorkspace", err)
+	}
+}
+
+// TestOpenRefusesNewerSchema is defect 6 of issue 9: a workspace a newer ub
+// wrote (a migration this ub does not know) was opened as if it were its
+// own. It is refused, read-write and read-only, naming both versions.
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ub.duckdb")
+	ws, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := ms[len(ms)-1].Version
+	future := mine + 100
+	if _, err := ws.Conn().ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, 'from_the_future.sql')`, future); err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+	for _, ro := range []bool{false, true} {
+		ws, err := Open(ctx, path, Options{ReadOnly: ro})
+		if err == nil {
+			ws.Close()
+			t.Fatalf("read-only %v: a newer workspace was opened", ro)
+		}
+		msg := err.Error()
+		if !errors.Is(err, ErrNewerSchema) || !strings.Contains(msg, "version is "+strconv.Itoa(future)) || !strings.Contains(msg, "up to "+strconv.Itoa(mine)) {
+			t.Errorf("read-only %v: error %q, want ErrNewerSchema naming %d and %d", ro, msg, future, mine)
+		}
+	}
+}
