@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/ub-bench/ub/graph"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/splits"
 )
 
 // Judges of the synthetic labels: Judge labels every point and generation
@@ -228,68 +228,28 @@ func (c *corpus) write(ctx context.Context, ws *queries.Workspace) error {
 	return ta.close()
 }
 
+// storeSplit makes the split as ub split does (splits.Make) and checks that
+// every developer landed in the split the corpus planned for them.
 func (c *corpus) storeSplit(ctx context.Context, ws *queries.Workspace, seed uint64) (queries.SplitRun, int, error) {
-	comps := graph.Components(c.edges)
-	a, err := graph.Assign(comps, graph.SplitOptions{Seed: int64(seed), Ratios: Ratios, By: graph.ByDevelopers})
+	sp, err := splits.Make(ctx, ws, splits.Options{Seed: int64(seed), Ratios: Ratios, By: graph.ByDevelopers,
+		HeldoutFraction: heldoutFraction, MinHeldoutSessions: minHeldoutSessions,
+		MinSessions: minSessions, MinHeldoutMoments: minHeldoutMoments})
 	if err != nil {
 		return queries.SplitRun{}, 0, err
 	}
-	rows := make([]queries.ComponentRow, len(comps))
-	var devs, repos []queries.NodeSplit
-	for i, comp := range comps {
-		s := a.SplitName(i)
-		rows[i] = queries.ComponentRow{ID: comp.ID, Developers: len(comp.Developers), Repos: len(comp.Repos), Sessions: comp.Sessions, Split: s}
-		for _, d := range comp.Developers {
-			if c.byName[d].split != s {
-				return queries.SplitRun{}, 0, fmt.Errorf("developer %s planned in %s, assigned to %s", d, c.byName[d].split, s)
-			}
-			devs = append(devs, queries.NodeSplit{Name: d, Component: comp.ID, Split: s})
-		}
-		for _, r := range comp.Repos {
-			repos = append(repos, queries.NodeSplit{Name: r, Component: comp.ID, Split: s})
+	for _, d := range sp.Developers {
+		if c.byName[d.Name].split != d.Split {
+			return queries.SplitRun{}, 0, fmt.Errorf("developer %s planned in %s, assigned to %s", d.Name, c.byName[d.Name].split, d.Split)
 		}
 	}
-	run := queries.SplitRun{Seed: int64(seed), Ratios: graph.FormatRatios(Ratios), Measure: string(a.By), Hash: a.Hash,
-		HeldoutFraction: heldoutFraction, MinHeldoutSessions: minHeldoutSessions,
-		MinSessions: minSessions, MinHeldoutMoments: minHeldoutMoments, Warnings: a.Warnings}
-	return run, len(comps), queries.StoreSplit(ctx, ws, run, rows, devs, repos)
+	return sp.Run, len(sp.Components), nil
 }
 
 // storePoints freezes PointsPerDeveloper held-out moments per eligible
-// developer, as ub points does, and stores them with the hash of their
-// published JSONL form (sorted by developer and id).
+// developer as ub points does (splits.Freeze).
 func storePoints(ctx context.Context, ws *queries.Workspace, seed uint64) ([]queries.PointRow, queries.PointSet, error) {
-	ms, err := queries.HeldoutMoments(ctx, ws.Conn())
-	if err != nil {
-		return nil, queries.PointSet{}, err
-	}
-	gm := make([]graph.Moment, len(ms))
-	for i, m := range ms {
-		gm[i] = graph.Moment{Developer: m.Developer, Split: m.Split, SessionID: m.SessionID, TurnIdx: m.TurnIdx, PriorTurns: m.PriorTurns}
-	}
-	frozen := graph.FreezePoints(gm, PointsPerDeveloper, int64(seed))
-	rows := make([]queries.PointRow, len(frozen))
-	for i, p := range frozen {
-		rows[i] = queries.PointRow{ID: p.ID, Developer: p.Developer, Split: p.Split, SessionID: p.SessionID,
-			TurnIdx: p.TurnIdx, PriorTurns: p.PriorTurns, ConstantDose: p.ConstantDose}
-	}
-	sort.Slice(rows, func(i, j int) bool {
-		if rows[i].Developer != rows[j].Developer {
-			return rows[i].Developer < rows[j].Developer
-		}
-		return rows[i].ID < rows[j].ID
-	})
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	for _, r := range rows {
-		if err := enc.Encode(r); err != nil {
-			return nil, queries.PointSet{}, err
-		}
-	}
-	h := sha256.Sum256(b.Bytes())
-	set := queries.PointSet{Seed: sql.NullInt64{Int64: int64(seed), Valid: true},
-		PerDeveloper: sql.NullInt64{Int64: PointsPerDeveloper, Valid: true}, Source: "sampled", Hash: hex.EncodeToString(h[:])}
-	return rows, set, queries.StorePoints(ctx, ws, set, rows)
+	set, rows, err := splits.Freeze(ctx, ws, splits.PointOptions{PerDeveloper: PointsPerDeveloper, Seed: int64(seed)})
+	return rows, set, err
 }
 
 // Run is one prompt setting a simulator is generated at, over every point.
