@@ -68,7 +68,7 @@ func (r *Report) leaderboard() (*figure, error) {
 	}
 	chance := analysis.ChanceLine(r.realOutcomes())
 	f := &figure{}
-	f.table.header = []string{"rank", "simulator", "condition", "accuracy", "ci_lo", "ci_hi", "developers", "moments", "failed", "unlabelled"}
+	f.table.header = []string{"rank", "simulator", "condition", "accuracy", "ci_lo", "ci_hi", "developers", "moments", "failed", "missing", "unlabelled"}
 	names := make([]string, len(rows))
 	pos := make([]float64, len(rows))
 	var wo, wi []interval
@@ -82,7 +82,7 @@ func (r *Report) leaderboard() (*figure, error) {
 			}
 			a := m.Accuracy
 			f.table.add(strconv.Itoa(i+1), x.sim, cond, f3(a.Mean), f3(a.Lo), f3(a.Hi),
-				strconv.Itoa(a.N), strconv.Itoa(len(g.outcomes)), strconv.Itoa(g.failed), strconv.Itoa(g.unlabelled))
+				strconv.Itoa(a.N), strconv.Itoa(len(g.outcomes)), strconv.Itoa(g.failed), strconv.Itoa(g.missing), strconv.Itoa(g.unlabelled))
 			for _, v := range []float64{a.Lo, a.Hi, a.Mean} {
 				if !math.IsNaN(v) {
 					lo, hi = min(lo, v), max(hi, v)
@@ -94,7 +94,7 @@ func (r *Report) leaderboard() (*figure, error) {
 		wi = append(wi, add(condProfile, x.with, x.nWith))
 	}
 	f.table.add("", "chance line", "", f3(chance.Line.Mean), f3(chance.Line.Lo), f3(chance.Line.Hi),
-		strconv.Itoa(chance.Line.N), "", "", "")
+		strconv.Itoa(chance.Line.N), "", "", "", "")
 
 	p := newPlot(fmt.Sprintf("Next-action accuracy (%s, judge %s)", r.anchorText(), r.st.Judge), "macro accuracy over developers (95% t interval)", "")
 	p.NominalY(names...)

@@ -285,10 +285,10 @@ func (r *Report) methods(b *strings.Builder) {
 		fmt.Fprintf(b, "- **Not scored**: %d points whose real message judge `%s` has not labelled (or could not read).\n", r.unscoredPoints, st.Judge)
 	}
 	b.WriteString("\n### Simulators\n\n")
-	t := table{header: []string{"simulator", "backend", "model", "params", "price_in", "price_out", "generations", "failed", "unlabelled", "tokens_out_mean", "cost_usd"}}
+	t := table{header: []string{"simulator", "backend", "model", "params", "price_in", "price_out", "generations", "failed", "missing", "unlabelled", "tokens_out_mean", "cost_usd"}}
 	type tot struct {
-		gens, failed, unl, tout int
-		cost                    float64
+		gens, failed, miss, unl, tout int
+		cost                          float64
 	}
 	tots := map[string]*tot{}
 	for k, g := range r.groups {
@@ -299,6 +299,7 @@ func (r *Report) methods(b *strings.Builder) {
 		}
 		x.gens += len(g.gens)
 		x.failed += g.failed
+		x.miss += g.missing
 		x.unl += g.unlabelled
 		x.tout += g.tokensOut
 		x.cost += g.cost
@@ -314,7 +315,7 @@ func (r *Report) methods(b *strings.Builder) {
 			mean = f1(float64(x.tout) / float64(x.gens))
 		}
 		costs = append(costs, x.cost)
-		t.add(s.Name, s.Backend, s.Model, canonicalJSON(s.Params), nullNum(s.PriceIn), nullNum(s.PriceOut), strconv.Itoa(x.gens), strconv.Itoa(x.failed), strconv.Itoa(x.unl), mean, fnum(x.cost, 2))
+		t.add(s.Name, s.Backend, s.Model, canonicalJSON(s.Params), nullNum(s.PriceIn), nullNum(s.PriceOut), strconv.Itoa(x.gens), strconv.Itoa(x.failed), strconv.Itoa(x.miss), strconv.Itoa(x.unl), mean, fnum(x.cost, 2))
 	}
 	b.WriteString(mdTable(t))
 	b.WriteString(`
@@ -327,7 +328,7 @@ func (r *Report) methods(b *strings.Builder) {
 - **Verbosity** counts words as runs of non-space characters.
 - **Context sweep**: r is Pearson's correlation of ln N with macro accuracy over the settings; the constant-dose view keeps moments with at least 10 prior turns, so every N up to 10 shows exactly N turns. **History sweep**: r of ln(1 + K). **Surface**: per N, K_max minus K_min paired per developer; the interaction is the per-developer difference in differences between the smallest and largest N.
 - **Judge agreement**: Cohen's kappa with the large-sample standard error of Fleiss, Cohen & Everitt (1969).
-- A failed generation scores as a miss; a generation the judge has not labelled is left out and counted in the tables.
+- A failed generation, or a missing one (a point with no generation in a setting), scores as a miss; a generation the judge has not labelled is left out and counted in the tables.
 `)
 }
 

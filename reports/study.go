@@ -78,6 +78,7 @@ type group struct {
 	lengths    []analysis.Length  // words of every generation with text
 	failed     int
 	unlabelled int
+	missing    int // scorable points with no generation in the group (scored as misses)
 	tokensOut  int
 	cost       float64
 }
@@ -99,7 +100,7 @@ type Report struct {
 }
 
 // Prepare groups and scores the study's generations. A generation that
-// failed scores as a miss; one the judge has not labelled is left out and
+// failed, or is missing at a scorable point, scores as a miss; one the judge has not labelled is left out and
 // counted, as are points whose real message it has not labelled.
 func Prepare(in Input) *Report {
 	st := in.Study
@@ -153,33 +154,51 @@ func Prepare(in Input) *Report {
 }
 
 // score fills the group's outcomes, lengths and totals from its
-// generations, in their order.
+// generations, in point order. A scorable point with no generation in the
+// group is missing: it scores as a miss, like a failed generation, and is
+// counted, so that a partially generated study shows as such.
 func (gr *group) score(st *queries.Study) {
-	for _, i := range gr.gens {
-		g := st.Generations[i]
-		p := st.Points[g.Point]
-		gr.tokensOut += g.TokensOut
-		gr.cost += g.Cost
-		if !g.Failed {
-			gr.lengths = append(gr.lengths, analysis.Length{Developer: p.Developer, Words: g.Words})
+	next := 0 // the first of gr.gens not consumed yet
+	for pi, p := range st.Points {
+		found := false
+		for ; next < len(gr.gens) && st.Generations[gr.gens[next]].Point == pi; next++ {
+			found = true
+			gr.scoreOne(st.Generations[gr.gens[next]], p)
 		}
-		if !scorable(p.Real) {
-			continue
+		if !found && scorable(p.Real) {
+			gr.missing++
+			gr.addOutcome(analysis.Outcome{Developer: p.Developer, Real: p.Real}, p)
 		}
-		o := analysis.Outcome{Developer: p.Developer, Real: p.Real}
-		switch {
-		case g.Failed:
-			gr.failed++
-		case g.Move == "":
-			gr.unlabelled++
-			continue
-		default:
-			o.Generated = g.Move
-		}
-		gr.outcomes = append(gr.outcomes, o)
-		if p.ConstantDose {
-			gr.dose = append(gr.dose, o)
-		}
+	}
+}
+
+// scoreOne adds one generation at point p.
+func (gr *group) scoreOne(g queries.StudyGeneration, p queries.StudyPoint) {
+	gr.tokensOut += g.TokensOut
+	gr.cost += g.Cost
+	if !g.Failed {
+		gr.lengths = append(gr.lengths, analysis.Length{Developer: p.Developer, Words: g.Words})
+	}
+	if !scorable(p.Real) {
+		return
+	}
+	o := analysis.Outcome{Developer: p.Developer, Real: p.Real}
+	switch {
+	case g.Failed:
+		gr.failed++
+	case g.Move == "":
+		gr.unlabelled++
+		return
+	default:
+		o.Generated = g.Move
+	}
+	gr.addOutcome(o, p)
+}
+
+func (gr *group) addOutcome(o analysis.Outcome, p queries.StudyPoint) {
+	gr.outcomes = append(gr.outcomes, o)
+	if p.ConstantDose {
+		gr.dose = append(gr.dose, o)
 	}
 }
 
