@@ -22,8 +22,8 @@ func TestMissingGenerationCountsAsMiss(t *testing.T) {
 		Simulators: []queries.StudySimulator{{Name: "s"}},
 	}
 	for i, p := range st.Points {
-		for _, cond := range []string{condNoProfile, condProfile} {
-			if cond == condProfile && p.ID == "p1" {
+		for _, cond := range []string{queries.CondNoProfile, queries.CondProfile} {
+			if cond == queries.CondProfile && p.ID == "p1" {
 				continue
 			}
 			st.Generations = append(st.Generations, queries.StudyGeneration{Point: i, Simulator: "s", Condition: cond,
@@ -41,7 +41,7 @@ func TestMissingGenerationCountsAsMiss(t *testing.T) {
 	}
 	var found bool
 	for _, row := range f.table.rows {
-		if row[col["condition"]] != condProfile {
+		if row[col["condition"]] != queries.CondProfile {
 			continue
 		}
 		found = true

@@ -13,13 +13,6 @@ import (
 	"github.com/ub-bench/ub/queries"
 )
 
-// The conditions of SPEC section 3.
-const (
-	condNoProfile = "noprofile"
-	condProfile   = "profile"
-	condTerse     = "terse"
-)
-
 // The default prompt setting: the leaderboard's live window and history.
 const (
 	defaultN = 14
@@ -138,7 +131,7 @@ func Prepare(in Input) *Report {
 	r.anchorN, r.anchorK = defaultN, defaultK
 	count := map[[2]int]int{}
 	for k, g := range r.groups {
-		if k.cond == condProfile || k.cond == condNoProfile {
+		if k.cond == queries.CondProfile || k.cond == queries.CondNoProfile {
 			count[[2]int{k.n, k.k}] += len(g.gens)
 		}
 	}
@@ -239,7 +232,7 @@ func (r *Report) anchor(sim, cond string) []analysis.Outcome {
 func (r *Report) leaderboardSims() []string {
 	seen := map[string]bool{}
 	for k, g := range r.groups {
-		if k.n == r.anchorN && k.k == r.anchorK && (k.cond == condNoProfile || k.cond == condProfile) && len(g.outcomes) > 0 {
+		if k.n == r.anchorN && k.k == r.anchorK && (k.cond == queries.CondNoProfile || k.cond == queries.CondProfile) && len(g.outcomes) > 0 {
 			seen[k.sim] = true
 		}
 	}
@@ -387,7 +380,7 @@ func writeCSV(path string, t table) error {
 func (r *Report) CaseDeveloper() (developer string, n, k int, ok bool) {
 	lifts := map[string][]float64{}
 	for _, sim := range r.leaderboardSims() {
-		with, without := r.anchor(sim, condProfile), r.anchor(sim, condNoProfile)
+		with, without := r.anchor(sim, queries.CondProfile), r.anchor(sim, queries.CondNoProfile)
 		if with == nil || without == nil {
 			continue
 		}

@@ -26,7 +26,7 @@ func TestSubstitutionOnlyK8And64(t *testing.T) {
 			if (i+si)%3 == 0 { // some misses, differing by setting
 				mv = "other"
 			}
-			st.Generations = append(st.Generations, queries.StudyGeneration{Point: i, Simulator: "s", Condition: condNoProfile,
+			st.Generations = append(st.Generations, queries.StudyGeneration{Point: i, Simulator: "s", Condition: queries.CondNoProfile,
 				N: nk[0], K: nk[1], Move: mv, Words: 2})
 		}
 	}

@@ -15,13 +15,16 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/ub-bench/ub/queries"
 )
 
-// Conditions a generation can be made under (SPEC section 3).
+// Conditions a generation can be made under (SPEC section 3): the names
+// of queries, given here for sim's callers.
 const (
-	CondProfile   = "profile"   // the developer's persona prefix
-	CondNoProfile = "noprofile" // a generic developer prompt
-	CondTerse     = "terse"     // a content-free terse-only prefix (ablation)
+	CondProfile   = queries.CondProfile
+	CondNoProfile = queries.CondNoProfile
+	CondTerse     = queries.CondTerse
 )
 
 // DefaultWindow is the leaderboard's live window N (turns before the moment).
@@ -228,7 +231,7 @@ func (e *Experiment) Check() error {
 
 func checkConditions(cs []string) error {
 	for _, c := range cs {
-		if c != CondProfile && c != CondNoProfile && c != CondTerse {
+		if !slices.Contains(queries.Conditions(), c) {
 			return fmt.Errorf("condition %q is not profile, noprofile or terse", c)
 		}
 	}

@@ -276,7 +276,7 @@ func Runs() []Run {
 			add(Run{s.Name, cond, AnchorN, AnchorK})
 		}
 	}
-	sweep := func(n, k int) { add(Run{ContextSimulator, CondNoProfile, n, k}) }
+	sweep := func(n, k int) { add(Run{ContextSimulator, queries.CondNoProfile, n, k}) }
 	for _, n := range ContextSweepN {
 		sweep(n, 0)
 	}
@@ -310,9 +310,9 @@ func Runs() []Run {
 // templates are the prompt templates of the three conditions; their
 // version is the short sha256 of the text, as for real templates.
 var templates = map[string]string{
-	CondNoProfile: "You are a software developer working with a coding agent. {conversation} Write what the developer says next.",
-	CondProfile:   "{profile} You are this developer, working with a coding agent. {conversation} Write what the developer says next.",
-	CondTerse:     "You are a terse senior engineer; do not ask clarifying questions; reply in under 12 words. {conversation} Write what the developer says next.",
+	queries.CondNoProfile: "You are a software developer working with a coding agent. {conversation} Write what the developer says next.",
+	queries.CondProfile:   "{profile} You are this developer, working with a coding agent. {conversation} Write what the developer says next.",
+	queries.CondTerse:     "You are a terse senior engineer; do not ask clarifying questions; reply in under 12 words. {conversation} Write what the developer says next.",
 }
 
 func templateVersion(cond string) string {
@@ -360,7 +360,7 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	for _, cond := range []string{CondNoProfile, CondProfile, CondTerse} {
+	for _, cond := range []string{queries.CondNoProfile, queries.CondProfile, queries.CondTerse} {
 		tmplA.row(templateVersion(cond), "synth-"+cond, templates[cond])
 	}
 	if err := tmplA.close(); err != nil {
@@ -423,7 +423,7 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 		v := vfor(r.Simulator, r.Condition)
 		rng := stream(seed, fmt.Sprintf("gen/%s/%s/%d/%d", r.Simulator, r.Condition, r.N, r.K))
 		version := templateVersion(r.Condition)
-		anchor := r.N == AnchorN && r.K == AnchorK && r.Condition != CondTerse
+		anchor := r.N == AnchorN && r.K == AnchorK && r.Condition != queries.CondTerse
 		for _, p := range points {
 			d := c.byName[p.Developer]
 			real := moveIndex(c.moments[p.ID].move)
@@ -439,7 +439,7 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			text := message(rng, move, words)
 			id := shortHash(r.Simulator, p.ID, r.Condition, fmt.Sprint(r.N), fmt.Sprint(r.K))
 			tin := 600 + 45*min(r.N, p.PriorTurns) + 12*r.K
-			if r.Condition == CondProfile {
+			if r.Condition == queries.CondProfile {
 				tin += 250
 			}
 			tout := int(math.Round(1.35*float64(words))) + s.Reasoning
