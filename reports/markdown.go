@@ -13,7 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ub-bench/ub/queries"
 )
@@ -53,30 +54,29 @@ func (r *Report) WriteAll(dir string) (Summary, error) {
 		return sum, err
 	}
 	out := make([]built, len(builders))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	// Each figure's error is kept in out[i] (not returned to the group), so
+	// that the error reported is the first in report order, not in time.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, b := range builders {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		g.Go(func() error {
 			f, err := b.build(r)
 			var me *MissingError
 			switch {
 			case errors.As(err, &me):
 				out[i].skip = me
-				return
+				return nil
 			case err != nil:
 				out[i].err = fmt.Errorf("%s: %w", b.name, err)
-				return
+				return nil
 			}
 			f.name, f.title = b.name, b.title
 			out[i].f = f
 			out[i].files, out[i].err = writeFigureFiles(dir, f)
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	for i, o := range out {
 		switch {
 		case o.err != nil:

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -242,36 +240,27 @@ func judgeFile(sio *streams, b *judge.Builtin, path string) error {
 		Judge  string  `json:"judge"`
 	}
 	enc := json.NewEncoder(sio.out)
-	br := bufio.NewReader(r)
 	bad := 0
-	for line := 1; ; line++ {
-		raw, rerr := br.ReadBytes('\n')
-		if rerr != nil && rerr != io.EOF {
-			return fmt.Errorf("judge: %s:%d: %w", path, line, rerr)
-		}
-		if len(bytes.TrimSpace(raw)) > 0 {
-			var it item
-			if err := json.Unmarshal(raw, &it); err != nil || it.Message == nil {
-				reason := `missing "message"`
-				if err != nil {
-					reason = "invalid JSON: " + err.Error()
-				}
-				fmt.Fprintln(sio.err, (&ingest.ParseError{Path: path, Line: line, Reason: reason}).Error())
-				bad++
-			} else {
-				res := b.Label(*it.Message, it.PrevAgent)
-				o := out{ID: it.ID, Label: res.Move.String(), Score: res.Score, Reason: res.Reason, Judge: b.Version()}
-				if res.Fine != 0 {
-					o.Fine = res.Fine.String()
-				}
-				if err := enc.Encode(o); err != nil {
-					return err
-				}
+	err := ingest.ReadJSONL(r, path, func(line int, raw []byte) error {
+		var it item
+		if err := json.Unmarshal(raw, &it); err != nil || it.Message == nil {
+			reason := `missing "message"`
+			if err != nil {
+				reason = "invalid JSON: " + err.Error()
 			}
+			fmt.Fprintln(sio.err, (&ingest.ParseError{Path: path, Line: line, Reason: reason}).Error())
+			bad++
+			return nil
 		}
-		if rerr == io.EOF {
-			break
+		res := b.Label(*it.Message, it.PrevAgent)
+		o := out{ID: it.ID, Label: res.Move.String(), Score: res.Score, Reason: res.Reason, Judge: b.Version()}
+		if res.Fine != 0 {
+			o.Fine = res.Fine.String()
 		}
+		return enc.Encode(o)
+	})
+	if err != nil {
+		return fmt.Errorf("judge: %w", err)
 	}
 	if bad > 0 {
 		return fmt.Errorf("judge: %d bad line(s) in %s: %w", bad, path, ingest.ErrBadInput)

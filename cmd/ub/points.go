@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -140,24 +138,18 @@ func runPointsImport(c *cli.Context, sio *streams, path string) error {
 	defer f.Close()
 	var rows []queries.PointRow
 	var bad []error
-	br := bufio.NewReader(f)
 	seen := map[string]int{}
-	for line := 1; ; line++ {
-		b, rerr := br.ReadBytes('\n')
-		if rerr != nil && rerr != io.EOF {
-			return fmt.Errorf("points import: %s:%d: %w", path, line, rerr)
+	err = ingest.ReadJSONL(f, path, func(line int, b []byte) error {
+		p, reason := checkPoint(c, ws, b, seen, line)
+		if reason != "" {
+			bad = append(bad, &ingest.ParseError{Path: path, Line: line, Reason: reason})
+		} else {
+			rows = append(rows, p)
 		}
-		if len(bytes.TrimSpace(b)) > 0 {
-			p, reason := checkPoint(c, ws, b, seen, line)
-			if reason != "" {
-				bad = append(bad, &ingest.ParseError{Path: path, Line: line, Reason: reason})
-			} else {
-				rows = append(rows, p)
-			}
-		}
-		if rerr == io.EOF {
-			break
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("points import: %w", err)
 	}
 	if len(bad) > 0 {
 		for _, e := range bad {
