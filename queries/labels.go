@@ -69,16 +69,7 @@ func ReplaceJudgeLabels(ctx context.Context, ws *Workspace, judge string, labels
 }
 
 func appendLabels(ctx context.Context, ws *Workspace, labels []Label) error {
-	null := func(s string) driver.Value {
-		if s == "" {
-			return nil
-		}
-		return s
-	}
-	return appendRows(ctx, ws, "labels", len(labels), func(i int) []driver.Value {
-		l := labels[i]
-		return []driver.Value{l.Target, l.TargetID, l.Judge, l.Move, null(l.Label7), null(l.PromptVersion), null(l.RequestKey), null(l.Raw)}
-	})
+	return appendRows(ctx, ws, "labels", len(labels), func(i int) []driver.Value { return labelValues(labels[i]) })
 }
 
 // LabelPair is a target both judges labelled.

@@ -4,15 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"sort"
-
-	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/ub-bench/ub/graph"
 	"github.com/ub-bench/ub/queries"
@@ -130,52 +127,10 @@ func Write(ctx context.Context, ws *queries.Workspace, opts Options) (Stats, err
 	return st, nil
 }
 
-// appender opens an appender on table and returns it with a row function
-// that records the first error.
-type appender struct {
-	a     *duckdb.Appender
-	table string
-	err   error
-}
-
-func openAppender(ctx context.Context, ws *queries.Workspace, table string) (*appender, error) {
-	a, err := ws.Appender(ctx, table)
-	if err != nil {
-		return nil, err
-	}
-	return &appender{a: a, table: table}, nil
-}
-
-func (a *appender) row(vals ...driver.Value) {
-	if a.err != nil {
-		return
-	}
-	if err := a.a.AppendRow(vals...); err != nil {
-		a.err = fmt.Errorf("%s: %w", a.table, err)
-	}
-}
-
-func (a *appender) close() error {
-	err := a.a.Close()
-	if a.err != nil {
-		return a.err
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", a.table, err)
-	}
-	return nil
-}
-
 func (c *corpus) write(ctx context.Context, ws *queries.Workspace) error {
-	devA, err := openAppender(ctx, ws, "developers")
-	if err != nil {
-		return err
-	}
+	rw := queries.NewRowWriter(ctx, ws)
 	for _, d := range c.devs {
-		devA.row(d.name)
-	}
-	if err := devA.close(); err != nil {
-		return err
+		rw.Developer(d.name)
 	}
 	repos := map[string]bool{}
 	for _, e := range c.edges {
@@ -186,46 +141,21 @@ func (c *corpus) write(ctx context.Context, ws *queries.Workspace) error {
 		names = append(names, r)
 	}
 	sort.Strings(names)
-	repoA, err := openAppender(ctx, ws, "repos")
-	if err != nil {
-		return err
-	}
 	for _, r := range names {
-		repoA.row(r)
-	}
-	if err := repoA.close(); err != nil {
-		return err
-	}
-	edgeA, err := openAppender(ctx, ws, "developer_repos")
-	if err != nil {
-		return err
+		rw.Repo(r)
 	}
 	for _, e := range c.edges {
-		edgeA.row(e.Developer, e.Repo, "session")
-	}
-	if err := edgeA.close(); err != nil {
-		return err
-	}
-	sa, err := openAppender(ctx, ws, "sessions")
-	if err != nil {
-		return err
-	}
-	ta, err := openAppender(ctx, ws, "turns")
-	if err != nil {
-		return err
+		rw.DeveloperRepo(e.Developer, e.Repo, "session")
 	}
 	for _, s := range c.sessions {
 		x := &s.s
-		sa.row(x.ID, x.Developer, x.Repo, x.StartedAt, x.Format, x.SourceFile, int32(x.Line), x.ContentHash(), int32(len(x.Turns)), nil)
+		rw.Session(queries.NewSession{ID: x.ID, Developer: x.Developer, Repo: x.Repo, StartedAt: x.StartedAt, Format: x.Format,
+			SourceFile: x.SourceFile, Line: x.Line, ContentHash: x.ContentHash(), Turns: len(x.Turns)})
 		for j, t := range x.Turns {
-			ta.row(x.ID, int32(j), string(t.Role), t.Text, nil, false, nil)
+			rw.Turn(queries.NewTurn{SessionID: x.ID, Idx: j, Role: string(t.Role), Text: t.Text})
 		}
 	}
-	if err := sa.close(); err != nil {
-		ta.close()
-		return err
-	}
-	return ta.close()
+	return rw.Close()
 }
 
 // storeSplit makes the split as ub split does (splits.Make) and checks that
@@ -339,10 +269,7 @@ func moveIndex(m string) int {
 
 func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, seed uint64, scale int, points []queries.PointRow) (nsim, ngen, nlab int, err error) {
 	sims := Planted()
-	simA, err := openAppender(ctx, ws, "simulators")
-	if err != nil {
-		return 0, 0, 0, err
-	}
+	rw := queries.NewRowWriter(ctx, ws)
 	byName := map[string]Simulator{}
 	for _, s := range sims {
 		byName[s.Name] = s
@@ -351,30 +278,11 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			params["reasoning_effort"] = s.Effort
 		}
 		pj, _ := json.Marshal(params)
-		simA.row(s.Name, Backend, s.Model, json.RawMessage(pj), s.PriceIn, s.PriceOut, 0.5)
-	}
-	if err := simA.close(); err != nil {
-		return 0, 0, 0, err
-	}
-	tmplA, err := openAppender(ctx, ws, "prompt_templates")
-	if err != nil {
-		return 0, 0, 0, err
+		rw.Simulator(queries.SimulatorRow{Name: s.Name, Backend: Backend, Model: s.Model, Params: pj,
+			PriceIn: s.PriceIn, PriceOut: s.PriceOut, BatchDiscount: 0.5})
 	}
 	for _, cond := range []string{queries.CondNoProfile, queries.CondProfile, queries.CondTerse} {
-		tmplA.row(templateVersion(cond), "synth-"+cond, templates[cond])
-	}
-	if err := tmplA.close(); err != nil {
-		return 0, 0, 0, err
-	}
-
-	genA, err := openAppender(ctx, ws, "generations")
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	labA, err := openAppender(ctx, ws, "labels")
-	if err != nil {
-		genA.close()
-		return 0, 0, 0, err
+		rw.PromptTemplate(templateVersion(cond), "synth-"+cond, templates[cond])
 	}
 	altRNG := stream(seed, "judge/"+AltJudge)
 	altLabel := func(target, id, move string) {
@@ -386,13 +294,13 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			w[moveIndex(move)] = 0
 			alt = Moves[draw(altRNG, w)]
 		}
-		labA.row(target, id, AltJudge, alt, nil, JudgeVersion, nil, nil)
+		rw.Label(queries.Label{Target: target, TargetID: id, Judge: AltJudge, Move: alt, PromptVersion: JudgeVersion})
 		nlab++
 	}
 	lab7RNG := stream(seed, "judge/label7")
 	for _, p := range points {
 		mv := c.moments[p.ID].move
-		labA.row("point", p.ID, Judge, mv, label7(lab7RNG, mv), JudgeVersion, nil, nil)
+		rw.Label(queries.Label{Target: "point", TargetID: p.ID, Judge: Judge, Move: mv, Label7: label7(lab7RNG, mv), PromptVersion: JudgeVersion})
 		altLabel("point", p.ID, mv)
 		nlab++
 	}
@@ -446,9 +354,10 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			cost := (float64(tin)*s.PriceIn + float64(tout)*s.PriceOut) / 1e6
 			key := fullHash("request", Backend, s.Model, r.Simulator, p.ID, r.Condition, fmt.Sprint(r.N), fmt.Sprint(r.K))
 			parts, _ := json.Marshal(map[string]any{"backend": Backend, "model": s.Model, "sample": 0, "template": version})
-			genA.row(id, p.ID, r.Simulator, r.Condition, int32(r.N), int32(r.K), key, json.RawMessage(parts),
-				text, int32(tin), int32(tout), cost, int32(300+8*tout), nil, version, experiment)
-			labA.row("generation", id, Judge, move, label7(lab7RNG, move), JudgeVersion, nil, nil)
+			rw.Generation(queries.GenerationRow{ID: id, PointID: p.ID, Simulator: r.Simulator, Condition: r.Condition,
+				WindowN: r.N, HistoryK: r.K, RequestKey: key, KeyParts: parts, Text: text, TokensIn: tin, TokensOut: tout,
+				Cost: cost, LatencyMS: int64(300 + 8*tout), PromptVersion: version, Experiment: experiment})
+			rw.Label(queries.Label{Target: "generation", TargetID: id, Judge: Judge, Move: move, Label7: label7(lab7RNG, move), PromptVersion: JudgeVersion})
 			ngen++
 			nlab++
 			if anchor {
@@ -456,9 +365,5 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			}
 		}
 	}
-	if err := genA.close(); err != nil {
-		labA.close()
-		return 0, 0, 0, err
-	}
-	return len(sims), ngen, nlab, labA.close()
+	return len(sims), ngen, nlab, rw.Close()
 }
