@@ -14,6 +14,12 @@ type SweepPoint struct {
 	VsAnchor Paired // this setting minus the anchor, paired per developer
 }
 
+// SubstitutionK are the history lengths of the substitution test, each
+// compared with K = 0 at a short live window (SPEC section 5: K = 8 and 64
+// at N = 1). The test is defined on these settings only, whatever other K
+// a workspace holds at that window (the N x K surface adds K = 4 and 16).
+var SubstitutionK = []int{8, 64}
+
 // SweepResult is a one-dimensional sweep of a prompt setting.
 type SweepResult struct {
 	Anchor int          // the reference setting (N = 14, or K = 0)

@@ -5,27 +5,8 @@ import (
 	"sort"
 )
 
-// Words returns the number of words in s: maximal runs of characters other
-// than ASCII space, tab, newline, form feed and carriage return (the count
-// of RE2's \S+, so a database can count the same way). The study loaders
-// count generations with the same rule.
-func Words(s string) int {
-	n, in := 0, false
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', '\f', '\r':
-			in = false
-		default:
-			if !in {
-				n++
-			}
-			in = true
-		}
-	}
-	return n
-}
-
-// Length is the length in words of one message of one developer's moment.
+// Length is the length in words of one message of one developer's moment,
+// as queries.Words counts them (the study loader counts at load time).
 type Length struct {
 	Developer string
 	Words     int

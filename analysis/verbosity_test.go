@@ -5,24 +5,6 @@ import (
 	"testing"
 )
 
-func TestWords(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want int
-	}{
-		{"", 0},
-		{"   ", 0},
-		{"ok", 1},
-		{"looks good, go ahead", 4},
-		{"  two\t\nwords  ", 2},
-		{"a\fb\rc", 3},
-	} {
-		if got := Words(tt.in); got != tt.want {
-			t.Errorf("Words(%q) = %d, want %d", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestVerbosity(t *testing.T) {
 	// Hand computation: developer a writes 2, 4 and 9 words (mean 5), b
 	// writes 1 (mean 1). Pooled mean 16/4 = 4; sorted 1 2 4 9, median

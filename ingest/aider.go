@@ -1,12 +1,9 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -108,7 +105,7 @@ func ParseAider(src Source, sink Sink) error {
 		path: src.Path,
 		base: filepath.Base(src.Path),
 		sink: sink,
-		r:    bufio.NewReaderSize(src.R, 64<<10),
+		r:    NewLineReader(src.R),
 	}
 	return p.run()
 }
@@ -125,8 +122,7 @@ const (
 type aiderParser struct {
 	path, base string
 	sink       Sink
-	r          *bufio.Reader
-	long       []byte // holds a line longer than the reader's buffer
+	r          *LineReader
 	lineNo     int
 
 	state           aiderState
@@ -153,11 +149,11 @@ func (p *aiderParser) run() error {
 				return err
 			}
 		}
-		if err == io.EOF {
-			return p.finish()
-		}
 		if err != nil {
 			return fmt.Errorf("reading %s at line %d: %w", p.path, p.lineNo+1, err)
+		}
+		if !ok {
+			return p.finish()
 		}
 	}
 }
@@ -168,32 +164,13 @@ func (p *aiderParser) run() error {
 // are returned and skipped is true, so a binary file without newlines costs
 // no memory.
 func (p *aiderParser) readLine() (line []byte, skipped, ok bool, err error) {
-	discard := p.state != aiderInSession
-	line, err = p.r.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		p.long = append(p.long[:0], line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			line, err = p.r.ReadSlice('\n')
-			switch {
-			case !discard:
-				p.long = append(p.long, line...)
-			case len(p.long) < len(aiderHeader):
-				// keep enough to recognise a header
-				n := min(len(line), len(aiderHeader)-len(p.long))
-				p.long = append(p.long, line[:n]...)
-			}
-		}
-		line = p.long
-		skipped = discard
+	if p.state != aiderInSession {
+		// keep enough to recognise a header
+		line, skipped, _, ok, err = p.r.NextPrefix(len(aiderHeader))
+		return line, skipped, ok, err
 	}
-	ok = len(line) > 0
-	if n := len(line); n > 0 && line[n-1] == '\n' {
-		line = line[:n-1]
-	}
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	return line, skipped, ok, err
+	line, _, ok, err = p.r.Next()
+	return line, false, ok, err
 }
 
 func (p *aiderParser) handle(line []byte, truncated bool) error {

@@ -1,12 +1,10 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -657,37 +655,6 @@ func claudeUsage(raw json.RawMessage) map[string]any {
 	return out
 }
 
-// claudeLineReader reads lines of any length.
-type claudeLineReader struct {
-	br   *bufio.Reader
-	long []byte
-}
-
-// next returns the next line without its newline, whether it ended in a
-// newline, and io.EOF after the last line.
-func (r *claudeLineReader) next() (line []byte, terminated bool, err error) {
-	line, err = r.br.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		r.long = append(r.long[:0], line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			line, err = r.br.ReadSlice('\n')
-			r.long = append(r.long, line...)
-		}
-		line = r.long
-	}
-	if err == io.EOF {
-		if len(line) == 0 {
-			return nil, false, io.EOF
-		}
-		return bytes.TrimSuffix(line, []byte("\r")), false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	line = bytes.TrimSuffix(line[:len(line)-1], []byte("\r"))
-	return line, true, nil
-}
-
 // claudeCheckBytes reports what is wrong with a line's bytes, "" if nothing.
 // A final line cut inside a multi-byte character is "truncated", not binary.
 func claudeCheckBytes(line []byte, terminated bool) (reason string, truncated bool) {
@@ -711,7 +678,7 @@ func claudeCheckBytes(line []byte, terminated bool) (reason string, truncated bo
 // ParseClaudeCode parses a Claude Code session transcript (JSONL). The rules
 // are in the comment at the top of this file.
 func ParseClaudeCode(src Source, sink Sink) error {
-	r := &claudeLineReader{br: bufio.NewReaderSize(src.R, 64<<10)}
+	r := NewLineReader(src.R)
 	var (
 		order   []*claudeSession
 		byID    = map[string]*claudeSession{}
@@ -741,13 +708,14 @@ func ParseClaudeCode(src Source, sink Sink) error {
 		return current
 	}
 	for lineNo := 1; ; lineNo++ {
-		line, terminated, err := r.next()
-		if err == io.EOF {
-			break
-		}
+		line, unterminated, ok, err := r.Next()
 		if err != nil {
 			return fmt.Errorf("%s:%d: read: %w", src.Path, lineNo, err)
 		}
+		if !ok {
+			break
+		}
+		terminated := !unterminated
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}

@@ -1,11 +1,9 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 	"time"
@@ -166,7 +164,7 @@ func (e *claudeExport) finish(path string) *Session {
 // ParseClaudeExport parses a Claude Code session exported to Markdown. The
 // rules are in the comment at the top of this file.
 func ParseClaudeExport(src Source, sink Sink) error {
-	r := &claudeLineReader{br: bufio.NewReaderSize(src.R, 64<<10)}
+	r := NewLineReader(src.R)
 	var (
 		done     []*claudeExport
 		cur      *claudeExport
@@ -175,13 +173,14 @@ func ParseClaudeExport(src Source, sink Sink) error {
 		sawFirst bool
 	)
 	for lineNo := 1; ; lineNo++ {
-		raw, terminated, err := r.next()
-		if err == io.EOF {
-			break
-		}
+		raw, unterminated, ok, err := r.Next()
 		if err != nil {
 			return fmt.Errorf("%s:%d: read: %w", src.Path, lineNo, err)
 		}
+		if !ok {
+			break
+		}
+		terminated := !unterminated
 		reason, truncated := claudeCheckBytes(raw, terminated)
 		if reason != "" {
 			sink.Error(&ParseError{Path: src.Path, Line: lineNo, Reason: reason + "; file skipped"})

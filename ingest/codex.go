@@ -1,12 +1,9 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -57,11 +54,11 @@ const codexToolTextMax = 8 << 10
 // developer message is skipped ("no developer message").
 func ParseCodex(src Source, sink Sink) error {
 	p := codexParser{path: src.Path, names: map[string]string{}}
-	lr := cxLineReader{br: bufio.NewReaderSize(src.R, 1<<16)}
+	lr := NewLineReader(src.R)
 	for {
-		line, unterminated, ok, err := lr.next()
+		line, unterminated, ok, err := lr.Next()
 		if err != nil {
-			return fmt.Errorf("%s:%d: read: %w", src.Path, lr.n+1, err)
+			return fmt.Errorf("%s:%d: read: %w", src.Path, lr.Line()+1, err)
 		}
 		if !ok {
 			break
@@ -69,9 +66,9 @@ func ParseCodex(src Source, sink Sink) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		reason, fatal := p.line(lr.n, line, unterminated)
+		reason, fatal := p.line(lr.Line(), line, unterminated)
 		if reason != "" {
-			sink.Error(&ParseError{Path: src.Path, Line: lr.n, Reason: reason})
+			sink.Error(&ParseError{Path: src.Path, Line: lr.Line(), Reason: reason})
 		}
 		if fatal {
 			return nil
@@ -83,50 +80,6 @@ func ParseCodex(src Source, sink Sink) error {
 		return nil
 	}
 	return emit(sink, s)
-}
-
-// cxLineReader reads lines of any length (no bufio.Scanner token limit). It
-// is shared by the Codex and SpecStory parsers.
-type cxLineReader struct {
-	br   *bufio.Reader
-	n    int // 1-based number of the line last returned
-	long []byte
-	done bool
-}
-
-// next returns the next line without its "\n" (and "\r"); ok is false at
-// the end of the input. unterminated reports a last line with no "\n", as
-// left by a writer that was cut off. The slice is valid until the next call.
-func (r *cxLineReader) next() (line []byte, unterminated, ok bool, err error) {
-	if r.done {
-		return nil, false, false, nil
-	}
-	line, err = r.br.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		r.long = append(r.long[:0], line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			line, err = r.br.ReadSlice('\n')
-			r.long = append(r.long, line...)
-		}
-		line = r.long
-	}
-	switch {
-	case err == io.EOF:
-		r.done = true
-		if len(line) == 0 {
-			return nil, false, false, nil
-		}
-		unterminated = true
-	case err != nil:
-		return nil, false, false, err
-	}
-	r.n++
-	if r.n == 1 {
-		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // a byte order mark
-	}
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	return line, unterminated, true, nil
 }
 
 // codexClip cuts s to at most max bytes on a rune boundary. cut reports

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"path/filepath"
@@ -58,21 +57,21 @@ var (
 // developer message is skipped ("no developer message").
 func ParseSpecStory(src Source, sink Sink) error {
 	p := specStoryParser{s: &Session{Format: "specstory", SourceFile: src.Path, Line: 1}}
-	lr := cxLineReader{br: bufio.NewReaderSize(src.R, 1<<16)}
+	lr := NewLineReader(src.R)
 	for {
-		line, _, ok, err := lr.next()
+		line, _, ok, err := lr.Next()
 		if err != nil {
-			return fmt.Errorf("%s:%d: read: %w", src.Path, lr.n+1, err)
+			return fmt.Errorf("%s:%d: read: %w", src.Path, lr.Line()+1, err)
 		}
 		if !ok {
 			break
 		}
 		if bytes.IndexByte(line, 0) >= 0 {
-			sink.Error(&ParseError{Path: src.Path, Line: lr.n, Reason: "binary data (NUL byte)"})
+			sink.Error(&ParseError{Path: src.Path, Line: lr.Line(), Reason: "binary data (NUL byte)"})
 			return nil
 		}
 		if !utf8.Valid(line) {
-			sink.Error(&ParseError{Path: src.Path, Line: lr.n, Reason: "invalid UTF-8"})
+			sink.Error(&ParseError{Path: src.Path, Line: lr.Line(), Reason: "invalid UTF-8"})
 			return nil
 		}
 		p.line(string(line))

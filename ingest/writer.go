@@ -3,7 +3,6 @@ package ingest
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 
@@ -315,33 +314,17 @@ func (w *writer) appendNames(b *batch, keep []int) error {
 	for _, i := range keep {
 		note(b.sessions[i].Developer, b.sessions[i].Repo, "session")
 	}
-	for _, t := range []struct {
-		table string
-		n     int
-		row   func(i int) []driver.Value
-	}{
-		{"developers", len(devs), func(i int) []driver.Value { return []driver.Value{devs[i]} }},
-		{"repos", len(repos), func(i int) []driver.Value { return []driver.Value{repos[i]} }},
-		{"developer_repos", len(edges), func(i int) []driver.Value { return []driver.Value{edges[i][0], edges[i][1], edges[i][2]} }},
-	} {
-		if t.n == 0 {
-			continue
-		}
-		a, err := w.ws.Appender(w.ctx, t.table)
-		if err != nil {
-			return err
-		}
-		for i := 0; i < t.n; i++ {
-			if err := a.AppendRow(t.row(i)...); err != nil {
-				a.Close()
-				return fmt.Errorf("%s: %w", t.table, err)
-			}
-		}
-		if err := a.Close(); err != nil {
-			return fmt.Errorf("%s: %w", t.table, err)
-		}
+	rw := queries.NewRowWriter(w.ctx, w.ws)
+	for _, d := range devs {
+		rw.Developer(d)
 	}
-	return nil
+	for _, r := range repos {
+		rw.Repo(r)
+	}
+	for _, e := range edges {
+		rw.DeveloperRepo(e[0], e[1], e[2])
+	}
+	return rw.Close()
 }
 
 // appendSessions appends the kept sessions and their turns.
@@ -349,49 +332,30 @@ func (w *writer) appendSessions(b *batch, keep []int) error {
 	if len(keep) == 0 {
 		return nil
 	}
-	sa, err := w.ws.Appender(w.ctx, "sessions")
-	if err != nil {
-		return err
-	}
+	rw := queries.NewRowWriter(w.ctx, w.ws)
 	for _, i := range keep {
 		s := b.sessions[i]
-		err = sa.AppendRow(s.ID, s.Developer, s.Repo, nullTime(s.StartedAt), s.Format, s.SourceFile,
-			int32(s.Line), b.hashes[i], int32(len(s.Turns)), jsonOrNil(s.Meta))
+		err := rw.Session(queries.NewSession{ID: s.ID, Developer: s.Developer, Repo: s.Repo, StartedAt: s.StartedAt,
+			Format: s.Format, SourceFile: s.SourceFile, Line: s.Line, ContentHash: b.hashes[i], Turns: len(s.Turns), Meta: jsonOrNil(s.Meta)})
 		if err != nil {
-			sa.Close()
+			rw.Close()
 			return fmt.Errorf("%s:%d: session %s: %w", s.SourceFile, s.Line, s.ID, err)
 		}
-	}
-	if err := sa.Close(); err != nil {
-		return err
-	}
-	ta, err := w.ws.Appender(w.ctx, "turns")
-	if err != nil {
-		return err
-	}
-	for _, i := range keep {
-		s := b.sessions[i]
 		for j, t := range s.Turns {
-			err = ta.AppendRow(s.ID, int32(j), string(t.Role), t.Text, nullTime(t.TS), t.IsCommand, jsonOrNil(t.Meta))
+			err := rw.Turn(queries.NewTurn{SessionID: s.ID, Idx: j, Role: string(t.Role), Text: t.Text, TS: t.TS,
+				IsCommand: t.IsCommand, Meta: jsonOrNil(t.Meta)})
 			if err != nil {
-				ta.Close()
+				rw.Close()
 				return fmt.Errorf("%s:%d: session %s turn %d: %w", s.SourceFile, s.Line, s.ID, j, err)
 			}
 		}
 	}
-	return ta.Close()
-}
-
-func nullTime(t interface{ IsZero() bool }) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t
+	return rw.Close()
 }
 
 // jsonOrNil encodes meta for a JSON column: the appender marshals what it is
 // given, so a json.RawMessage goes in as the object itself.
-func jsonOrNil(m map[string]any) any {
+func jsonOrNil(m map[string]any) json.RawMessage {
 	if len(m) == 0 {
 		return nil
 	}

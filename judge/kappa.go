@@ -1,16 +1,15 @@
 package judge
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strings"
-)
 
-// z975 is the 0.975 quantile of the standard normal distribution, for 95%
-// intervals.
-const z975 = 1.959963984540054
+	"github.com/ub-bench/ub/analysis"
+)
 
 // Agreement is the agreement between two labellings, A and B, of the same
 // items over the five labels (Other included, never dropped).
@@ -29,15 +28,9 @@ type Agreement struct {
 	// when p_e = 1 (both labellings use one and the same label throughout).
 	Kappa float64
 	// SE is the large-sample standard error of Kappa of Fleiss, Cohen and
-	// Everitt (1969), "Large sample standard errors of kappa and weighted
-	// kappa", Psychological Bulletin 72(5), 323-327, equation 13 (the
-	// non-null variance; also Fleiss, Levin & Paik 2003, section 18.1):
-	//
-	//	var = [ sum_i p_ii (1 - (p_i. + p_.i)(1 - k))^2
-	//	      + (1 - k)^2 sum_{i!=j} p_ij (p_.i + p_j.)^2
-	//	      - (k - p_e (1 - k))^2 ] / (n (1 - p_e)^2)
+	// Everitt (1969): see analysis.CohenKappa, which computes both.
 	SE float64
-	// Lo and Hi bound the 95% Wald interval Kappa +/- 1.959964 * SE, not
+	// Lo and Hi bound the 95% Wald interval Kappa +/- z(0.975) * SE, not
 	// clipped to [-1, 1].
 	Lo, Hi float64
 	// PerMove holds the agreement on each label, in Moves() order.
@@ -107,59 +100,29 @@ func AgreeTable(confusion [NumMoves][NumMoves]int) (Agreement, error) {
 	return ag, nil
 }
 
-// fromConfusion fills every statistic from ag.Confusion and ag.N.
+// fromConfusion fills every statistic from ag.Confusion and ag.N; kappa,
+// its standard error and interval are analysis.CohenKappa's.
 func (ag *Agreement) fromConfusion() {
-	const k = NumMoves
-	n := float64(ag.N)
-	var p [k][k]float64
-	var row, col [k]float64
-	for i := 0; i < k; i++ {
-		for j := 0; j < k; j++ {
-			p[i][j] = float64(ag.Confusion[i][j]) / n
-			row[i] += p[i][j]
-			col[j] += p[i][j]
-		}
-	}
-	for i := 0; i < k; i++ {
-		ag.Observed += p[i][i]
-		ag.Expected += row[i] * col[i]
-	}
 	moves := Moves()
-	for i := 0; i < k; i++ {
+	names := make([]string, NumMoves)
+	for i, m := range moves {
+		names[i] = m.String()
+	}
+	conf := analysis.ConfusionOf(names)
+	for i := range moves {
 		ma := MoveAgreement{Move: moves[i], Both: ag.Confusion[i][i]}
-		for j := 0; j < k; j++ {
+		for j := range moves {
 			ma.A += ag.Confusion[i][j]
 			ma.B += ag.Confusion[j][i]
+			conf.Add(names[i], names[j], ag.Confusion[i][j])
 		}
 		ma.Specific = ratio(2*ma.Both, ma.A+ma.B)
 		ma.RecallA = ratio(ma.Both, ma.A)
 		ma.RecallB = ratio(ma.Both, ma.B)
 		ag.PerMove[i] = ma
 	}
-	pe, po := ag.Expected, ag.Observed
-	if pe >= 1 {
-		ag.Kappa, ag.SE, ag.Lo, ag.Hi = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-		return
-	}
-	kap := (po - pe) / (1 - pe)
-	var diag, off float64
-	for i := 0; i < k; i++ {
-		for j := 0; j < k; j++ {
-			if i == j {
-				d := 1 - (row[i]+col[i])*(1-kap)
-				diag += p[i][i] * d * d
-			} else {
-				s := col[i] + row[j]
-				off += p[i][j] * s * s
-			}
-		}
-	}
-	c := kap - pe*(1-kap)
-	v := (diag + (1-kap)*(1-kap)*off - c*c) / (n * (1 - pe) * (1 - pe))
-	// Rounding can leave a tiny negative variance when agreement is perfect.
-	se := math.Sqrt(math.Max(v, 0))
-	ag.Kappa, ag.SE = kap, se
-	ag.Lo, ag.Hi = kap-z975*se, kap+z975*se
+	k := analysis.CohenKappa(conf)
+	ag.Observed, ag.Expected, ag.Kappa, ag.SE, ag.Lo, ag.Hi = k.Observed, k.Expected, k.Kappa, k.SE, k.Lo, k.Hi
 }
 
 func ratio(a, b int) float64 {
@@ -169,14 +132,55 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
+// f3 formats x with three decimals, right-aligned in width, and an empty
+// value (NaN: no items) as "-".
+func f3(x float64, width int) string {
+	if math.IsNaN(x) {
+		return fmt.Sprintf("%*s", width, "-")
+	}
+	return fmt.Sprintf("%*.3f", width, x)
+}
+
+// jsonFloat is a float that encodes NaN (an empty cell) as null.
+type jsonFloat float64
+
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(f))
+}
+
+// MarshalJSON encodes the agreement with its empty values (NaN) as null:
+// encoding/json refuses NaN.
+func (ag Agreement) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		N                                     int
+		Confusion                             [NumMoves][NumMoves]int
+		Observed, Expected, Kappa, SE, Lo, Hi jsonFloat
+		PerMove                               [NumMoves]MoveAgreement
+	}{ag.N, ag.Confusion, jsonFloat(ag.Observed), jsonFloat(ag.Expected), jsonFloat(ag.Kappa), jsonFloat(ag.SE),
+		jsonFloat(ag.Lo), jsonFloat(ag.Hi), ag.PerMove})
+}
+
+// MarshalJSON encodes the per-label agreement with its empty ratios (NaN:
+// the label was not used) as null.
+func (ma MoveAgreement) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Move                       Move
+		A, B, Both                 int
+		Specific, RecallA, RecallB jsonFloat
+	}{ma.Move, ma.A, ma.B, ma.Both, jsonFloat(ma.Specific), jsonFloat(ma.RecallA), jsonFloat(ma.RecallB)})
+}
+
 // Format writes the agreement as plain text: kappa with its interval, the
 // confusion matrix (rows nameA, columns nameB, with totals) and the per-label
 // agreement. It is meant for logs and terminals; reports format Agreement
 // themselves.
 func (ag Agreement) Format(w io.Writer, nameA, nameB string) error {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "n=%d  p_o=%.3f  p_e=%.3f  kappa=%.3f  95%% CI [%.3f, %.3f]  (SE %.3f, Fleiss-Cohen-Everitt 1969)\n",
-		ag.N, ag.Observed, ag.Expected, ag.Kappa, ag.Lo, ag.Hi, ag.SE)
+	fmt.Fprintf(&sb, "n=%d  p_o=%s  p_e=%s  kappa=%s  95%% CI [%s, %s]  (SE %s, Fleiss-Cohen-Everitt 1969)\n",
+		ag.N, f3(ag.Observed, 0), f3(ag.Expected, 0), f3(ag.Kappa, 0), f3(ag.Lo, 0), f3(ag.Hi, 0), f3(ag.SE, 0))
 	fmt.Fprintf(&sb, "rows: %s, columns: %s\n", nameA, nameB)
 	fmt.Fprintf(&sb, "%-10s", "")
 	for _, m := range Moves() {
@@ -199,9 +203,13 @@ func (ag Agreement) Format(w io.Writer, nameA, nameB string) error {
 		fmt.Fprintf(&sb, "%10d", t)
 	}
 	fmt.Fprintf(&sb, "%10d\n", ag.N)
-	fmt.Fprintf(&sb, "%-10s%8s%8s%8s%10s%10s%10s\n", "label", nameA, nameB, "both", "specific", "recall", "precision")
+	// Each judge's column is wide enough for its name and a space, so
+	// that two names never run together.
+	wa, wb := max(8, len(nameA)+1), max(8, len(nameB)+1)
+	fmt.Fprintf(&sb, "%-10s%*s%*s%8s%10s%10s%10s\n", "label", wa, nameA, wb, nameB, "both", "specific", "recall", "precision")
 	for _, ma := range ag.PerMove {
-		fmt.Fprintf(&sb, "%-10s%8d%8d%8d%10.3f%10.3f%10.3f\n", ma.Move, ma.A, ma.B, ma.Both, ma.Specific, ma.RecallA, ma.RecallB)
+		fmt.Fprintf(&sb, "%-10s%*d%*d%8d%s%s%s\n", ma.Move, wa, ma.A, wb, ma.B, ma.Both,
+			f3(ma.Specific, 10), f3(ma.RecallA, 10), f3(ma.RecallB, 10))
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err

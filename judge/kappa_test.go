@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -130,5 +131,56 @@ func TestAgreementFormat(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("Format output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestAgreementEmptyCells: a label neither judge used (here Other, as in
+// nearly every real workspace) has no specific agreement or recall. Its
+// cells are null in JSON (encoding/json refuses NaN) and "-" in the plain
+// table, and the table's header keeps long judge names apart.
+func TestAgreementEmptyCells(t *testing.T) {
+	a := []Move{Approve, Critical, Directive, Inquiry, Directive}
+	b := []Move{Approve, Critical, Directive, Directive, Directive}
+	ag, err := Agree(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(ag)
+	if err != nil {
+		t.Fatalf("json: %v", err)
+	}
+	var back struct {
+		Kappa   *float64
+		PerMove []struct {
+			Move     string
+			Specific *float64
+			RecallB  *float64
+		}
+	}
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	// p_o = 4/5; p_e = (1*1 + 1*1 + 2*3 + 1*0)/25 = 8/25; kappa = (20/25 - 8/25)/(17/25) = 12/17.
+	if back.Kappa == nil || math.Abs(*back.Kappa-12.0/17) > 1e-12 {
+		t.Errorf("kappa %v, want 12/17", back.Kappa)
+	}
+	other := back.PerMove[4]
+	if other.Move != "other" || other.Specific != nil || other.RecallB != nil {
+		t.Errorf("other: %+v, want null specific and recall", other)
+	}
+	// Inquiry: A used it once, B never: recall (B/A) 0, precision null.
+	if inq := back.PerMove[3]; inq.RecallB != nil {
+		t.Errorf("inquiry precision %v, want null", *inq.RecallB)
+	}
+	var sb strings.Builder
+	if err := ag.Format(&sb, "synth", "synth-alt"); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	if strings.Contains(out, "NaN") || !strings.Contains(out, " synth synth-alt ") {
+		t.Errorf("plain table:\n%s\nwant no NaN and the names apart", out)
+	}
+	if !strings.Contains(out, "other            0         0       0         -         -         -") {
+		t.Errorf("plain table:\n%s\nwant the other row with dashes", out)
 	}
 }

@@ -106,22 +106,7 @@ func ReplaceGenerations(ctx context.Context, ws *Workspace, gens []GenerationRow
 				return err
 			}
 		}
-		null := func(s string) driver.Value {
-			if s == "" {
-				return nil
-			}
-			return s
-		}
-		return appendRows(ctx, ws, "generations", len(gens), func(i int) []driver.Value {
-			g := gens[i]
-			var text driver.Value = g.Text
-			if g.Error != "" {
-				text = nil
-			}
-			return []driver.Value{g.ID, g.PointID, g.Simulator, g.Condition, int32(g.WindowN), int32(g.HistoryK),
-				g.RequestKey, g.KeyParts, text, int32(g.TokensIn), int32(g.TokensOut), g.Cost, int32(g.LatencyMS),
-				null(g.Error), g.PromptVersion, null(g.Experiment)}
-		})
+		return appendRows(ctx, ws, "generations", len(gens), func(i int) []driver.Value { return generationValues(gens[i]) })
 	})
 }
 

@@ -75,20 +75,7 @@ func ReplaceJudgeLabels(ctx context.Context, ws *Workspace, judge string, labels
 }
 
 func appendLabels(ctx context.Context, ws *Workspace, labels []Label) error {
-	null := func(s string) driver.Value {
-		if s == "" {
-			return nil
-		}
-		return s
-	}
-	return appendRows(ctx, ws, "labels", len(labels), func(i int) []driver.Value {
-		l := labels[i]
-		var conf driver.Value
-		if l.Confidence != 0 {
-			conf = l.Confidence
-		}
-		return []driver.Value{l.Target, l.TargetID, l.Judge, l.Move, null(l.Label7), null(l.PromptVersion), null(l.RequestKey), null(l.Raw), conf, null(l.DecidedBy)}
-	})
+	return appendRows(ctx, ws, "labels", len(labels), func(i int) []driver.Value { return labelValues(labels[i]) })
 }
 
 // LabelPair is a target both judges labelled.

@@ -125,6 +125,17 @@ func TestEligibilityFunnel(t *testing.T) {
 	if dropped != "eligible" {
 		t.Errorf("ann with 4 held-out sessions: %s, want eligible", dropped)
 	}
+	// Two of ann's profile sessions hold only commands: they do not count,
+	// 7 - 2 = 5 sessions < 6, dropped at sessions.
+	if _, err := ws.Conn().ExecContext(context.Background(), `UPDATE turns SET is_command = true WHERE session_id IN ('a2', 'a4') AND role = 'developer'`); err != nil {
+		t.Fatal(err)
+	}
+	storeFixtureSplit(t, ws, 0.5)
+	var sessions int
+	ws.Conn().QueryRowContext(context.Background(), `SELECT sessions, coalesce(dropped_at, 'eligible') FROM eligibility WHERE developer = 'ann'`).Scan(&sessions, &dropped)
+	if sessions != 5 || dropped != "sessions" {
+		t.Errorf("ann with 2 command-only sessions: %d sessions, %s; want 5, dropped at sessions", sessions, dropped)
+	}
 }
 
 func TestAuditFindsProfileAfterHeldout(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"unicode"
+	"unicode/utf8"
 )
 
 // StudyPoint is one frozen point as the report scores it.
@@ -15,10 +17,8 @@ type StudyPoint struct {
 	// Real is the move the study's judge gave the real developer message;
 	// "" when that judge has not labelled it.
 	Real string
-	// Words is the real message's length in words (maximal runs of
-	// characters other than ASCII space, tab, newline, form feed and
-	// carriage return, as analysis.Words counts them); -1 when its turn is
-	// missing.
+	// Words is the real message's length in words (Words); -1 when its
+	// turn is missing.
 	Words int
 }
 
@@ -232,7 +232,7 @@ func studyPoints(ctx context.Context, db Querier, judge string) ([]StudyPoint, e
 		}
 		p.Words = -1
 		if text.Valid {
-			p.Words = words(text.String)
+			p.Words = Words(text.String)
 		}
 		out = append(out, p)
 		return nil
@@ -240,19 +240,31 @@ func studyPoints(ctx context.Context, db Querier, judge string) ([]StudyPoint, e
 	return out, err
 }
 
-// words counts maximal runs of characters other than ASCII space, tab,
-// newline, form feed and carriage return: analysis.Words, repeated here
-// because queries imports no other ub package.
-func words[T ~string | ~[]byte](s T) int {
+// Words is the one word counter of ub: the number of maximal runs of
+// characters that are not Unicode white space (unicode.IsSpace: ASCII
+// space, \t \n \v \f \r, U+0085, U+00A0 no-break space, U+1680,
+// U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000). U+00A0 occurs in
+// the real corpus between words. It takes text or raw bytes (the loader
+// counts sql.RawBytes without copying them); invalid UTF-8 counts as
+// non-space.
+func Words[T ~string | ~[]byte](s T) int {
 	n, in := 0, false
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', '\f', '\r':
+	for i := 0; i < len(s); {
+		c := s[i]
+		var space bool
+		if c < utf8.RuneSelf {
+			space = c == ' ' || ('\t' <= c && c <= '\r')
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+			space = unicode.IsSpace(r)
+			i += size
+		}
+		switch {
+		case space:
 			in = false
-		default:
-			if !in {
-				n++
-			}
+		case !in:
+			n++
 			in = true
 		}
 	}
@@ -285,7 +297,7 @@ func studyGenerations(ctx context.Context, db Querier, judge string, points []St
 		if err := rows.Scan(&pid, &sim, &cond, &g.N, &g.K, &move, &g.Failed, &text, &g.TokensIn, &g.TokensOut, &g.Cost); err != nil {
 			return err
 		}
-		g.Words = words(text)
+		g.Words = Words(text)
 		i, ok := index[string(pid)]
 		if !ok {
 			return fmt.Errorf("generation at point %s, which the points query did not return", pid)

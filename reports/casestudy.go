@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/queries"
 )
 
 // caseMoments is how many moments the case study shows.
@@ -42,11 +43,11 @@ func (r *Report) caseStudy() (*figure, error) {
 	moves := map[sc]map[int]string{} // by point index
 	var sims []string
 	for _, x := range r.ranking() {
-		if r.anchor(x.sim, condProfile) == nil || r.anchor(x.sim, condNoProfile) == nil {
+		if r.anchor(x.sim, queries.CondProfile) == nil || r.anchor(x.sim, queries.CondNoProfile) == nil {
 			continue
 		}
 		sims = append(sims, x.sim)
-		for _, cond := range []string{condNoProfile, condProfile} {
+		for _, cond := range []string{queries.CondNoProfile, queries.CondProfile} {
 			m := map[int]string{}
 			for _, gi := range r.group(x.sim, cond, r.anchorN, r.anchorK).gens {
 				g := r.st.Generations[gi]
@@ -75,7 +76,7 @@ func (r *Report) caseStudy() (*figure, error) {
 		}
 		c := cand{idx: i}
 		for _, s := range sims {
-			if moves[sc{s, condNoProfile}][i] != moves[sc{s, condProfile}][i] {
+			if moves[sc{s, queries.CondNoProfile}][i] != moves[sc{s, queries.CondProfile}][i] {
 				c.changed++
 			}
 		}
@@ -114,12 +115,12 @@ func (r *Report) caseStudy() (*figure, error) {
 	type rowKey struct{ label, sim, cond string }
 	rows := []rowKey{{"real developer", "", ""}}
 	for _, s := range sims {
-		rows = append(rows, rowKey{s + " without", s, condNoProfile}, rowKey{s + " with", s, condProfile})
+		rows = append(rows, rowKey{s + " without", s, queries.CondNoProfile}, rowKey{s + " with", s, queries.CondProfile})
 	}
 	colLabels := make([]string, len(cands))
 	var lifts []string
 	for _, s := range sims {
-		p := analysis.PairedAccuracy(r.anchor(s, condProfile), r.anchor(s, condNoProfile))
+		p := analysis.PairedAccuracy(r.anchor(s, queries.CondProfile), r.anchor(s, queries.CondNoProfile))
 		for i, d := range p.Developers {
 			if d == dev {
 				lifts = append(lifts, fmt.Sprintf("%s %s", s, s3(p.Diffs[i])))
@@ -136,7 +137,7 @@ func (r *Report) caseStudy() (*figure, error) {
 		md.add(m, "agent (latest turn)", "", "", clip(tx[0], 110))
 		md.add(m, "**real developer**", "", "**"+p.Real+"**", clip(tx[1], 110))
 		for _, s := range sims {
-			for _, cond := range []string{condNoProfile, condProfile} {
+			for _, cond := range []string{queries.CondNoProfile, queries.CondProfile} {
 				mv := moves[sc{s, cond}][c.idx]
 				hit := strconv.FormatBool(mv == p.Real)
 				f.table.add(m, p.ID, strconv.Itoa(p.PriorTurns), s, cond, mv, hit, texts[p.ID][sc{s, cond}])

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/queries"
 )
 
 const hintGenerate = "run ub generate, then ub judge"
@@ -34,14 +35,14 @@ func (r *Report) ranking() []ranked {
 	var out []ranked
 	for _, sim := range r.leaderboardSims() {
 		x := ranked{sim: sim, sortKey: math.Inf(-1)}
-		if o := r.anchor(sim, condNoProfile); o != nil {
+		if o := r.anchor(sim, queries.CondNoProfile); o != nil {
 			m := analysis.MacroAccuracy(o)
-			x.without, x.nWithout = &m, r.group(sim, condNoProfile, r.anchorN, r.anchorK)
+			x.without, x.nWithout = &m, r.group(sim, queries.CondNoProfile, r.anchorN, r.anchorK)
 			x.sortKey = m.Accuracy.Mean
 		}
-		if o := r.anchor(sim, condProfile); o != nil {
+		if o := r.anchor(sim, queries.CondProfile); o != nil {
 			m := analysis.MacroAccuracy(o)
-			x.with, x.nWith = &m, r.group(sim, condProfile, r.anchorN, r.anchorK)
+			x.with, x.nWith = &m, r.group(sim, queries.CondProfile, r.anchorN, r.anchorK)
 			if x.without == nil {
 				x.sortKey = m.Accuracy.Mean - 10 // after every simulator with a baseline
 			}
@@ -69,7 +70,7 @@ func (r *Report) leaderboard() (*figure, error) {
 	chance := analysis.ChanceLine(r.realOutcomes())
 	major := analysis.MajorityLine(r.realOutcomes())
 	f := &figure{}
-	f.table.header = []string{"rank", "simulator", "condition", "accuracy", "ci_lo", "ci_hi", "developers", "moments", "failed", "unlabelled"}
+	f.table.header = []string{"rank", "simulator", "condition", "accuracy", "ci_lo", "ci_hi", "developers", "moments", "failed", "missing", "unlabelled"}
 	names := make([]string, len(rows))
 	pos := make([]float64, len(rows))
 	var wo, wi []interval
@@ -83,7 +84,7 @@ func (r *Report) leaderboard() (*figure, error) {
 			}
 			a := m.Accuracy
 			f.table.add(strconv.Itoa(i+1), x.sim, cond, f3(a.Mean), f3(a.Lo), f3(a.Hi),
-				strconv.Itoa(a.N), strconv.Itoa(len(g.outcomes)), strconv.Itoa(g.failed), strconv.Itoa(g.unlabelled))
+				strconv.Itoa(a.N), strconv.Itoa(len(g.outcomes)), strconv.Itoa(g.failed), strconv.Itoa(g.missing), strconv.Itoa(g.unlabelled))
 			for _, v := range []float64{a.Lo, a.Hi, a.Mean} {
 				if !math.IsNaN(v) {
 					lo, hi = min(lo, v), max(hi, v)
@@ -91,13 +92,13 @@ func (r *Report) leaderboard() (*figure, error) {
 			}
 			return macroInterval(a)
 		}
-		wo = append(wo, add(condNoProfile, x.without, x.nWithout))
-		wi = append(wi, add(condProfile, x.with, x.nWith))
+		wo = append(wo, add(queries.CondNoProfile, x.without, x.nWithout))
+		wi = append(wi, add(queries.CondProfile, x.with, x.nWith))
 	}
 	f.table.add("", "chance line", "", f3(chance.Line.Mean), f3(chance.Line.Lo), f3(chance.Line.Hi),
-		strconv.Itoa(chance.Line.N), "", "", "")
+		strconv.Itoa(chance.Line.N), "", "", "", "")
 	f.table.add("", "majority line", "", f3(major.Line.Mean), f3(major.Line.Lo), f3(major.Line.Hi),
-		strconv.Itoa(major.Line.N), "", "", "")
+		strconv.Itoa(major.Line.N), "", "", "", "")
 
 	p := newPlot(fmt.Sprintf("Next-action accuracy (%s, judge %s)", r.anchorText(), r.st.Judge), "macro accuracy over developers (95% t interval)", "")
 	p.NominalY(names...)
@@ -184,7 +185,7 @@ func (r *Report) profileEffect() (*figure, error) {
 	}
 	var rows []row
 	for _, sim := range r.leaderboardSims() {
-		with, without := r.anchor(sim, condProfile), r.anchor(sim, condNoProfile)
+		with, without := r.anchor(sim, queries.CondProfile), r.anchor(sim, queries.CondNoProfile)
 		if with == nil || without == nil {
 			continue
 		}
@@ -310,7 +311,7 @@ func (r *Report) effort() (*figure, error) {
 		if effortRank(lo.effort) == effortRank(hi.effort) {
 			continue
 		}
-		for _, cond := range []string{condNoProfile, condProfile} {
+		for _, cond := range []string{queries.CondNoProfile, queries.CondProfile} {
 			a, b := r.anchor(hi.sim, cond), r.anchor(lo.sim, cond)
 			if a == nil || b == nil {
 				continue

@@ -13,7 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ub-bench/ub/queries"
 )
@@ -53,32 +54,31 @@ func (r *Report) WriteAll(dir string) (Summary, error) {
 		return sum, err
 	}
 	out := make([]built, len(builders))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	// Each figure's error is kept in out[i] (not returned to the group), so
+	// that the error reported is the first in report order, not in time.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, b := range builders {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		g.Go(func() error {
 			f, err := b.build(r)
 			var me *MissingError
 			switch {
 			case errors.As(err, &me) && me.absent:
-				return // a study this workspace does not hold: not drawn, not listed
+				return nil // a study this workspace does not hold: not drawn, not listed
 			case errors.As(err, &me):
 				out[i].skip = me
-				return
+				return nil
 			case err != nil:
 				out[i].err = fmt.Errorf("%s: %w", b.name, err)
-				return
+				return nil
 			}
 			f.name, f.title = b.name, b.title
 			out[i].f = f
 			out[i].files, out[i].err = writeFigureFiles(dir, f)
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	for i, o := range out {
 		switch {
 		case o.err != nil:
@@ -296,10 +296,10 @@ func (r *Report) methods(b *strings.Builder) {
 		fmt.Fprintf(b, "- **Not scored**: %d points whose real message judge `%s` has not labelled (or could not read).\n", r.unscoredPoints, st.Judge)
 	}
 	b.WriteString("\n### Simulators\n\n")
-	t := table{header: []string{"simulator", "backend", "model", "params", "price_in", "price_out", "generations", "failed", "unlabelled", "tokens_out_mean", "cost_usd"}}
+	t := table{header: []string{"simulator", "backend", "model", "params", "price_in", "price_out", "generations", "failed", "missing", "unlabelled", "tokens_out_mean", "cost_usd"}}
 	type tot struct {
-		gens, failed, unl, tout int
-		cost                    float64
+		gens, failed, miss, unl, tout int
+		cost                          float64
 	}
 	tots := map[string]*tot{}
 	for k, g := range r.groups {
@@ -310,6 +310,7 @@ func (r *Report) methods(b *strings.Builder) {
 		}
 		x.gens += len(g.gens)
 		x.failed += g.failed
+		x.miss += g.missing
 		x.unl += g.unlabelled
 		x.tout += g.tokensOut
 		x.cost += g.cost
@@ -325,7 +326,7 @@ func (r *Report) methods(b *strings.Builder) {
 			mean = f1(float64(x.tout) / float64(x.gens))
 		}
 		costs = append(costs, x.cost)
-		t.add(s.Name, s.Backend, s.Model, canonicalJSON(s.Params), nullNum(s.PriceIn), nullNum(s.PriceOut), strconv.Itoa(x.gens), strconv.Itoa(x.failed), strconv.Itoa(x.unl), mean, fnum(x.cost, 2))
+		t.add(s.Name, s.Backend, s.Model, canonicalJSON(s.Params), nullNum(s.PriceIn), nullNum(s.PriceOut), strconv.Itoa(x.gens), strconv.Itoa(x.failed), strconv.Itoa(x.miss), strconv.Itoa(x.unl), mean, fnum(x.cost, 2))
 	}
 	b.WriteString(mdTable(t))
 	b.WriteString(`
@@ -338,7 +339,7 @@ func (r *Report) methods(b *strings.Builder) {
 - **Verbosity** counts words as runs of non-space characters.
 - **Context sweep**: r is Pearson's correlation of ln N with macro accuracy over the settings; the constant-dose view keeps moments with at least 10 prior turns, so every N up to 10 shows exactly N turns. **History sweep**: r of ln(1 + K). **Surface**: per N, K_max minus K_min paired per developer; the interaction is the per-developer difference in differences between the smallest and largest N.
 - **Judge agreement**: Cohen's kappa with the large-sample standard error of Fleiss, Cohen & Everitt (1969).
-- A failed generation scores as a miss; a generation the judge has not labelled is left out and counted in the tables.
+- A failed generation, or a missing one (a point with no generation in a setting), scores as a miss; a generation the judge has not labelled is left out and counted in the tables.
 `)
 }
 

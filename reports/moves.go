@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/queries"
 )
 
 // moveShares returns each real move's share of the scored points, and the
@@ -40,7 +41,7 @@ func (r *Report) moveBreakdown() (*figure, error) {
 	}
 	var rows []row
 	for _, x := range r.ranking() {
-		with, without := r.anchor(x.sim, condProfile), r.anchor(x.sim, condNoProfile)
+		with, without := r.anchor(x.sim, queries.CondProfile), r.anchor(x.sim, queries.CondNoProfile)
 		if with == nil || without == nil {
 			continue
 		}
@@ -123,11 +124,11 @@ func (r *Report) moveBreakdown() (*figure, error) {
 func (r *Report) ablationTerse() (*figure, error) {
 	var sims []string
 	for _, x := range r.ranking() {
-		if r.anchor(x.sim, condTerse) != nil {
+		if r.anchor(x.sim, queries.CondTerse) != nil {
 			sims = append(sims, x.sim)
 		}
 	}
-	for _, sim := range sortedStrings(r.simsWith(condTerse)) {
+	for _, sim := range sortedStrings(r.simsWith(queries.CondTerse)) {
 		found := false
 		for _, s := range sims {
 			found = found || s == sim
@@ -139,7 +140,7 @@ func (r *Report) ablationTerse() (*figure, error) {
 	if len(sims) == 0 {
 		return nil, missing("ablation-terse", "no labelled generations in condition terse at %s: run ub generate with the terse-only prefix (condition terse), then ub judge", r.anchorText())
 	}
-	conds := []string{condNoProfile, condTerse, condProfile}
+	conds := []string{queries.CondNoProfile, queries.CondTerse, queries.CondProfile}
 	f := &figure{}
 	f.table.header = []string{"simulator", "condition", "accuracy", "ci_lo", "ci_hi", "spurious_inquiry", "spurious_inquiry_macro", "si_lo", "si_hi",
 		"critical_recall", "critical_recall_macro", "cr_lo", "cr_hi", "moments"}
@@ -160,9 +161,9 @@ func (r *Report) ablationTerse() (*figure, error) {
 			f.table.add(sim, cond, f3(a.Mean), f3(a.Lo), f3(a.Hi), f3(si.Pooled.P), f3(si.Macro.Mean), f3(si.Macro.Lo), f3(si.Macro.Hi),
 				f3(cr.Pooled.P), f3(cr.Macro.Mean), f3(cr.Macro.Lo), f3(cr.Macro.Hi), strconv.Itoa(len(o)))
 		}
-		n, nok := acc[condNoProfile]
-		t, tok := acc[condTerse]
-		pr, pok := acc[condProfile]
+		n, nok := acc[queries.CondNoProfile]
+		t, tok := acc[queries.CondTerse]
+		pr, pok := acc[queries.CondProfile]
 		note := fmt.Sprintf("%s: spurious inquiry %s", sim, rateChange(stats, sim, func(s stat) float64 { return s.si.Pooled.P }))
 		note += fmt.Sprintf(", critical recall %s", rateChange(stats, sim, func(s stat) float64 { return s.cr.Pooled.P }))
 		if nok && tok && pok && pr != n {
@@ -238,7 +239,7 @@ func (r *Report) ablationTerse() (*figure, error) {
 // "0.110 (noprofile) -> 0.030 (terse) -> 0.050 (profile)".
 func rateChange[S any](stats map[[2]string]S, sim string, pick func(S) float64) string {
 	var parts []string
-	for _, cond := range []string{condNoProfile, condTerse, condProfile} {
+	for _, cond := range []string{queries.CondNoProfile, queries.CondTerse, queries.CondProfile} {
 		if s, ok := stats[[2]string{sim, cond}]; ok {
 			parts = append(parts, fmt.Sprintf("%s (%s)", f3(pick(s)), cond))
 		}

@@ -17,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/ub-bench/ub/queries"
 )
 
 // Number formats of every table and caption: fixed decimals, so the same
@@ -165,11 +167,11 @@ var (
 
 func conditionColor(cond string, i int) color.Color {
 	switch cond {
-	case "noprofile":
+	case queries.CondNoProfile:
 		return colNoProfile
-	case "profile":
+	case queries.CondProfile:
 		return colProfile
-	case "terse":
+	case queries.CondTerse:
 		return colTerse
 	}
 	return palette[(3+i)%len(palette)]

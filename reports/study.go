@@ -13,13 +13,6 @@ import (
 	"github.com/ub-bench/ub/queries"
 )
 
-// The conditions of SPEC section 3.
-const (
-	condNoProfile = "noprofile"
-	condProfile   = "profile"
-	condTerse     = "terse"
-)
-
 // The default prompt setting: the leaderboard's live window and history.
 const (
 	defaultN = 14
@@ -86,6 +79,7 @@ type group struct {
 	lengths    []analysis.Length  // words of every generation with text
 	failed     int
 	unlabelled int
+	missing    int // scorable points with no generation in the group (scored as misses)
 	tokensOut  int
 	cost       float64
 }
@@ -108,7 +102,7 @@ type Report struct {
 }
 
 // Prepare groups and scores the study's generations. A generation that
-// failed scores as a miss; one the judge has not labelled is left out and
+// failed, or is missing at a scorable point, scores as a miss; one the judge has not labelled is left out and
 // counted, as are points whose real message it has not labelled.
 func Prepare(in Input) *Report {
 	st := in.Study
@@ -146,7 +140,7 @@ func Prepare(in Input) *Report {
 	r.anchorN, r.anchorK = defaultN, defaultK
 	count := map[[2]int]int{}
 	for k, g := range r.groups {
-		if k.cond == condProfile || k.cond == condNoProfile {
+		if k.cond == queries.CondProfile || k.cond == queries.CondNoProfile {
 			count[[2]int{k.n, k.k}] += len(g.gens)
 		}
 	}
@@ -162,33 +156,51 @@ func Prepare(in Input) *Report {
 }
 
 // score fills the group's outcomes, lengths and totals from its
-// generations, in their order.
+// generations, in point order. A scorable point with no generation in the
+// group is missing: it scores as a miss, like a failed generation, and is
+// counted, so that a partially generated study shows as such.
 func (gr *group) score(st *queries.Study) {
-	for _, i := range gr.gens {
-		g := st.Generations[i]
-		p := st.Points[g.Point]
-		gr.tokensOut += g.TokensOut
-		gr.cost += g.Cost
-		if !g.Failed {
-			gr.lengths = append(gr.lengths, analysis.Length{Developer: p.Developer, Words: g.Words})
+	next := 0 // the first of gr.gens not consumed yet
+	for pi, p := range st.Points {
+		found := false
+		for ; next < len(gr.gens) && st.Generations[gr.gens[next]].Point == pi; next++ {
+			found = true
+			gr.scoreOne(st.Generations[gr.gens[next]], p)
 		}
-		if !scorable(p.Real) {
-			continue
+		if !found && scorable(p.Real) {
+			gr.missing++
+			gr.addOutcome(analysis.Outcome{Developer: p.Developer, Real: p.Real}, p)
 		}
-		o := analysis.Outcome{Developer: p.Developer, Real: p.Real}
-		switch {
-		case g.Failed:
-			gr.failed++
-		case g.Move == "":
-			gr.unlabelled++
-			continue
-		default:
-			o.Generated = g.Move
-		}
-		gr.outcomes = append(gr.outcomes, o)
-		if p.ConstantDose {
-			gr.dose = append(gr.dose, o)
-		}
+	}
+}
+
+// scoreOne adds one generation at point p.
+func (gr *group) scoreOne(g queries.StudyGeneration, p queries.StudyPoint) {
+	gr.tokensOut += g.TokensOut
+	gr.cost += g.Cost
+	if !g.Failed {
+		gr.lengths = append(gr.lengths, analysis.Length{Developer: p.Developer, Words: g.Words})
+	}
+	if !scorable(p.Real) {
+		return
+	}
+	o := analysis.Outcome{Developer: p.Developer, Real: p.Real}
+	switch {
+	case g.Failed:
+		gr.failed++
+	case g.Move == "":
+		gr.unlabelled++
+		return
+	default:
+		o.Generated = g.Move
+	}
+	gr.addOutcome(o, p)
+}
+
+func (gr *group) addOutcome(o analysis.Outcome, p queries.StudyPoint) {
+	gr.outcomes = append(gr.outcomes, o)
+	if p.ConstantDose {
+		gr.dose = append(gr.dose, o)
 	}
 }
 
@@ -229,7 +241,7 @@ func (r *Report) anchor(sim, cond string) []analysis.Outcome {
 func (r *Report) leaderboardSims() []string {
 	seen := map[string]bool{}
 	for k, g := range r.groups {
-		if k.n == r.anchorN && k.k == r.anchorK && (k.cond == condNoProfile || k.cond == condProfile) && len(g.outcomes) > 0 {
+		if k.n == r.anchorN && k.k == r.anchorK && (k.cond == queries.CondNoProfile || k.cond == queries.CondProfile) && len(g.outcomes) > 0 {
 			seen[k.sim] = true
 		}
 	}
@@ -380,7 +392,7 @@ func writeCSV(path string, t table) error {
 func (r *Report) CaseDeveloper() (developer string, n, k int, ok bool) {
 	lifts := map[string][]float64{}
 	for _, sim := range r.leaderboardSims() {
-		with, without := r.anchor(sim, condProfile), r.anchor(sim, condNoProfile)
+		with, without := r.anchor(sim, queries.CondProfile), r.anchor(sim, queries.CondNoProfile)
 		if with == nil || without == nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -245,12 +246,14 @@ func (r *Report) historySweep() (*figure, error) {
 		return nil, err
 	}
 	// The substitution test: the same simulator and condition at the
-	// smallest other live window with K = 0 and some K > 0.
+	// smallest other live window with K = 0 and K = 8 or 64, on those
+	// settings only (analysis.SubstitutionK).
 	var sub *sweepView
 	subN := 0
 	byN := map[int]map[int]*group{}
 	for k, g := range r.groups {
-		if k.sim == sim && k.cond == cond && k.n != r.anchorN && len(g.outcomes) > 0 {
+		if k.sim == sim && k.cond == cond && k.n != r.anchorN && len(g.outcomes) > 0 &&
+			(k.k == 0 || slices.Contains(analysis.SubstitutionK, k.k)) {
 			if byN[k.n] == nil {
 				byN[k.n] = map[int]*group{}
 			}
@@ -297,7 +300,7 @@ func (r *Report) historySweep() (*figure, error) {
 	f.pic = panels(plots, 10*vg.Inch, 4*vg.Inch)
 	c := fmt.Sprintf("%s, %s: the developer's K most recent messages from earlier sessions prepended to the live window; K = 0 (open diamond) is the run without history. ", sim, cond)
 	if sub == nil {
-		c += "No substitution test (K > 0 at a shorter live window) in this workspace. "
+		c += "No substitution test (K = 8 or 64 against K = 0 at a shorter live window) in this workspace. "
 	} else {
 		c += fmt.Sprintf("The substitution test repeats K > 0 with the live window cut to N = %d. ", subN)
 	}

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/queries"
 )
 
 func (r *Report) verbosity() (*figure, error) {
@@ -21,7 +22,7 @@ func (r *Report) verbosity() (*figure, error) {
 		}
 	}
 	rank := r.ranking()
-	conds := []string{condNoProfile, condProfile, condTerse}
+	conds := []string{queries.CondNoProfile, queries.CondProfile, queries.CondTerse}
 	type cell struct {
 		sim, cond string
 		v         analysis.VerbosityStat
@@ -106,10 +107,10 @@ func (r *Report) verbosity() (*figure, error) {
 	for _, x := range rank {
 		var w, wo *analysis.VerbosityStat
 		for i := range cells {
-			if cells[i].sim == x.sim && cells[i].cond == condProfile {
+			if cells[i].sim == x.sim && cells[i].cond == queries.CondProfile {
 				w = &cells[i].v
 			}
-			if cells[i].sim == x.sim && cells[i].cond == condNoProfile {
+			if cells[i].sim == x.sim && cells[i].cond == queries.CondNoProfile {
 				wo = &cells[i].v
 			}
 		}

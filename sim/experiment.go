@@ -15,13 +15,16 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/ub-bench/ub/queries"
 )
 
-// Conditions a generation can be made under (SPEC section 3).
+// Conditions a generation can be made under (SPEC section 3): the names
+// of queries, given here for sim's callers.
 const (
-	CondProfile   = "profile"   // the developer's persona prefix
-	CondNoProfile = "noprofile" // a generic developer prompt
-	CondTerse     = "terse"     // a content-free terse-only prefix (ablation)
+	CondProfile   = queries.CondProfile
+	CondNoProfile = queries.CondNoProfile
+	CondTerse     = queries.CondTerse
 )
 
 // DefaultWindow is the leaderboard's live window N (turns before the moment).
@@ -64,18 +67,16 @@ func (s SimulatorConfig) Params() Params {
 	return Params{Temperature: s.Temperature, MaxTokens: s.MaxTokens, ReasoningEffort: s.ReasoningEffort, Extra: s.Extra}
 }
 
-// Cost is the USD price of a response: tokens times the price per million,
-// times the batch discount for batch answers.
+// Cost is the USD price of a response (Endpoint.Cost).
 func (s SimulatorConfig) Cost(tokensIn, tokensOut int, viaBatch bool) float64 {
-	c := (float64(tokensIn)*s.PriceIn + float64(tokensOut)*s.PriceOut) / 1e6
-	if viaBatch {
-		d := s.BatchDiscount
-		if d == 0 {
-			d = 0.5
-		}
-		c *= d
-	}
-	return c
+	return s.Endpoint().Cost(tokensIn, tokensOut, viaBatch)
+}
+
+// Endpoint is the model endpoint of a model simulator, for RunStep.
+func (s SimulatorConfig) Endpoint() Endpoint {
+	return Endpoint{Backend: s.Backend, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, Timeout: s.Timeout.Duration,
+		Concurrency: s.Concurrency, RateLimit: s.RateLimit, MaxAttempts: s.MaxAttempts,
+		PriceIn: s.PriceIn, PriceOut: s.PriceOut, BatchDiscount: s.BatchDiscount}
 }
 
 type duration struct{ time.Duration }
@@ -230,7 +231,7 @@ func (e *Experiment) Check() error {
 
 func checkConditions(cs []string) error {
 	for _, c := range cs {
-		if c != CondProfile && c != CondNoProfile && c != CondTerse {
+		if !slices.Contains(queries.Conditions(), c) {
 			return fmt.Errorf("condition %q is not profile, noprofile or terse", c)
 		}
 	}

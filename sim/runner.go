@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // RunOptions configures Run. The zero value is valid: 4 calls at once, no
@@ -37,7 +39,9 @@ type RunOptions struct {
 	// commit costs milliseconds of CPU, so committing in groups keeps the
 	// CPU per request low when answers are fast, and a slow endpoint's
 	// answers are committed at once. 0 means 10 ms; negative means never
-	// wait. It is wall-clock time, not Clock's.
+	// wait. It is measured on Clock; the wait itself is a timer of the
+	// process (a fake Clock that does not advance makes every wait last
+	// the whole CommitDelay, which only makes groups larger).
 	CommitDelay time.Duration
 	// Cost prices a response in USD (batch discount included); nil means 0.
 	Cost func(Request, Response) float64
@@ -283,7 +287,7 @@ func (r *runner) run(ctx context.Context, todo []*item) (RunStats, error) {
 		var last time.Time
 		gap := 2 * opts.CommitDelay
 		arrived := func() {
-			now := time.Now()
+			now := opts.Clock.Now()
 			if !last.IsZero() {
 				gap = (4*gap + now.Sub(last)) / 5
 			}
@@ -292,7 +296,7 @@ func (r *runner) run(ctx context.Context, todo []*item) (RunStats, error) {
 		for c := range r.writes {
 			arrived()
 			batch = append(batch[:0], c)
-			deadline := time.Now().Add(opts.CommitDelay)
+			deadline := opts.Clock.Now().Add(opts.CommitDelay)
 		collect:
 			for len(batch) < opts.MaxGroup {
 				select {
@@ -305,7 +309,7 @@ func (r *runner) run(ctx context.Context, todo []*item) (RunStats, error) {
 					continue
 				default:
 				}
-				wait := time.Until(deadline)
+				wait := deadline.Sub(opts.Clock.Now())
 				if wait <= 0 || gap > opts.CommitDelay/2 || r.inflight.Load() == 0 {
 					break // nothing queued, and nothing worth waiting for
 				}
@@ -339,15 +343,14 @@ func (r *runner) run(ctx context.Context, todo []*item) (RunStats, error) {
 	slots := make(chan struct{}, opts.Concurrency)
 	jobs := make(chan *item)
 	nw := min(4*opts.Concurrency, len(todo))
-	var wg sync.WaitGroup
+	var workers errgroup.Group // a worker's outcome is in r.stats and r.runErr
 	for range nw {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		workers.Go(func() error {
 			for it := range jobs {
 				r.do(runCtx, callCtx, slots, it)
 			}
-		}()
+			return nil
+		})
 	}
 feed:
 	for _, it := range todo {
@@ -358,7 +361,7 @@ feed:
 		}
 	}
 	close(jobs)
-	wg.Wait()
+	workers.Wait()
 	close(r.writes)
 	<-writerDone
 

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -141,29 +137,6 @@ type importedMessage struct {
 	Repo, SessionStart, Message string
 }
 
-func readJSONL(path string, fn func(line int, raw []byte) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	for line := 1; ; line++ {
-		raw, rerr := br.ReadBytes('\n')
-		if rerr != nil && rerr != io.EOF {
-			return fmt.Errorf("%s:%d: %w", path, line, rerr)
-		}
-		if len(bytes.TrimSpace(raw)) > 0 {
-			if err := fn(line, raw); err != nil {
-				return err
-			}
-		}
-		if rerr == io.EOF {
-			return nil
-		}
-	}
-}
-
 // runLabelsImport reads labels and stores them as judge imported:NAME. An id
 // that is a point or a generation labels it; with --messages, an id of that
 // file is placed on the developer turn with its text in the session of its
@@ -176,7 +149,7 @@ func runLabelsImport(c *cli.Context, sio *streams, path, name, messages string) 
 	judgeName := "imported:" + name
 	msgs := map[string]importedMessage{}
 	if messages != "" {
-		err := readJSONL(messages, func(line int, raw []byte) error {
+		err := ingest.ReadJSONLFile(messages, func(line int, raw []byte) error {
 			var m struct {
 				ID, Repo, Message string
 				SessionStart      string `json:"session_start"`
@@ -216,7 +189,7 @@ func runLabelsImport(c *cli.Context, sio *streams, path, name, messages string) 
 	onPoints, onMessages, unmatched := 0, 0, 0
 	used := map[string]bool{}
 	seenLabel := map[string]int{} // target NUL id -> line
-	err = readJSONL(path, func(line int, raw []byte) error {
+	err = ingest.ReadJSONLFile(path, func(line int, raw []byte) error {
 		var l struct{ ID, Label, Fine string }
 		if err := json.Unmarshal(raw, &l); err != nil {
 			bad = append(bad, (&ingest.ParseError{Path: path, Line: line, Reason: "invalid JSON: " + err.Error()}).Error())

@@ -29,7 +29,7 @@ func cascadeName(model string) string { return judge.BuiltinName + "+" + model }
 // sends the least confident share 1-coverage to the model judge through the
 // runner; the labels are stored under builtin+NAME, each with the judge that
 // decided it and the built-in judge's confidence.
-func judgeCascade(c *cli.Context, sio *streams, ws *queries.Workspace, b *judge.Builtin, name string, coverage float64, mj modelJudge, target string) error {
+func judgeCascade(c *cli.Context, sio *streams, ws *queries.Workspace, b *judge.Builtin, name string, coverage float64, mj modelEndpoint, target string) error {
 	kind, targets, err := labelTargets(c, ws, target)
 	if err != nil {
 		return err
@@ -38,11 +38,12 @@ func judgeCascade(c *cli.Context, sio *streams, ws *queries.Workspace, b *judge.
 	for i, t := range targets {
 		items[i] = sim.CascadeItem{ID: t.ID, Text: t.Text, PrevAgent: t.PrevAgent}
 	}
-	price := sim.SimulatorConfig{PriceIn: mj.priceIn, PriceOut: mj.priceOut}
+	price := sim.SimulatorConfig{PriceIn: mj.endpoint.PriceIn, PriceOut: mj.endpoint.PriceOut}
 	bar, done := generateProgress(sio, "cascade "+name)
-	labels, st, err := sim.Cascade(c.Context, items, b, sim.CascadeModel{Name: name, BaseURL: mj.baseURL, Model: mj.model},
-		sim.NewOpenAI(sim.OpenAIConfig{BaseURL: mj.baseURL, APIKeyEnv: mj.apiKeyEnv}), sim.NewDuckStore(ws),
-		sim.CascadeOptions{Coverage: coverage, Run: sim.RunOptions{Concurrency: mj.concurrency, RatePerSecond: mj.rateLimit, RetryFailed: mj.retryFailed,
+	labels, st, err := sim.Cascade(c.Context, items, b, sim.CascadeModel{Name: name, BaseURL: mj.endpoint.BaseURL, Model: mj.model},
+		sim.NewOpenAI(sim.OpenAIConfig{BaseURL: mj.endpoint.BaseURL, APIKeyEnv: mj.endpoint.APIKeyEnv, Timeout: mj.endpoint.Timeout}), sim.NewDuckStore(ws),
+		sim.CascadeOptions{Coverage: coverage, Run: sim.RunOptions{Concurrency: mj.endpoint.Concurrency, RatePerSecond: mj.endpoint.RateLimit,
+			MaxAttempts: mj.endpoint.MaxAttempts, RetryFailed: mj.retryFailed,
 			Cost:     func(_ sim.Request, r sim.Response) float64 { return price.Cost(r.TokensIn, r.TokensOut, r.ViaBatch) },
 			Progress: bar}})
 	done()
@@ -93,7 +94,7 @@ func runCascade(c *cli.Context, sio *streams, opts judgeOptions) error {
 		return err
 	}
 	switch {
-	case opts.model.model == "" || opts.model.baseURL == "":
+	case opts.model.model == "" || opts.model.endpoint.BaseURL == "":
 		return usagef("judge: --cascade needs the model judge's --model and --base-url")
 	case opts.input != "":
 		return usagef("judge: --input labels with the built-in judge only")

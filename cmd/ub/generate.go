@@ -259,13 +259,52 @@ func (g *generator) simulator(s sim.SimulatorConfig) (sum SimSummary, retErr err
 	if len(todo) == 0 {
 		return sum, nil
 	}
-	var responses map[string]sim.Response
-	if !sim.IsOffline(s.Backend) {
-		reqs := make([]sim.Request, len(todo))
-		for i, j := range todo {
-			reqs[i] = j.req
+	var awaiting []sim.Request
+	step := sim.Step[*job, queries.GenerationRow]{
+		Endpoint: s.Endpoint(),
+		Build:    func(j *job) (sim.Request, error) { return j.req, nil },
+		Parse: func(j *job, a sim.Answer) ([]queries.GenerationRow, error) {
+			row := g.row(s, j)
+			switch {
+			case sim.IsOffline(s.Backend):
+				row.Text, row.Error = j.text, j.err
+			case !a.Stored && sim.IsBatch(s.Backend):
+				awaiting = append(awaiting, j.req)
+				return nil, nil // awaits its batch result: no generation yet
+			case !a.Stored:
+				row.Error = "no answer (the run stopped before this request was answered)"
+			case a.Err != "":
+				row.Error = a.Err
+			default:
+				row.Text, row.TokensIn, row.TokensOut, row.LatencyMS = a.Text, a.TokensIn, a.TokensOut, a.LatencyMS
+				row.Cost = s.Cost(a.TokensIn, a.TokensOut, a.ViaBatch)
+				sum.TokensIn += int64(a.TokensIn)
+				sum.TokensOut += int64(a.TokensOut)
+				sum.Cost += row.Cost
+			}
+			if row.Error != "" {
+				sum.Failed++
+			}
+			return []queries.GenerationRow{row}, nil
+		},
+	}
+	var rows []queries.GenerationRow
+	if sim.IsOffline(s.Backend) {
+		for _, j := range todo {
+			r, _ := step.Parse(j, sim.Answer{})
+			rows = append(rows, r...)
 		}
-		st, resp, err := g.run(s, reqs)
+	} else {
+		var bar func(sim.RunStats)
+		done := func() {}
+		if !sim.IsBatch(s.Backend) {
+			if err := requireAPIKey(s.APIKeyEnv); err != nil {
+				return sum, err
+			}
+			bar, done = generateProgress(g.io, s.Name)
+		}
+		res, err := sim.RunStep(g.ctx, sim.NewDuckStore(g.ws), todo, step, sim.StepOptions{RetryFailed: g.retryFailed, Progress: bar})
+		done()
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return sum, err
 		}
@@ -276,53 +315,23 @@ func (g *generator) simulator(s sim.SimulatorConfig) (sum SimSummary, retErr err
 				retErr = err
 			}
 		}()
-		sum.Sent, sum.Cached = st.Sent, st.Cached
-		responses = resp
-		if isBatch(s.Backend) {
-			var waiting []sim.Request
-			for _, r := range reqs {
-				if _, ok := resp[r.Key()]; !ok {
-					waiting = append(waiting, r)
-				}
-			}
-			sum.Awaiting = len(waiting)
-			if err := g.writeBatch(s, waiting); err != nil {
-				return sum, err
-			}
+		sum.Sent, sum.Cached = res.Stats.Sent, res.Stats.Cached
+		rows = res.Rows
+		sum.Awaiting = len(awaiting)
+		if err := g.writeBatch(s, awaiting); err != nil {
+			return sum, err
 		}
-	}
-	rows := make([]queries.GenerationRow, 0, len(todo))
-	for _, j := range todo {
-		parts, _ := json.Marshal(j.parts)
-		row := queries.GenerationRow{ID: j.id, PointID: j.point.ID, Simulator: s.Name, Condition: j.cell.Condition,
-			WindowN: j.cell.WindowN, HistoryK: j.cell.HistoryK, RequestKey: j.key, KeyParts: parts,
-			PromptVersion: j.ver, Experiment: g.e.Name}
-		if sim.IsOffline(s.Backend) {
-			row.Text, row.Error = j.text, j.err
-		} else {
-			r, ok := responses[j.key]
-			switch {
-			case !ok && isBatch(s.Backend):
-				continue // awaits its batch result: no generation yet
-			case !ok:
-				row.Error = "no answer (the run stopped before this request was answered)"
-			case r.Err != "":
-				row.Error = r.Err
-			default:
-				row.Text, row.TokensIn, row.TokensOut, row.LatencyMS = r.Text, r.TokensIn, r.TokensOut, r.LatencyMS
-				row.Cost = s.Cost(r.TokensIn, r.TokensOut, r.ViaBatch)
-				sum.TokensIn += int64(r.TokensIn)
-				sum.TokensOut += int64(r.TokensOut)
-				sum.Cost += row.Cost
-			}
-		}
-		if row.Error != "" {
-			sum.Failed++
-		}
-		rows = append(rows, row)
 	}
 	sum.Written = len(rows)
 	return sum, queries.ReplaceGenerations(g.ctx, g.ws, rows)
+}
+
+// row is the generation row of a job, without its answer.
+func (g *generator) row(s sim.SimulatorConfig, j *job) queries.GenerationRow {
+	parts, _ := json.Marshal(j.parts)
+	return queries.GenerationRow{ID: j.id, PointID: j.point.ID, Simulator: s.Name, Condition: j.cell.Condition,
+		WindowN: j.cell.WindowN, HistoryK: j.cell.HistoryK, RequestKey: j.key, KeyParts: parts,
+		PromptVersion: j.ver, Experiment: g.e.Name}
 }
 
 // prepare builds a job's request: the exact prompt for a model backend, or
@@ -380,56 +389,6 @@ func (g *generator) prepare(s sim.SimulatorConfig, j *job, templates map[string]
 	j.parts.Template = ver
 	return nil
 }
-
-// run sends the requests of a model simulator through the runner and
-// returns the stored answers of all of them.
-func (g *generator) run(s sim.SimulatorConfig, reqs []sim.Request) (sim.RunStats, map[string]sim.Response, error) {
-	store := sim.NewDuckStore(g.ws)
-	keys := sim.Keys(reqs)
-	if isBatch(s.Backend) {
-		// Batch simulators are answered by provider batch files
-		// (ub batch import), never live: only the cache is read.
-		resp, err := store.Get(g.ctx, keys)
-		if g.retryFailed {
-			for k, r := range resp {
-				if r.Err != "" && !r.Permanent {
-					delete(resp, k) // goes out again in the next batch file
-				}
-			}
-		}
-		st := sim.RunStats{Requests: len(reqs), Cached: len(resp)}
-		return st, resp, err
-	}
-	var backend sim.Backend
-	switch s.Backend {
-	case "openai":
-		if err := requireAPIKey(s.APIKeyEnv); err != nil {
-			return sim.RunStats{}, nil, err
-		}
-		backend = sim.NewOpenAI(sim.OpenAIConfig{BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, Timeout: s.Timeout.Duration})
-	default:
-		return sim.RunStats{}, nil, usagef("backend %s has no live client", s.Backend)
-	}
-	bar, done := generateProgress(g.io, s.Name)
-	st, err := sim.Run(g.ctx, reqs, backend, store, sim.RunOptions{
-		Concurrency: s.Concurrency, RatePerSecond: s.RateLimit, MaxAttempts: s.MaxAttempts, RetryFailed: g.retryFailed,
-		Cost: func(r sim.Request, resp sim.Response) float64 {
-			return s.Cost(resp.TokensIn, resp.TokensOut, resp.ViaBatch)
-		},
-		Progress: bar,
-	})
-	done()
-	if err != nil && !errors.Is(err, context.Canceled) {
-		return st, nil, err
-	}
-	resp, gerr := store.Get(g.ctx, keys)
-	if gerr != nil {
-		return st, nil, gerr
-	}
-	return st, resp, err
-}
-
-func isBatch(backend string) bool { return backend == "openai-batch" || backend == "anthropic-batch" }
 
 // writeBatch writes the requests a batch simulator still waits for as
 // provider batch files (with --batch-write DIR).

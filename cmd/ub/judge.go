@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,48 +19,29 @@ type judgeOptions struct {
 	judge    string
 	target   string
 	input    string
-	model    modelJudge
+	model    modelEndpoint
 	cascade  string  // builtin,NAME: the built-in judge, then model judge NAME
 	coverage float64 // the built-in judge's share in a cascade
-}
-
-// modelJudge is a model endpoint used as a judge.
-type modelJudge struct {
-	model, baseURL, apiKeyEnv string
-	concurrency               int
-	rateLimit                 float64
-	priceIn, priceOut         float64
-	retryFailed               bool
 }
 
 func newJudgeCommand(io *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "judge",
 		Usage: "label the move of every point's real message and every generation (or of the messages of a JSONL file)",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "judge", Value: "builtin", Usage: "judge `NAME`: builtin"},
 			&cli.StringFlag{Name: "target", Value: "all", Usage: "points|generations|all"},
 			&cli.StringFlag{Name: "input", Usage: "label the messages of this JSONL `FILE` (id, message, optional prev_agent) and print one JSON label per line; no workspace needed"},
 			&cli.StringFlag{Name: "model", Usage: "a model judge: the model `NAME` at --base-url (then --judge names the judge)"},
-			&cli.StringFlag{Name: "base-url", Usage: "OpenAI-compatible endpoint of the model judge"},
-			&cli.StringFlag{Name: "api-key-env", Usage: "the NAME of the variable holding the model judge's API key"},
-			&cli.IntFlag{Name: "concurrency", Value: 4, Usage: "model judge: requests in flight"},
-			&cli.Float64Flag{Name: "rate-limit", Usage: "model judge: requests per second (0: unlimited)"},
-			&cli.Float64Flag{Name: "price-in", Usage: "model judge: USD per million input tokens"},
-			&cli.Float64Flag{Name: "price-out", Usage: "model judge: USD per million output tokens"},
-			&cli.BoolFlag{Name: "retry-failed", Usage: "model judge: send again requests that failed after all retries"},
 			&cli.StringFlag{Name: "cascade", Usage: "`builtin,NAME`: label with the built-in judge and send its least confident labels to the model judge NAME (--model, --base-url); stored as judge builtin+NAME"},
 			&cli.Float64Flag{Name: "coverage", Value: 0.7, Usage: "cascade: the share the built-in judge keeps (its most confident labels)"},
-		},
+		}, endpointFlags("model judge")...),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
 				return err
 			}
 			return runJudge(c, io, judgeOptions{judge: c.String("judge"), target: c.String("target"), input: c.String("input"),
-				model: modelJudge{model: c.String("model"), baseURL: c.String("base-url"), apiKeyEnv: c.String("api-key-env"),
-					concurrency: c.Int("concurrency"), rateLimit: c.Float64("rate-limit"), priceIn: c.Float64("price-in"),
-					priceOut: c.Float64("price-out"), retryFailed: c.Bool("retry-failed")},
-				cascade: c.String("cascade"), coverage: c.Float64("coverage")})
+				model: endpointFromFlags(c), cascade: c.String("cascade"), coverage: c.Float64("coverage")})
 		},
 	}
 }
@@ -129,61 +108,25 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 // through the runner (cache, retries, rate limit, costs). An answer that
 // does not parse is stored as 'unparseable' with the raw answer; a request
 // that failed leaves its target unlabelled and is reported.
-func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name string, mj modelJudge, target string) error {
+func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name string, mj modelEndpoint, target string) error {
 	kind, items, err := labelTargets(c, ws, target)
 	if err != nil {
 		return err
 	}
-	zero := 0.0
-	reqs := make([]sim.Request, len(items))
-	for i, it := range items {
-		var msgs []sim.Message
-		for _, m := range judge.PromptMessages(it.Text, it.PrevAgent) {
-			msgs = append(msgs, sim.Message{Role: m.Role, Content: m.Content})
-		}
-		reqs[i] = sim.Request{Backend: "openai", BaseURL: mj.baseURL, Model: mj.model,
-			Params: sim.Params{Temperature: &zero, MaxTokens: 64}, Messages: msgs}
-	}
-	price := sim.SimulatorConfig{PriceIn: mj.priceIn, PriceOut: mj.priceOut}
-	if err := requireAPIKey(mj.apiKeyEnv); err != nil {
+	if err := requireAPIKey(mj.endpoint.APIKeyEnv); err != nil {
 		return err
 	}
-	store := sim.NewDuckStore(ws)
 	bar, done := generateProgress(sio, "judge "+name)
-	st, err := sim.Run(c.Context, reqs, sim.NewOpenAI(sim.OpenAIConfig{BaseURL: mj.baseURL, APIKeyEnv: mj.apiKeyEnv}), store,
-		sim.RunOptions{Concurrency: mj.concurrency, RatePerSecond: mj.rateLimit, RetryFailed: mj.retryFailed,
-			Cost:     func(_ sim.Request, r sim.Response) float64 { return price.Cost(r.TokensIn, r.TokensOut, r.ViaBatch) },
-			Progress: bar})
+	res, err := sim.RunStep(c.Context, sim.NewDuckStore(ws), items, modelJudgeStep(mj, name, kind),
+		sim.StepOptions{RetryFailed: mj.retryFailed, Progress: bar})
 	done()
 	if err != nil {
 		return fmt.Errorf("judge: %w", err)
 	}
-	keys := sim.Keys(reqs)
-	answers, err := store.Get(c.Context, keys)
-	if err != nil {
-		return err
-	}
-	var labels []queries.Label
+	labels, st, failed := res.Rows, res.Stats, len(res.Failures)
 	count := map[string]int{}
-	failed := 0
-	for i, it := range items {
-		a, ok := answers[keys[i]]
-		if !ok || a.Err != "" {
-			failed++
-			continue
-		}
-		l := queries.Label{Target: kind, TargetID: it.ID, Judge: name, PromptVersion: judge.PromptVersion(), RequestKey: keys[i], Raw: a.Text}
-		mv, fine, perr := judge.ParseAnswer(a.Text)
-		if perr != nil {
-			l.Move = "unparseable"
-		} else {
-			l.Move = mv.String()
-			if fine != 0 {
-				l.Label7 = fine.String()
-			}
-		}
+	for _, l := range labels {
 		count[l.Move]++
-		labels = append(labels, l)
 	}
 	if err := queries.ReplaceLabels(c.Context, ws, name, kind, labels); err != nil {
 		return fmt.Errorf("judge: store: %w", err)
@@ -199,6 +142,44 @@ func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name st
 		return fmt.Errorf("judge: %d request(s) failed (recorded in responses; --retry-failed sends the retryable ones again): %w", failed, errGenerationsFailed)
 	}
 	return nil
+}
+
+// modelJudgeStep is the model judge as a sim.Step: one request per message
+// (the versioned judge prompt, temperature 0), one label per stored answer.
+// An answer that does not parse is the label 'unparseable' with the raw
+// answer; a request that failed or is unanswered is a failure, no label.
+func modelJudgeStep(mj modelEndpoint, name, kind string) sim.Step[queries.LabelTarget, queries.Label] {
+	zero := 0.0
+	return sim.Step[queries.LabelTarget, queries.Label]{
+		Endpoint: mj.endpoint,
+		Build: func(it queries.LabelTarget) (sim.Request, error) {
+			var msgs []sim.Message
+			for _, m := range judge.PromptMessages(it.Text, it.PrevAgent) {
+				msgs = append(msgs, sim.Message{Role: m.Role, Content: m.Content})
+			}
+			return sim.Request{Backend: "openai", BaseURL: mj.endpoint.BaseURL, Model: mj.model,
+				Params: sim.Params{Temperature: &zero, MaxTokens: 64}, Messages: msgs}, nil
+		},
+		Parse: func(it queries.LabelTarget, a sim.Answer) ([]queries.Label, error) {
+			if !a.Stored {
+				return nil, fmt.Errorf("%s %s: no answer", kind, it.ID)
+			}
+			if a.Err != "" {
+				return nil, fmt.Errorf("%s %s: %s", kind, it.ID, a.Err)
+			}
+			l := queries.Label{Target: kind, TargetID: it.ID, Judge: name, PromptVersion: judge.PromptVersion(), RequestKey: a.Key, Raw: a.Text}
+			mv, fine, perr := judge.ParseAnswer(a.Text)
+			if perr != nil {
+				l.Move = "unparseable"
+			} else {
+				l.Move = mv.String()
+				if fine != 0 {
+					l.Label7 = fine.String()
+				}
+			}
+			return []queries.Label{l}, nil
+		},
+	}
 }
 
 // labelTargets loads what a judge labels for target "points" or
@@ -270,39 +251,30 @@ func judgeFile(sio *streams, b *judge.Builtin, path string) error {
 		Judge  string  `json:"judge"`
 	}
 	enc := json.NewEncoder(sio.out)
-	br := bufio.NewReader(r)
 	bad := 0
-	for line := 1; ; line++ {
-		raw, rerr := br.ReadBytes('\n')
-		if rerr != nil && rerr != io.EOF {
-			return fmt.Errorf("judge: %s:%d: %w", path, line, rerr)
-		}
-		if len(bytes.TrimSpace(raw)) > 0 {
-			var it item
-			if err := json.Unmarshal(raw, &it); err != nil || it.Message == nil || it.ID == "" {
-				reason := `missing "message"`
-				switch {
-				case err != nil:
-					reason = "invalid JSON: " + ingest.JSONReason(err)
-				case it.ID == "":
-					reason = `missing "id" (each label is matched to its message by id)`
-				}
-				fmt.Fprintln(sio.err, (&ingest.ParseError{Path: path, Line: line, Reason: reason}).Error())
-				bad++
-			} else {
-				res := b.Label(*it.Message, it.PrevAgent)
-				o := out{ID: it.ID, Label: res.Move.String(), Score: res.Score, Conf: res.Confidence, Reason: res.Reason, Judge: b.Version()}
-				if res.Fine != 0 {
-					o.Fine = res.Fine.String()
-				}
-				if err := enc.Encode(o); err != nil {
-					return err
-				}
+	err := ingest.ReadJSONL(r, path, func(line int, raw []byte) error {
+		var it item
+		if err := json.Unmarshal(raw, &it); err != nil || it.Message == nil || it.ID == "" {
+			reason := `missing "message"`
+			switch {
+			case err != nil:
+				reason = "invalid JSON: " + ingest.JSONReason(err)
+			case it.ID == "":
+				reason = `missing "id" (each label is matched to its message by id)`
 			}
+			fmt.Fprintln(sio.err, (&ingest.ParseError{Path: path, Line: line, Reason: reason}).Error())
+			bad++
+			return nil
 		}
-		if rerr == io.EOF {
-			break
+		res := b.Label(*it.Message, it.PrevAgent)
+		o := out{ID: it.ID, Label: res.Move.String(), Score: res.Score, Conf: res.Confidence, Reason: res.Reason, Judge: b.Version()}
+		if res.Fine != 0 {
+			o.Fine = res.Fine.String()
 		}
+		return enc.Encode(o)
+	})
+	if err != nil {
+		return fmt.Errorf("judge: %w", err)
 	}
 	if bad > 0 {
 		return badInputf("judge: %d bad line(s) in %s", bad, path)

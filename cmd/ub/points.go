@@ -1,23 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/graph"
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/splits"
 )
 
 type pointsOptions struct {
@@ -90,57 +85,11 @@ func runPoints(c *cli.Context, io *streams, opts pointsOptions) error {
 
 // freezePoints draws and stores the points; it returns their set and count.
 func freezePoints(c *cli.Context, ws *queries.Workspace, opts pointsOptions) (queries.PointSet, int, error) {
-	if _, err := queries.GetSplitRun(c.Context, ws.Conn()); err != nil {
-		return queries.PointSet{}, 0, err
-	}
-	ms, err := queries.HeldoutMoments(c.Context, ws.Conn())
+	set, rows, err := splits.Freeze(c.Context, ws, splits.PointOptions{PerDeveloper: opts.perDeveloper, Seed: opts.seed})
 	if err != nil {
-		return queries.PointSet{}, 0, fmt.Errorf("points: %w", err)
-	}
-	gm := make([]graph.Moment, len(ms))
-	for i, m := range ms {
-		gm[i] = graph.Moment{Developer: m.Developer, Split: m.Split, SessionID: m.SessionID, TurnIdx: m.TurnIdx, PriorTurns: m.PriorTurns}
-	}
-	frozen := graph.FreezePoints(gm, opts.perDeveloper, opts.seed)
-	rows := make([]queries.PointRow, len(frozen))
-	for i, p := range frozen {
-		rows[i] = queries.PointRow{ID: p.ID, Developer: p.Developer, Split: p.Split, SessionID: p.SessionID,
-			TurnIdx: p.TurnIdx, PriorTurns: p.PriorTurns, ConstantDose: p.ConstantDose}
-	}
-	set := queries.PointSet{Seed: sql.NullInt64{Int64: opts.seed, Valid: true},
-		PerDeveloper: sql.NullInt64{Int64: int64(opts.perDeveloper), Valid: true}, Source: "sampled", Hash: pointsHash(rows)}
-	if err := queries.StorePoints(c.Context, ws, set, rows); err != nil {
-		return set, 0, fmt.Errorf("points: store: %w", err)
+		return set, 0, fmt.Errorf("points: %w", err)
 	}
 	return set, len(rows), nil
-}
-
-// encodePoints is the published JSONL form of a point set, sorted by
-// developer and id; its sha256 is the set's hash.
-func encodePoints(rows []queries.PointRow) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	for _, r := range rows {
-		enc.Encode(r)
-	}
-	return b.Bytes()
-}
-
-func pointsHash(rows []queries.PointRow) string {
-	sorted := append([]queries.PointRow(nil), rows...)
-	sortPoints(sorted)
-	h := sha256.Sum256(encodePoints(sorted))
-	return hex.EncodeToString(h[:])
-}
-
-func sortPoints(rows []queries.PointRow) {
-	// The order of queries.Points: developer, then id.
-	sort.Slice(rows, func(i, j int) bool {
-		if rows[i].Developer != rows[j].Developer {
-			return rows[i].Developer < rows[j].Developer
-		}
-		return rows[i].ID < rows[j].ID
-	})
 }
 
 func runPointsExport(c *cli.Context, sio *streams, out string) error {
@@ -156,7 +105,7 @@ func runPointsExport(c *cli.Context, sio *streams, out string) error {
 	if len(rows) == 0 {
 		return prerequisitef("points export: no frozen points (run ub points)")
 	}
-	b := encodePoints(rows)
+	b := queries.EncodePoints(rows)
 	if out == "-" {
 		_, err = sio.out.Write(b)
 		return err
@@ -185,24 +134,18 @@ func runPointsImport(c *cli.Context, sio *streams, path string) error {
 	defer f.Close()
 	var rows []queries.PointRow
 	var bad []error
-	br := bufio.NewReader(f)
 	seen := map[string]int{}
-	for line := 1; ; line++ {
-		b, rerr := br.ReadBytes('\n')
-		if rerr != nil && rerr != io.EOF {
-			return fmt.Errorf("points import: %s:%d: %w", path, line, rerr)
+	err = ingest.ReadJSONL(f, path, func(line int, b []byte) error {
+		p, reason := checkPoint(c, ws, b, seen, line)
+		if reason != "" {
+			bad = append(bad, &ingest.ParseError{Path: path, Line: line, Reason: reason})
+		} else {
+			rows = append(rows, p)
 		}
-		if len(bytes.TrimSpace(b)) > 0 {
-			p, reason := checkPoint(c, ws, b, seen, line)
-			if reason != "" {
-				bad = append(bad, &ingest.ParseError{Path: path, Line: line, Reason: reason})
-			} else {
-				rows = append(rows, p)
-			}
-		}
-		if rerr == io.EOF {
-			break
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("points import: %w", err)
 	}
 	if len(bad) > 0 {
 		for _, e := range bad {
@@ -213,7 +156,7 @@ func runPointsImport(c *cli.Context, sio *streams, path string) error {
 	if len(rows) == 0 {
 		return badInputf("points import: %s holds no points", path)
 	}
-	set := queries.PointSet{Source: "imported:" + filepath.Base(path), Hash: pointsHash(rows)}
+	set := queries.PointSet{Source: "imported:" + filepath.Base(path), Hash: queries.PointSetHash(rows)}
 	if err := queries.StorePoints(c.Context, ws, set, rows); err != nil {
 		return fmt.Errorf("points import: %w", err)
 	}

@@ -21,7 +21,7 @@ type profileOptions struct {
 	show      string
 	seed      int64
 	json      bool
-	model     modelJudge // a distilling model endpoint (reuses the judge's endpoint options)
+	model     modelEndpoint // the distilling model endpoint
 }
 
 func newProfileCommand(io *streams) *cli.Command {
@@ -32,24 +32,19 @@ func newProfileCommand(io *streams) *cli.Command {
 			"message length (median, p90 words), share with code or paths, question share, typical openings,\n" +
 			"a seeded choice of short example messages, and the move mix when labels exist. It is rendered to\n" +
 			"the persona text of the profile condition and stored in profiles (kind stats).",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "developer", Usage: "build only this `DEVELOPER`'s profile"},
 			&cli.StringFlag{Name: "show", Usage: "print the stored profile of `DEVELOPER` instead of building"},
 			&cli.Int64Flag{Name: "seed", Value: defaultProfileSeed, Usage: "seed of the example messages"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.StringFlag{Name: "model", Usage: "also distil a model-written persona with model `NAME` at --base-url (versioned distillation prompt, through the runner)"},
-			&cli.StringFlag{Name: "base-url", Usage: "OpenAI-compatible endpoint of the distilling model"},
-			&cli.StringFlag{Name: "api-key-env", Usage: "the NAME of the variable holding its API key"},
-			&cli.IntFlag{Name: "concurrency", Value: 4, Usage: "distillation requests in flight"},
-			&cli.BoolFlag{Name: "retry-failed", Usage: "send again distillation requests that failed after all retries (a stored failure is otherwise replayed)"},
-		},
+		}, endpointFlags("distilling model")...),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
 				return err
 			}
 			opts := profileOptions{developer: c.String("developer"), show: c.String("show"), seed: c.Int64("seed"), json: c.Bool("json"),
-				model: modelJudge{model: c.String("model"), baseURL: c.String("base-url"), apiKeyEnv: c.String("api-key-env"), concurrency: c.Int("concurrency"),
-					retryFailed: c.Bool("retry-failed")}}
+				model: endpointFromFlags(c)}
 			if opts.show != "" {
 				if opts.developer != "" {
 					return usagef("profile: --show and --developer do not go together")
@@ -208,54 +203,51 @@ func runProfileShow(c *cli.Context, io *streams, opts profileOptions) error {
 // the runner with its cache, and stores the answers as kind "model".
 func distilProfiles(c *cli.Context, io *streams, ws *queries.Workspace, stats []sim.ProfileStats, opts profileOptions) error {
 	ctx := c.Context
-	reqs := make([]sim.Request, len(stats))
-	for i, st := range stats {
-		rows, err := queries.ProfileMessages(ctx, ws.Conn(), st.Developer)
-		if err != nil {
-			return err
-		}
-		req := sim.DistillRequest(st, sim.SampleMessages(toProfileMessages(rows), 12, opts.seed, false))
-		req.Backend, req.BaseURL, req.Model = "openai", opts.model.baseURL, opts.model.model
-		reqs[i] = req
-	}
 	tmpl := sim.DistillTemplate()
 	if err := queries.StorePromptTemplate(ctx, ws.Conn(), tmpl.Version, tmpl.Name, tmpl.Text); err != nil {
 		return err
 	}
-	if err := requireAPIKey(opts.model.apiKeyEnv); err != nil {
+	if err := requireAPIKey(opts.model.endpoint.APIKeyEnv); err != nil {
 		return err
 	}
-	store := sim.NewDuckStore(ws)
-	st, err := sim.Run(ctx, reqs, sim.NewOpenAI(sim.OpenAIConfig{BaseURL: opts.model.baseURL, APIKeyEnv: opts.model.apiKeyEnv}),
-		store, sim.RunOptions{Concurrency: opts.model.concurrency, RetryFailed: opts.model.retryFailed})
+	step := sim.Step[sim.ProfileStats, queries.ProfileRow]{
+		Endpoint: opts.model.endpoint,
+		Build: func(st sim.ProfileStats) (sim.Request, error) {
+			rows, err := queries.ProfileMessages(ctx, ws.Conn(), st.Developer)
+			if err != nil {
+				return sim.Request{}, err
+			}
+			req := sim.DistillRequest(st, sim.SampleMessages(toProfileMessages(rows), 12, opts.seed, false))
+			req.Backend, req.BaseURL, req.Model = "openai", opts.model.endpoint.BaseURL, opts.model.model
+			return req, nil
+		},
+		Parse: func(st sim.ProfileStats, a sim.Answer) ([]queries.ProfileRow, error) {
+			if !a.Stored {
+				return nil, fmt.Errorf("%s: no answer", st.Developer)
+			}
+			row, err := distilledProfile(st.Developer, opts.model.model, a)
+			if err != nil {
+				return nil, err
+			}
+			return []queries.ProfileRow{row}, nil
+		},
+	}
+	bar, done := generateProgress(io, "distil")
+	res, err := sim.RunStep(ctx, sim.NewDuckStore(ws), stats, step, sim.StepOptions{RetryFailed: opts.model.retryFailed, Progress: bar})
+	done()
 	if err != nil {
 		return fmt.Errorf("profile: distil: %w", err)
 	}
-	keys := sim.Keys(reqs)
-	answers, err := store.Get(ctx, keys)
-	if err != nil {
-		return err
-	}
-	var rows []queries.ProfileRow
+	rows, st := res.Rows, res.Stats
 	var failed []string
-	for i, r := range reqs {
-		a, ok := answers[keys[i]]
-		if !ok {
-			failed = append(failed, stats[i].Developer+": no answer")
-			continue
-		}
-		row, err := distilledProfile(stats[i].Developer, r, a)
-		if err != nil {
-			failed = append(failed, err.Error())
-			continue
-		}
-		rows = append(rows, row)
+	for _, f := range res.Failures {
+		failed = append(failed, f.Err.Error())
 	}
 	if err := queries.StoreProfiles(ctx, ws, rows); err != nil {
 		return fmt.Errorf("profile: store: %w", err)
 	}
-	fmt.Fprintf(io.out, "distilled %d model-written personas with %s (prompt %s): %d sent, %d cached\n",
-		len(rows), opts.model.model, tmpl.Version, st.Sent, st.Cached)
+	fmt.Fprintf(io.out, "distilled %d model-written personas with %s (prompt %s): %d sent, %d cached, $%.4f\n",
+		len(rows), opts.model.model, tmpl.Version, st.Sent, st.Cached, st.Cost)
 	for _, f := range failed {
 		fmt.Fprintln(io.err, "failed:", f)
 	}
@@ -265,15 +257,14 @@ func distilProfiles(c *cli.Context, io *streams, ws *queries.Workspace, stats []
 	return nil
 }
 
-// distilledProfile is the stored row of a model-written persona: the
-// distillation request (sim.DistillRequest, with Backend and Model filled in
-// by the caller) and the runner's response to it. Store it with
-// queries.StoreProfiles.
-func distilledProfile(dev string, req sim.Request, resp sim.Response) (queries.ProfileRow, error) {
-	text, err := sim.ModelPersona(resp)
+// distilledProfile is the stored row of a model-written persona: the stored
+// answer to the distillation request (sim.DistillRequest) of model. Store it
+// with queries.StoreProfiles.
+func distilledProfile(dev, model string, a sim.Answer) (queries.ProfileRow, error) {
+	text, err := sim.ModelPersona(a.Response)
 	if err != nil {
 		return queries.ProfileRow{}, fmt.Errorf("persona of %s: %w", dev, err)
 	}
-	return queries.ProfileRow{Developer: dev, Kind: "model", Model: req.Model,
-		PromptVersion: sim.DistillTemplate().Version, RequestKey: req.Key(), Text: text}, nil
+	return queries.ProfileRow{Developer: dev, Kind: "model", Model: model,
+		PromptVersion: sim.DistillTemplate().Version, RequestKey: a.Key, Text: text}, nil
 }

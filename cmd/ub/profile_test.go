@@ -29,11 +29,17 @@ func TestProfileModelPersona(t *testing.T) {
 	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
 		t.Fatalf("demo: %s", errs)
 	}
-	code, out, errs := runUB(t, "--db", db, "profile", "--model", "d", "--base-url", srv.URL+"/v1")
+	// The distilling model has prices and a rate limit like every model path.
+	code, out, errs := runUB(t, "--db", db, "profile", "--model", "d", "--base-url", srv.URL+"/v1",
+		"--price-in", "1000", "--price-out", "10000", "--rate-limit", "500")
 	if code != 0 || !strings.Contains(out, "distilled") {
 		t.Fatalf("profile: %d\n%s\n%s", code, out, errs)
 	}
 	sent := calls.Load()
+	// Each answer: 300 tokens in at $1000/M + 20 out at $10000/M = 0.3 + 0.2 = $0.5.
+	if want := fmt.Sprintf("%d sent, 0 cached, $%.4f", sent, 0.5*float64(sent)); !strings.Contains(out, want) {
+		t.Errorf("profile output %q, want %q", out, want)
+	}
 	ws, err := queries.Open(context.Background(), db, queries.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)

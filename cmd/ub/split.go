@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/ub-bench/ub/graph"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/splits"
 )
 
 type splitOptions struct {
@@ -27,10 +29,10 @@ type splitOptions struct {
 // (>= 6 sessions, >= 2 held-out sessions, >= 8 held-out moments) and the
 // latest 30% of a developer's sessions held out.
 const (
-	defaultHeldoutFraction    = 0.3
-	defaultMinHeldoutSessions = 2
-	defaultMinSessions        = 6
-	defaultMinHeldoutMoments  = 8
+	defaultHeldoutFraction    = splits.DefaultHeldoutFraction
+	defaultMinHeldoutSessions = splits.DefaultMinHeldoutSessions
+	defaultMinSessions        = splits.DefaultMinSessions
+	defaultMinHeldoutMoments  = splits.DefaultMinHeldoutMoments
 )
 
 func splitFlags() []cli.Flag {
@@ -115,40 +117,17 @@ func runSplit(c *cli.Context, io *streams, opts splitOptions) error {
 // makeSplit builds the graph from the workspace, assigns its components and
 // stores the split, the time split and eligibility.
 func makeSplit(c *cli.Context, ws *queries.Workspace, opts splitOptions, ratios []graph.Ratio) (queries.SplitRun, error) {
-	var g graph.Graph
-	err := queries.SplitEdges(c.Context, ws.Conn(), func(d, r string, n int) {
-		g.Add(graph.Edge{Developer: d, Repo: r, Sessions: n})
-	})
-	if err != nil {
-		return queries.SplitRun{}, fmt.Errorf("split: %w", err)
-	}
-	comps := g.Components()
-	if len(comps) == 0 {
-		return queries.SplitRun{}, fmt.Errorf("split: the workspace has no developers (run ub ingest first)")
-	}
-	a, err := graph.Assign(comps, graph.SplitOptions{Seed: opts.seed, Ratios: ratios, By: graph.Measure(opts.by)})
-	if err != nil {
-		return queries.SplitRun{}, usagef("split: %v", err)
-	}
-	rows := make([]queries.ComponentRow, len(comps))
-	var devs, repos []queries.NodeSplit
-	for i, comp := range comps {
-		s := a.SplitName(i)
-		rows[i] = queries.ComponentRow{ID: comp.ID, Developers: len(comp.Developers), Repos: len(comp.Repos), Sessions: comp.Sessions, Split: s}
-		for _, d := range comp.Developers {
-			devs = append(devs, queries.NodeSplit{Name: d, Component: comp.ID, Split: s})
-		}
-		for _, r := range comp.Repos {
-			repos = append(repos, queries.NodeSplit{Name: r, Component: comp.ID, Split: s})
-		}
-	}
-	run := queries.SplitRun{Seed: opts.seed, Ratios: graph.FormatRatios(ratios), Measure: string(a.By), Hash: a.Hash,
+	sp, err := splits.Make(c.Context, ws, splits.Options{Seed: opts.seed, Ratios: ratios, By: graph.Measure(opts.by),
 		HeldoutFraction: opts.heldoutFraction, MinHeldoutSessions: opts.minHeldoutSessions,
-		MinSessions: opts.minSessions, MinHeldoutMoments: opts.minHeldoutMoments, Warnings: a.Warnings}
-	if err := queries.StoreSplit(c.Context, ws, run, rows, devs, repos); err != nil {
-		return run, fmt.Errorf("split: store: %w", err)
+		MinSessions: opts.minSessions, MinHeldoutMoments: opts.minHeldoutMoments})
+	var oe *splits.OptionsError
+	switch {
+	case errors.As(err, &oe):
+		return sp.Run, usagef("split: %v", err)
+	case err != nil:
+		return sp.Run, fmt.Errorf("split: %w", err)
 	}
-	return run, nil
+	return sp.Run, nil
 }
 
 func runSplitReport(c *cli.Context, io *streams, out string) error {

@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/duckdb/duckdb-go/v2"
+
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -317,4 +319,42 @@ func pick(r *rand.Rand, w []float64) int {
 		u -= x
 	}
 	return len(w) - 1
+}
+
+// appender appends the fidelity study's rows to one table. The episode
+// tables have no typed writer in queries yet (queries.RowWriter covers the
+// session and generation tables); the column order here follows
+// queries/schema/0005_episodes.sql and 0007_fidelity.sql.
+type appender struct {
+	a     *duckdb.Appender
+	table string
+	err   error
+}
+
+func openAppender(ctx context.Context, ws *queries.Workspace, table string) (*appender, error) {
+	a, err := ws.Appender(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	return &appender{a: a, table: table}, nil
+}
+
+func (a *appender) row(vals ...driver.Value) {
+	if a.err != nil {
+		return
+	}
+	if err := a.a.AppendRow(vals...); err != nil {
+		a.err = fmt.Errorf("%s: %w", a.table, err)
+	}
+}
+
+func (a *appender) close() error {
+	err := a.a.Close()
+	if a.err != nil {
+		return a.err
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", a.table, err)
+	}
+	return nil
 }

@@ -1,6 +1,10 @@
 package synth
 
-import "math"
+import (
+	"math"
+
+	"github.com/ub-bench/ub/queries"
+)
 
 // The moves of SPEC section 4, in the sorted order analysis uses.
 const (
@@ -24,13 +28,6 @@ var MoveMix = [4]float64{0.12, 0.28, 0.52, 0.08}
 // mix is (alpha * sum mu^2 + 1) / (alpha + 1) = 0.400, and the empirical mix
 // of 24 moments adds about 0.025: a chance line near seed 000's 0.419.
 const MixConcentration = 20
-
-// Conditions of a generation (the generations.condition column).
-const (
-	CondNoProfile = "noprofile"
-	CondProfile   = "profile"
-	CondTerse     = "terse"
-)
 
 // The prompt settings of the study.
 const (
@@ -139,7 +136,7 @@ type Simulator struct {
 
 // Lift is the planted profile effect: accuracy with profile minus without.
 func (s Simulator) Lift() float64 {
-	return s.Conditions[CondProfile].Accuracy - s.Conditions[CondNoProfile].Accuracy
+	return s.Conditions[queries.CondProfile].Accuracy - s.Conditions[queries.CondNoProfile].Accuracy
 }
 
 // Tilts and miss weights shared by the planted simulators.
@@ -195,21 +192,21 @@ const ContextSimulator = "gemini-3.5-flash"
 func Planted() []Simulator {
 	return []Simulator{
 		{Name: "claude-opus-4.8", Model: "anthropic/claude-opus-4.8", Effort: "low", PriceIn: 5, PriceOut: 25, Reasoning: 180,
-			Conditions: map[string]Behaviour{CondNoProfile: general(0.520, 30), CondProfile: withProfile(0.528, 22)}},
+			Conditions: map[string]Behaviour{queries.CondNoProfile: general(0.520, 30), queries.CondProfile: withProfile(0.528, 22)}},
 		{Name: "deepseek-v4-pro", Model: "deepseek/deepseek-v4-pro", Effort: "low", PriceIn: 0.5, PriceOut: 2, Reasoning: 230,
-			Conditions: map[string]Behaviour{CondNoProfile: general(0.486, 27), CondProfile: withProfile(0.509, 15)}},
+			Conditions: map[string]Behaviour{queries.CondNoProfile: general(0.486, 27), queries.CondProfile: withProfile(0.509, 15)}},
 		{Name: "deepseek-v4-pro-max", Model: "deepseek/deepseek-v4-pro", Effort: "high", PriceIn: 0.5, PriceOut: 2, Reasoning: 410,
-			Conditions: map[string]Behaviour{CondNoProfile: general(0.487, 25), CondProfile: withProfile(0.526, 14)}},
+			Conditions: map[string]Behaviour{queries.CondNoProfile: general(0.487, 25), queries.CondProfile: withProfile(0.526, 14)}},
 		{Name: "gemini-3.5-flash", Model: "google/gemini-3.5-flash", Effort: "low", PriceIn: 0.3, PriceOut: 2.5, Reasoning: 150,
-			Conditions: map[string]Behaviour{CondNoProfile: mild(general(0.505, 32)), CondProfile: mild(withProfile(0.517, 16))}},
+			Conditions: map[string]Behaviour{queries.CondNoProfile: mild(general(0.505, 32)), queries.CondProfile: mild(withProfile(0.517, 16))}},
 		{Name: "glm-5.2", Model: "z-ai/glm-5.2", Effort: "low", PriceIn: 0.6, PriceOut: 2.2, Reasoning: 200,
-			Conditions: map[string]Behaviour{CondNoProfile: asker(0.460, 52), CondProfile: withProfile(0.559, 18), CondTerse: terse(0.485)}},
+			Conditions: map[string]Behaviour{queries.CondNoProfile: asker(0.460, 52), queries.CondProfile: withProfile(0.559, 18), queries.CondTerse: terse(0.485)}},
 		{Name: "gpt-5.5", Model: "openai/gpt-5.5", Effort: "low", PriceIn: 1.25, PriceOut: 10, Reasoning: 160,
-			Conditions: map[string]Behaviour{CondNoProfile: general(0.546, 36), CondProfile: withProfile(0.530, 17), CondTerse: terse(0.521)}},
+			Conditions: map[string]Behaviour{queries.CondNoProfile: general(0.546, 36), queries.CondProfile: withProfile(0.530, 17), queries.CondTerse: terse(0.521)}},
 		{Name: "osim-4b", Model: "osim/osim-4b", PriceIn: 0.05, PriceOut: 0.1,
-			Conditions: map[string]Behaviour{CondNoProfile: asker(0.400, 30), CondProfile: withProfile(0.473, 14)}},
+			Conditions: map[string]Behaviour{queries.CondNoProfile: asker(0.400, 30), queries.CondProfile: withProfile(0.473, 14)}},
 		{Name: "osim-8b", Model: "osim/osim-8b", PriceIn: 0.08, PriceOut: 0.15,
-			Conditions: map[string]Behaviour{CondNoProfile: asker(0.430, 34), CondProfile: withProfile(0.479, 16)}},
+			Conditions: map[string]Behaviour{queries.CondNoProfile: asker(0.430, 34), queries.CondProfile: withProfile(0.479, 16)}},
 	}
 }
 

@@ -1,11 +1,9 @@
 package synth
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -13,10 +11,9 @@ import (
 	"math"
 	"sort"
 
-	"github.com/duckdb/duckdb-go/v2"
-
 	"github.com/ub-bench/ub/graph"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/splits"
 )
 
 // Judges of the synthetic labels: Judge labels every point and generation
@@ -130,52 +127,10 @@ func Write(ctx context.Context, ws *queries.Workspace, opts Options) (Stats, err
 	return st, nil
 }
 
-// appender opens an appender on table and returns it with a row function
-// that records the first error.
-type appender struct {
-	a     *duckdb.Appender
-	table string
-	err   error
-}
-
-func openAppender(ctx context.Context, ws *queries.Workspace, table string) (*appender, error) {
-	a, err := ws.Appender(ctx, table)
-	if err != nil {
-		return nil, err
-	}
-	return &appender{a: a, table: table}, nil
-}
-
-func (a *appender) row(vals ...driver.Value) {
-	if a.err != nil {
-		return
-	}
-	if err := a.a.AppendRow(vals...); err != nil {
-		a.err = fmt.Errorf("%s: %w", a.table, err)
-	}
-}
-
-func (a *appender) close() error {
-	err := a.a.Close()
-	if a.err != nil {
-		return a.err
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", a.table, err)
-	}
-	return nil
-}
-
 func (c *corpus) write(ctx context.Context, ws *queries.Workspace) error {
-	devA, err := openAppender(ctx, ws, "developers")
-	if err != nil {
-		return err
-	}
+	rw := queries.NewRowWriter(ctx, ws)
 	for _, d := range c.devs {
-		devA.row(d.name)
-	}
-	if err := devA.close(); err != nil {
-		return err
+		rw.Developer(d.name)
 	}
 	repos := map[string]bool{}
 	for _, e := range c.edges {
@@ -186,110 +141,45 @@ func (c *corpus) write(ctx context.Context, ws *queries.Workspace) error {
 		names = append(names, r)
 	}
 	sort.Strings(names)
-	repoA, err := openAppender(ctx, ws, "repos")
-	if err != nil {
-		return err
-	}
 	for _, r := range names {
-		repoA.row(r)
-	}
-	if err := repoA.close(); err != nil {
-		return err
-	}
-	edgeA, err := openAppender(ctx, ws, "developer_repos")
-	if err != nil {
-		return err
+		rw.Repo(r)
 	}
 	for _, e := range c.edges {
-		edgeA.row(e.Developer, e.Repo, "session")
-	}
-	if err := edgeA.close(); err != nil {
-		return err
-	}
-	sa, err := openAppender(ctx, ws, "sessions")
-	if err != nil {
-		return err
-	}
-	ta, err := openAppender(ctx, ws, "turns")
-	if err != nil {
-		return err
+		rw.DeveloperRepo(e.Developer, e.Repo, "session")
 	}
 	for _, s := range c.sessions {
 		x := &s.s
-		sa.row(x.ID, x.Developer, x.Repo, x.StartedAt, x.Format, x.SourceFile, int32(x.Line), x.ContentHash(), int32(len(x.Turns)), nil)
+		rw.Session(queries.NewSession{ID: x.ID, Developer: x.Developer, Repo: x.Repo, StartedAt: x.StartedAt, Format: x.Format,
+			SourceFile: x.SourceFile, Line: x.Line, ContentHash: x.ContentHash(), Turns: len(x.Turns)})
 		for j, t := range x.Turns {
-			ta.row(x.ID, int32(j), string(t.Role), t.Text, nil, false, nil)
+			rw.Turn(queries.NewTurn{SessionID: x.ID, Idx: j, Role: string(t.Role), Text: t.Text})
 		}
 	}
-	if err := sa.close(); err != nil {
-		ta.close()
-		return err
-	}
-	return ta.close()
+	return rw.Close()
 }
 
+// storeSplit makes the split as ub split does (splits.Make) and checks that
+// every developer landed in the split the corpus planned for them.
 func (c *corpus) storeSplit(ctx context.Context, ws *queries.Workspace, seed uint64) (queries.SplitRun, int, error) {
-	comps := graph.Components(c.edges)
-	a, err := graph.Assign(comps, graph.SplitOptions{Seed: int64(seed), Ratios: Ratios, By: graph.ByDevelopers})
+	sp, err := splits.Make(ctx, ws, splits.Options{Seed: int64(seed), Ratios: Ratios, By: graph.ByDevelopers,
+		HeldoutFraction: heldoutFraction, MinHeldoutSessions: minHeldoutSessions,
+		MinSessions: minSessions, MinHeldoutMoments: minHeldoutMoments})
 	if err != nil {
 		return queries.SplitRun{}, 0, err
 	}
-	rows := make([]queries.ComponentRow, len(comps))
-	var devs, repos []queries.NodeSplit
-	for i, comp := range comps {
-		s := a.SplitName(i)
-		rows[i] = queries.ComponentRow{ID: comp.ID, Developers: len(comp.Developers), Repos: len(comp.Repos), Sessions: comp.Sessions, Split: s}
-		for _, d := range comp.Developers {
-			if c.byName[d].split != s {
-				return queries.SplitRun{}, 0, fmt.Errorf("developer %s planned in %s, assigned to %s", d, c.byName[d].split, s)
-			}
-			devs = append(devs, queries.NodeSplit{Name: d, Component: comp.ID, Split: s})
-		}
-		for _, r := range comp.Repos {
-			repos = append(repos, queries.NodeSplit{Name: r, Component: comp.ID, Split: s})
+	for _, d := range sp.Developers {
+		if c.byName[d.Name].split != d.Split {
+			return queries.SplitRun{}, 0, fmt.Errorf("developer %s planned in %s, assigned to %s", d.Name, c.byName[d.Name].split, d.Split)
 		}
 	}
-	run := queries.SplitRun{Seed: int64(seed), Ratios: graph.FormatRatios(Ratios), Measure: string(a.By), Hash: a.Hash,
-		HeldoutFraction: heldoutFraction, MinHeldoutSessions: minHeldoutSessions,
-		MinSessions: minSessions, MinHeldoutMoments: minHeldoutMoments, Warnings: a.Warnings}
-	return run, len(comps), queries.StoreSplit(ctx, ws, run, rows, devs, repos)
+	return sp.Run, len(sp.Components), nil
 }
 
 // storePoints freezes PointsPerDeveloper held-out moments per eligible
-// developer, as ub points does, and stores them with the hash of their
-// published JSONL form (sorted by developer and id).
+// developer as ub points does (splits.Freeze).
 func storePoints(ctx context.Context, ws *queries.Workspace, seed uint64) ([]queries.PointRow, queries.PointSet, error) {
-	ms, err := queries.HeldoutMoments(ctx, ws.Conn())
-	if err != nil {
-		return nil, queries.PointSet{}, err
-	}
-	gm := make([]graph.Moment, len(ms))
-	for i, m := range ms {
-		gm[i] = graph.Moment{Developer: m.Developer, Split: m.Split, SessionID: m.SessionID, TurnIdx: m.TurnIdx, PriorTurns: m.PriorTurns}
-	}
-	frozen := graph.FreezePoints(gm, PointsPerDeveloper, int64(seed))
-	rows := make([]queries.PointRow, len(frozen))
-	for i, p := range frozen {
-		rows[i] = queries.PointRow{ID: p.ID, Developer: p.Developer, Split: p.Split, SessionID: p.SessionID,
-			TurnIdx: p.TurnIdx, PriorTurns: p.PriorTurns, ConstantDose: p.ConstantDose}
-	}
-	sort.Slice(rows, func(i, j int) bool {
-		if rows[i].Developer != rows[j].Developer {
-			return rows[i].Developer < rows[j].Developer
-		}
-		return rows[i].ID < rows[j].ID
-	})
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	for _, r := range rows {
-		if err := enc.Encode(r); err != nil {
-			return nil, queries.PointSet{}, err
-		}
-	}
-	h := sha256.Sum256(b.Bytes())
-	set := queries.PointSet{Seed: sql.NullInt64{Int64: int64(seed), Valid: true},
-		PerDeveloper: sql.NullInt64{Int64: PointsPerDeveloper, Valid: true}, Source: "sampled", Hash: hex.EncodeToString(h[:])}
-	return rows, set, queries.StorePoints(ctx, ws, set, rows)
+	set, rows, err := splits.Freeze(ctx, ws, splits.PointOptions{PerDeveloper: PointsPerDeveloper, Seed: int64(seed)})
+	return rows, set, err
 }
 
 // Run is one prompt setting a simulator is generated at, over every point.
@@ -316,7 +206,7 @@ func Runs() []Run {
 			add(Run{s.Name, cond, AnchorN, AnchorK})
 		}
 	}
-	sweep := func(n, k int) { add(Run{ContextSimulator, CondNoProfile, n, k}) }
+	sweep := func(n, k int) { add(Run{ContextSimulator, queries.CondNoProfile, n, k}) }
 	for _, n := range ContextSweepN {
 		sweep(n, 0)
 	}
@@ -350,9 +240,9 @@ func Runs() []Run {
 // templates are the prompt templates of the three conditions; their
 // version is the short sha256 of the text, as for real templates.
 var templates = map[string]string{
-	CondNoProfile: "You are a software developer working with a coding agent. {conversation} Write what the developer says next.",
-	CondProfile:   "{profile} You are this developer, working with a coding agent. {conversation} Write what the developer says next.",
-	CondTerse:     "You are a terse senior engineer; do not ask clarifying questions; reply in under 12 words. {conversation} Write what the developer says next.",
+	queries.CondNoProfile: "You are a software developer working with a coding agent. {conversation} Write what the developer says next.",
+	queries.CondProfile:   "{profile} You are this developer, working with a coding agent. {conversation} Write what the developer says next.",
+	queries.CondTerse:     "You are a terse senior engineer; do not ask clarifying questions; reply in under 12 words. {conversation} Write what the developer says next.",
 }
 
 func templateVersion(cond string) string {
@@ -379,10 +269,7 @@ func moveIndex(m string) int {
 
 func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, seed uint64, scale int, points []queries.PointRow) (nsim, ngen, nlab int, err error) {
 	sims := Planted()
-	simA, err := openAppender(ctx, ws, "simulators")
-	if err != nil {
-		return 0, 0, 0, err
-	}
+	rw := queries.NewRowWriter(ctx, ws)
 	byName := map[string]Simulator{}
 	for _, s := range sims {
 		byName[s.Name] = s
@@ -391,30 +278,11 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			params["reasoning_effort"] = s.Effort
 		}
 		pj, _ := json.Marshal(params)
-		simA.row(s.Name, Backend, s.Model, json.RawMessage(pj), s.PriceIn, s.PriceOut, 0.5)
+		rw.Simulator(queries.SimulatorRow{Name: s.Name, Backend: Backend, Model: s.Model, Params: pj,
+			PriceIn: s.PriceIn, PriceOut: s.PriceOut, BatchDiscount: 0.5})
 	}
-	if err := simA.close(); err != nil {
-		return 0, 0, 0, err
-	}
-	tmplA, err := openAppender(ctx, ws, "prompt_templates")
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	for _, cond := range []string{CondNoProfile, CondProfile, CondTerse} {
-		tmplA.row(templateVersion(cond), "synth-"+cond, templates[cond])
-	}
-	if err := tmplA.close(); err != nil {
-		return 0, 0, 0, err
-	}
-
-	genA, err := openAppender(ctx, ws, "generations")
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	labA, err := openAppender(ctx, ws, "labels")
-	if err != nil {
-		genA.close()
-		return 0, 0, 0, err
+	for _, cond := range []string{queries.CondNoProfile, queries.CondProfile, queries.CondTerse} {
+		rw.PromptTemplate(templateVersion(cond), "synth-"+cond, templates[cond])
 	}
 	altRNG := stream(seed, "judge/"+AltJudge)
 	altLabel := func(target, id, move string) {
@@ -426,13 +294,13 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			w[moveIndex(move)] = 0
 			alt = Moves[draw(altRNG, w)]
 		}
-		labA.row(target, id, AltJudge, alt, nil, JudgeVersion, nil, nil, nil, nil)
+		rw.Label(queries.Label{Target: target, TargetID: id, Judge: AltJudge, Move: alt, PromptVersion: JudgeVersion})
 		nlab++
 	}
 	lab7RNG := stream(seed, "judge/label7")
 	for _, p := range points {
 		mv := c.moments[p.ID].move
-		labA.row("point", p.ID, Judge, mv, label7(lab7RNG, mv), JudgeVersion, nil, nil, nil, nil)
+		rw.Label(queries.Label{Target: "point", TargetID: p.ID, Judge: Judge, Move: mv, Label7: label7(lab7RNG, mv), PromptVersion: JudgeVersion})
 		altLabel("point", p.ID, mv)
 		nlab++
 	}
@@ -463,7 +331,7 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 		v := vfor(r.Simulator, r.Condition)
 		rng := stream(seed, fmt.Sprintf("gen/%s/%s/%d/%d", r.Simulator, r.Condition, r.N, r.K))
 		version := templateVersion(r.Condition)
-		anchor := r.N == AnchorN && r.K == AnchorK && r.Condition != CondTerse
+		anchor := r.N == AnchorN && r.K == AnchorK && r.Condition != queries.CondTerse
 		for _, p := range points {
 			d := c.byName[p.Developer]
 			real := moveIndex(c.moments[p.ID].move)
@@ -479,16 +347,17 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			text := message(rng, move, words)
 			id := shortHash(r.Simulator, p.ID, r.Condition, fmt.Sprint(r.N), fmt.Sprint(r.K))
 			tin := 600 + 45*min(r.N, p.PriorTurns) + 12*r.K
-			if r.Condition == CondProfile {
+			if r.Condition == queries.CondProfile {
 				tin += 250
 			}
 			tout := int(math.Round(1.35*float64(words))) + s.Reasoning
 			cost := (float64(tin)*s.PriceIn + float64(tout)*s.PriceOut) / 1e6
 			key := fullHash("request", Backend, s.Model, r.Simulator, p.ID, r.Condition, fmt.Sprint(r.N), fmt.Sprint(r.K))
 			parts, _ := json.Marshal(map[string]any{"backend": Backend, "model": s.Model, "sample": 0, "template": version})
-			genA.row(id, p.ID, r.Simulator, r.Condition, int32(r.N), int32(r.K), key, json.RawMessage(parts),
-				text, int32(tin), int32(tout), cost, int32(300+8*tout), nil, version, experiment)
-			labA.row("generation", id, Judge, move, label7(lab7RNG, move), JudgeVersion, nil, nil, nil, nil)
+			rw.Generation(queries.GenerationRow{ID: id, PointID: p.ID, Simulator: r.Simulator, Condition: r.Condition,
+				WindowN: r.N, HistoryK: r.K, RequestKey: key, KeyParts: parts, Text: text, TokensIn: tin, TokensOut: tout,
+				Cost: cost, LatencyMS: int64(300 + 8*tout), PromptVersion: version, Experiment: experiment})
+			rw.Label(queries.Label{Target: "generation", TargetID: id, Judge: Judge, Move: move, Label7: label7(lab7RNG, move), PromptVersion: JudgeVersion})
 			ngen++
 			nlab++
 			if anchor {
@@ -496,9 +365,5 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			}
 		}
 	}
-	if err := genA.close(); err != nil {
-		labA.close()
-		return 0, 0, 0, err
-	}
-	return len(sims), ngen, nlab, labA.close()
+	return len(sims), ngen, nlab, rw.Close()
 }

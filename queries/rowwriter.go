@@ -1,0 +1,171 @@
+package queries
+
+import (
+	"context"
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/duckdb/duckdb-go/v2"
+)
+
+// NewSession is one row of sessions, for RowWriter.Session.
+type NewSession struct {
+	ID, Developer, Repo string
+	StartedAt           time.Time // zero is NULL
+	Format, SourceFile  string
+	Line                int
+	ContentHash         string
+	Turns               int
+	Meta                json.RawMessage // nil is NULL
+}
+
+// NewTurn is one row of turns, for RowWriter.Turn.
+type NewTurn struct {
+	SessionID string
+	Idx       int
+	Role      string
+	Text      string
+	TS        time.Time // zero is NULL
+	IsCommand bool
+	Meta      json.RawMessage // nil is NULL
+}
+
+// RowWriter appends typed rows to the workspace's tables through DuckDB
+// appenders, one per table, opened on first use: only queries knows the
+// column order of a table, so a migration that adds a column changes this
+// file and no caller. The rows are visible once Close returns; call it
+// inside the transaction that should hold them (Workspace.InTx).
+//
+// The first error is kept: every later call returns it and appends
+// nothing, and Close returns it.
+type RowWriter struct {
+	ctx   context.Context
+	ws    *Workspace
+	apps  map[string]*duckdb.Appender
+	order []string
+	err   error
+}
+
+// NewRowWriter returns a RowWriter on ws.
+func NewRowWriter(ctx context.Context, ws *Workspace) *RowWriter {
+	return &RowWriter{ctx: ctx, ws: ws, apps: map[string]*duckdb.Appender{}}
+}
+
+func (w *RowWriter) append(table string, vals ...driver.Value) error {
+	if w.err != nil {
+		return w.err
+	}
+	a := w.apps[table]
+	if a == nil {
+		var err error
+		if a, err = w.ws.Appender(w.ctx, table); err != nil {
+			w.err = err
+			return err
+		}
+		w.apps[table] = a
+		w.order = append(w.order, table)
+	}
+	if err := a.AppendRow(vals...); err != nil {
+		w.err = fmt.Errorf("%s: %w", table, err)
+	}
+	return w.err
+}
+
+// Close flushes and closes every appender, in the order they were opened,
+// and returns the first error.
+func (w *RowWriter) Close() error {
+	for _, t := range w.order {
+		if err := w.apps[t].Close(); err != nil && w.err == nil {
+			w.err = fmt.Errorf("%s: %w", t, err)
+		}
+	}
+	w.apps, w.order = map[string]*duckdb.Appender{}, nil
+	return w.err
+}
+
+func nullable[T comparable](v T) driver.Value {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return v
+}
+
+func nullTime(t time.Time) driver.Value {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}
+
+func nullJSON(b json.RawMessage) driver.Value {
+	if b == nil {
+		return nil
+	}
+	return b
+}
+
+// Developer appends a row of developers.
+func (w *RowWriter) Developer(name string) error { return w.append("developers", name) }
+
+// Repo appends a row of repos.
+func (w *RowWriter) Repo(name string) error { return w.append("repos", name) }
+
+// DeveloperRepo appends an edge of the developer <-> repository graph;
+// source says where it was seen ("session", "manifest").
+func (w *RowWriter) DeveloperRepo(developer, repo, source string) error {
+	return w.append("developer_repos", developer, repo, source)
+}
+
+// Session appends a row of sessions.
+func (w *RowWriter) Session(s NewSession) error {
+	return w.append("sessions", s.ID, s.Developer, s.Repo, nullTime(s.StartedAt), s.Format, s.SourceFile,
+		int32(s.Line), s.ContentHash, int32(s.Turns), nullJSON(s.Meta))
+}
+
+// Turn appends a row of turns.
+func (w *RowWriter) Turn(t NewTurn) error {
+	return w.append("turns", t.SessionID, int32(t.Idx), t.Role, t.Text, nullTime(t.TS), t.IsCommand, nullJSON(t.Meta))
+}
+
+// Simulator appends a row of simulators (a new simulator: StoreSimulator
+// updates one).
+func (w *RowWriter) Simulator(s SimulatorRow) error {
+	return w.append("simulators", s.Name, s.Backend, s.Model, nullJSON(s.Params), s.PriceIn, s.PriceOut, s.BatchDiscount)
+}
+
+// PromptTemplate appends a row of prompt_templates.
+func (w *RowWriter) PromptTemplate(version, name, text string) error {
+	return w.append("prompt_templates", version, name, text)
+}
+
+// Generation appends a row of generations; Text is stored as NULL when
+// Error is set, Error and Experiment "" as NULL.
+func (w *RowWriter) Generation(g GenerationRow) error {
+	return w.append("generations", generationValues(g)...)
+}
+
+func generationValues(g GenerationRow) []driver.Value {
+	var text driver.Value = g.Text
+	if g.Error != "" {
+		text = nil
+	}
+	return []driver.Value{g.ID, g.PointID, g.Simulator, g.Condition, int32(g.WindowN), int32(g.HistoryK),
+		g.RequestKey, g.KeyParts, text, int32(g.TokensIn), int32(g.TokensOut), g.Cost, int32(g.LatencyMS),
+		nullable(g.Error), g.PromptVersion, nullable(g.Experiment)}
+}
+
+// Label appends a row of labels; Label7, PromptVersion, RequestKey and Raw
+// "" are stored as NULL.
+func (w *RowWriter) Label(l Label) error { return w.append("labels", labelValues(l)...) }
+
+func labelValues(l Label) []driver.Value {
+	var conf driver.Value
+	if l.Confidence != 0 {
+		conf = l.Confidence
+	}
+	return []driver.Value{l.Target, l.TargetID, l.Judge, l.Move, nullable(l.Label7), nullable(l.PromptVersion),
+		nullable(l.RequestKey), nullable(l.Raw), conf, nullable(l.DecidedBy)}
+}
