@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -151,15 +152,21 @@ func runLabelsImport(c *cli.Context, sio *streams, path, name, messages string) 
 	if messages != "" {
 		err := ingest.ReadJSONLFile(messages, func(line int, raw []byte) error {
 			var m struct {
-				ID, Repo, Message string
-				SessionStart      string `json:"session_start"`
+				ID           string `json:"id"`
+				Repo         string `json:"repo"`
+				Message      string `json:"message"`
+				SessionStart string `json:"session_start"`
 			}
 			if err := json.Unmarshal(raw, &m); err != nil {
-				return &ingest.ParseError{Path: messages, Line: line, Reason: "invalid JSON: " + err.Error()}
+				return &ingest.ParseError{Path: messages, Line: line, Reason: "invalid JSON: " + ingest.JSONReason(err)}
 			}
 			msgs[m.ID] = importedMessage{m.Repo, m.SessionStart, m.Message}
 			return nil
 		})
+		var pe *ingest.ParseError
+		if errors.As(err, &pe) {
+			return badInputf("labels import: %v", pe) // exit 3: the messages file is bad input
+		}
 		if err != nil {
 			return fmt.Errorf("labels import: %w", err)
 		}
@@ -190,9 +197,13 @@ func runLabelsImport(c *cli.Context, sio *streams, path, name, messages string) 
 	used := map[string]bool{}
 	seenLabel := map[string]int{} // target NUL id -> line
 	err = ingest.ReadJSONLFile(path, func(line int, raw []byte) error {
-		var l struct{ ID, Label, Fine string }
+		var l struct {
+			ID    string `json:"id"`
+			Label string `json:"label"`
+			Fine  string `json:"fine"`
+		}
 		if err := json.Unmarshal(raw, &l); err != nil {
-			bad = append(bad, (&ingest.ParseError{Path: path, Line: line, Reason: "invalid JSON: " + err.Error()}).Error())
+			bad = append(bad, (&ingest.ParseError{Path: path, Line: line, Reason: "invalid JSON: " + ingest.JSONReason(err)}).Error())
 			return nil
 		}
 		move, err := judge.ParseMove(l.Label)
