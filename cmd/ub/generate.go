@@ -322,8 +322,13 @@ func (g *generator) simulator(s sim.SimulatorConfig) (sum SimSummary, retErr err
 			return sum, err
 		}
 	}
+	// Written counts what was committed: a failed commit writes nothing
+	// (the answers stay in the response cache; a re-run sends nothing).
+	if err := queries.ReplaceGenerations(g.ctx, g.ws, rows); err != nil {
+		return sum, fmt.Errorf("store generations: %w", err)
+	}
 	sum.Written = len(rows)
-	return sum, queries.ReplaceGenerations(g.ctx, g.ws, rows)
+	return sum, nil
 }
 
 // row is the generation row of a job, without its answer.
