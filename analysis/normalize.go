@@ -9,13 +9,66 @@ import (
 
 var folder = cases.Fold()
 
+// spaces maps the no-break spaces, markdown emphasis and typographic
+// apostrophes of Normalize; built once, a Replacer is safe for concurrent use.
+var spaces = strings.NewReplacer("\u00a0", " ", "\u202f", " ", "**", "", "\u2019", "'", "\u2018", "'")
+
 // Normalize prepares text for matching as SPEC 6.1 says: Unicode NFKC,
 // U+00A0 and U+202F (no-break spaces) as plain spaces, markdown emphasis
 // "**" removed, case-folded. Typographic apostrophes (U+2019) become "'" and
 // runs of white space one space, so a phrase matches however it was typed.
+//
+// ASCII text, most of a transcript, takes a shorter path with the same
+// result: NFKC leaves ASCII as it is, of the replacements only "**" can
+// occur, and case folding of ASCII is lower-casing.
 func Normalize(s string) string {
+	if isASCII(s) {
+		return normalizeASCII(s)
+	}
+	return strings.Join(strings.Fields(normalizeUnicode(s)), " ")
+}
+
+// normalizeASCII is Normalize of ASCII text in one pass: "**" removed (left
+// to right, as strings.ReplaceAll), lower-cased, runs of white space (as
+// strings.Fields sees it in ASCII) one space, none at either end.
+func normalizeASCII(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '*' && i+1 < len(s) && s[i+1] == '*':
+			i++
+			continue
+		case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			space = b.Len() > 0
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// normalizeUnicode is Normalize's general path before white space is
+// collapsed.
+func normalizeUnicode(s string) string {
 	s = norm.NFKC.String(s)
-	s = strings.NewReplacer("\u00a0", " ", "\u202f", " ", "**", "", "\u2019", "'", "\u2018", "'").Replace(s)
-	s = folder.String(s)
-	return strings.Join(strings.Fields(s), " ")
+	s = spaces.Replace(s)
+	return folder.String(s)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -197,7 +197,27 @@ func isPaymentID(id string) bool {
 	return false
 }
 
+// mayHoldUserID reports whether s has what every userIDRE match has, "_"
+// and three digits: most text has not, and the regexp is slow.
+func mayHoldUserID(s string) bool {
+	for {
+		i := strings.IndexByte(s, '_')
+		if i < 0 {
+			return false
+		}
+		s = s[i+1:]
+		if len(s) >= 3 && isDigit(s[0]) && isDigit(s[1]) && isDigit(s[2]) {
+			return true
+		}
+	}
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
 func userIDs(norm string) []string {
+	if !mayHoldUserID(norm) {
+		return nil
+	}
 	var out []string
 	for _, id := range userIDRE.FindAllString(norm, -1) {
 		if !isPaymentID(id) {
@@ -235,6 +255,9 @@ func ProbeTaskMismatch(e *ProbeEpisode) []Finding {
 				agentSaid[id] = true
 			}
 		case "user":
+			if !mayHoldUserID(norm) {
+				continue
+			}
 			for _, loc := range userIDRE.FindAllStringIndex(norm, -1) {
 				id := norm[loc[0]:loc[1]]
 				switch {
