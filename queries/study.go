@@ -34,6 +34,47 @@ type StudyGeneration struct {
 	Cost                 float64 // USD
 }
 
+// Kinds of moment in StudyOutcomes.
+const (
+	MomentScored     = "scored"     // a generation the judge labelled
+	MomentFailed     = "failed"     // a generation with an error or no text
+	MomentUnlabelled = "unlabelled" // a generation the judge has not labelled
+	MomentMissing    = "missing"    // no generation of the setting at the point
+)
+
+// StudySetting is one setting (a simulator in a condition at live window N
+// and history K) with generations at frozen points, and their totals.
+type StudySetting struct {
+	Simulator, Condition string
+	N, K                 int
+	Generations          int
+	TokensOut            int
+	Cost                 float64 // USD
+}
+
+// StudyOutcomes counts the scored moments of one setting (points whose real
+// message the judge labelled with a move other than "unparseable") of one
+// developer with one real move, generated move and constant-dose flag, of
+// one Kind (MomentScored, ...). Generated is "" unless Kind is
+// MomentScored.
+type StudyOutcomes struct {
+	Simulator, Condition       string
+	N, K                       int
+	Developer, Real, Generated string
+	ConstantDose               bool
+	Kind                       string
+	Count                      int
+}
+
+// StudyLengths counts the generations with text of one setting and
+// developer that are Words words long.
+type StudyLengths struct {
+	Simulator, Condition string
+	N, K                 int
+	Developer            string
+	Words, Count         int
+}
+
 // StudySimulator is one row of the simulators table.
 type StudySimulator struct {
 	Name, Backend, Model string
@@ -84,11 +125,17 @@ type StudyCounts struct {
 
 // Study is everything the report reads from a workspace, for one judge.
 type Study struct {
-	Judge       string
-	Points      []StudyPoint      // by developer, then id
-	Generations []StudyGeneration // in no particular order (see study_generations.sql)
-	Simulators  []StudySimulator  // by name
-	Judges      []JudgeCount      // by judge
+	Judge  string
+	Points []StudyPoint // by developer, then id
+	// Generations, when set, are the study's generations one by one (tests
+	// build small studies so); LoadStudy leaves it nil and fills Settings,
+	// Outcomes and Lengths, the same study aggregated in DuckDB.
+	Generations []StudyGeneration
+	Settings    []StudySetting   // by simulator, condition, N, K
+	Outcomes    []StudyOutcomes  // by setting, developer, real, generated, dose, kind
+	Lengths     []StudyLengths   // by setting, developer, words
+	Simulators  []StudySimulator // by name
+	Judges      []JudgeCount     // by judge
 	Prompts     []PromptVersion
 	Experiments []ExperimentCount
 	Agreement   []AgreementCount
@@ -132,8 +179,10 @@ func StudyJudges(ctx context.Context, db Querier) ([]JudgeCount, error) {
 }
 
 // LoadStudy reads the study of the workspace as scored by judge: the frozen
-// points with the judge's label of each real message, every generation at
-// those points with the judge's label, the simulators, what every judge
+// points with the judge's label of each real message, the generations at
+// those points aggregated per setting (totals, scored moments by developer
+// and move, lengths by developer; no generation is read one by one, so the
+// memory grows with developers and settings, not generations), the simulators, what every judge
 // labelled and where two judges overlap, the prompt versions, the split
 // and point set in force, and the totals.
 func LoadStudy(ctx context.Context, db Querier, judge string) (*Study, error) {
@@ -142,7 +191,7 @@ func LoadStudy(ctx context.Context, db Querier, judge string) (*Study, error) {
 	if st.Points, err = studyPoints(ctx, db, judge); err != nil {
 		return nil, fmt.Errorf("load points: %w", err)
 	}
-	if st.Generations, err = studyGenerations(ctx, db, judge, st.Points); err != nil {
+	if err := studyAggregates(ctx, db, judge, st); err != nil {
 		return nil, fmt.Errorf("load generations: %w", err)
 	}
 	if err := db.QueryRowContext(ctx, q("study_stale_generations")).Scan(&st.StaleGenerations); err != nil {
@@ -284,7 +333,13 @@ func (in interner) of(b []byte) string {
 	return s
 }
 
-func studyGenerations(ctx context.Context, db Querier, judge string, points []StudyPoint) ([]StudyGeneration, error) {
+// LoadGenerations reads every generation at the frozen points, one by one,
+// with judge's label; points are the study's Points (LoadStudy), which the
+// generations index. LoadStudy does not call it: at scale the generations
+// do not fit in memory, and the report needs only their aggregates. It is
+// for studies examined generation by generation (tests, variants of a
+// small study).
+func LoadGenerations(ctx context.Context, db Querier, judge string, points []StudyPoint) ([]StudyGeneration, error) {
 	index := make(map[string]int, len(points))
 	for i, p := range points {
 		index[p.ID] = i
@@ -308,6 +363,50 @@ func studyGenerations(ctx context.Context, db Querier, judge string, points []St
 		return nil
 	})
 	return out, err
+}
+
+// studyAggregates fills st's Settings, Outcomes and Lengths.
+func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) error {
+	in := interner{}
+	var sim, cond, dev, real, gen, kind sql.RawBytes
+	err := scanAll(ctx, db, "study_settings", nil, func(rows *sql.Rows) error {
+		var x StudySetting
+		if err := rows.Scan(&sim, &cond, &x.N, &x.K, &x.Generations, &x.TokensOut, &x.Cost); err != nil {
+			return err
+		}
+		x.Simulator, x.Condition = in.of(sim), in.of(cond)
+		st.Settings = append(st.Settings, x)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	err = scanAll(ctx, db, "study_outcomes", []any{judge}, func(rows *sql.Rows) error {
+		var x StudyOutcomes
+		if err := rows.Scan(&sim, &cond, &x.N, &x.K, &dev, &real, &gen, &x.ConstantDose, &kind, &x.Count); err != nil {
+			return err
+		}
+		x.Simulator, x.Condition, x.Developer = in.of(sim), in.of(cond), in.of(dev)
+		x.Real, x.Generated, x.Kind = in.of(real), in.of(gen), in.of(kind)
+		st.Outcomes = append(st.Outcomes, x)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("outcomes: %w", err)
+	}
+	err = scanAll(ctx, db, "study_lengths", nil, func(rows *sql.Rows) error {
+		var x StudyLengths
+		if err := rows.Scan(&sim, &cond, &x.N, &x.K, &dev, &x.Words, &x.Count); err != nil {
+			return err
+		}
+		x.Simulator, x.Condition, x.Developer = in.of(sim), in.of(cond), in.of(dev)
+		st.Lengths = append(st.Lengths, x)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("lengths: %w", err)
+	}
+	return nil
 }
 
 func studySimulators(ctx context.Context, db Querier) ([]StudySimulator, error) {
@@ -335,6 +434,8 @@ type CasePoint struct {
 type CaseGeneration struct {
 	PointID, Simulator, Condition string
 	Text, Error                   string
+	Move                          string // the judge's move; "" when unlabelled
+	Failed                        bool   // an error, or no text
 }
 
 // CaseTexts are the texts of one developer's points and generations.
@@ -345,8 +446,8 @@ type CaseTexts struct {
 }
 
 // LoadCaseTexts reads the texts of developer's points and of the
-// generations there at live window n and history k.
-func LoadCaseTexts(ctx context.Context, db Querier, developer string, n, k int) (CaseTexts, error) {
+// generations there at live window n and history k, with judge's moves.
+func LoadCaseTexts(ctx context.Context, db Querier, judge, developer string, n, k int) (CaseTexts, error) {
 	ct := CaseTexts{Developer: developer}
 	err := scanAll(ctx, db, "study_case_points", []any{developer}, func(rows *sql.Rows) error {
 		var p CasePoint
@@ -359,9 +460,9 @@ func LoadCaseTexts(ctx context.Context, db Querier, developer string, n, k int) 
 	if err != nil {
 		return ct, fmt.Errorf("load case study points: %w", err)
 	}
-	err = scanAll(ctx, db, "study_case_generations", []any{developer, n, k}, func(rows *sql.Rows) error {
+	err = scanAll(ctx, db, "study_case_generations", []any{developer, n, k, judge}, func(rows *sql.Rows) error {
 		var g CaseGeneration
-		if err := rows.Scan(&g.PointID, &g.Simulator, &g.Condition, &g.Text, &g.Error); err != nil {
+		if err := rows.Scan(&g.PointID, &g.Simulator, &g.Condition, &g.Text, &g.Error, &g.Move, &g.Failed); err != nil {
 			return err
 		}
 		ct.Generations = append(ct.Generations, g)

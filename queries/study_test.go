@@ -1,6 +1,8 @@
 package queries
 
 import (
+	"context"
+	"fmt"
 	"testing"
 )
 
@@ -29,6 +31,87 @@ func TestWords(t *testing.T) {
 		}
 		if got := Words([]byte(tt.in)); got != tt.want {
 			t.Errorf("Words([]byte(%q)) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestStudyAggregates: study_lengths counts words exactly as Words does
+// (Unicode white space: U+00A0, tabs, newlines, ...), and study_outcomes
+// sorts each generation at a labelled point into its kind, with a missing
+// moment for a labelled point the setting has no generation at. The
+// expected kinds are written by hand.
+func TestStudyAggregates(t *testing.T) {
+	ctx := context.Background()
+	ws, err := Open(ctx, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	db := ws.Conn()
+	exec := func(query string, args ...any) {
+		t.Helper()
+		if _, err := db.ExecContext(ctx, query, args...); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+	}
+	exec(`INSERT INTO points VALUES ('p1', 'ann', 'test', 's1', 3, 3, false), ('p2', 'ann', 'test', 's1', 5, 5, true)`)
+	exec(`INSERT INTO labels (target, target_id, judge, move) VALUES ('point', 'p1', 'j', 'approve'), ('point', 'p2', 'j', 'inquiry')`)
+	texts := []string{
+		"", "   ", "ok", "looks good,  go ahead\n", "\ta\fb\rc d\v", "naïve café",
+		"x\u00a0y", "1\u202f000 files", "全角\u3000スペース", "line\u2028next\u0085end",
+		"zero\u200bwidth", "tab\there\nnew\r\nline", "\u1680a\u2000b\u200ac\u205fd\u2029e",
+	}
+	gen := func(id, point, sim, text string, errText any) {
+		t.Helper()
+		exec(`INSERT INTO generations (id, point_id, simulator, condition, window_n, history_k, request_key, key_parts, text, error, prompt_version)
+			VALUES ($1, $2, $3, 'noprofile', 14, 0, 'k', '{}', $4, $5, 'v')`, id, point, sim, text, errText)
+	}
+	for i, s := range texts {
+		gen(fmt.Sprintf("w%02d", i), "p1", fmt.Sprintf("w%02d", i), s, nil)
+	}
+	// Simulator "a": p1 labelled, p2 failed. Simulator "b": p1 unlabelled,
+	// p2 missing.
+	gen("a1", "p1", "a", "yes", nil)
+	gen("a2", "p2", "a", "", "boom")
+	gen("b1", "p1", "b", "hm", nil)
+	exec(`INSERT INTO labels (target, target_id, judge, move) VALUES ('generation', 'a1', 'j', 'approve')`)
+
+	var st Study
+	if err := studyAggregates(ctx, db, "j", &st); err != nil {
+		t.Fatal(err)
+	}
+	words := map[string]int{}
+	for _, l := range st.Lengths {
+		if l.Count != 1 {
+			t.Errorf("%s: %d generations of %d words, want 1", l.Simulator, l.Count, l.Words)
+		}
+		words[l.Simulator] = l.Words
+	}
+	for i, s := range texts {
+		sim := fmt.Sprintf("w%02d", i)
+		if got, want := words[sim], Words(s); got != want {
+			t.Errorf("study_lengths(%q) = %d words, Words = %d", s, got, want)
+		}
+	}
+	type kindKey struct{ sim, real, gen, kind string }
+	got := map[kindKey]int{}
+	for _, o := range st.Outcomes {
+		if o.Simulator == "a" || o.Simulator == "b" {
+			got[kindKey{o.Simulator, o.Real, o.Generated, o.Kind}] += o.Count
+		}
+	}
+	want := map[kindKey]int{
+		{"a", "approve", "approve", MomentScored}: 1,
+		{"a", "inquiry", "", MomentFailed}:        1,
+		{"b", "approve", "", MomentUnlabelled}:    1,
+		{"b", "inquiry", "", MomentMissing}:       1,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("outcomes of a and b = %v, want %v", got, want)
+	}
+	for _, s := range st.Settings {
+		if s.Simulator == "a" && s.Generations != 2 {
+			t.Errorf("setting a: %d generations, want 2", s.Generations)
 		}
 	}
 }

@@ -48,20 +48,26 @@ func (r *Report) caseStudy() (*figure, error) {
 		}
 		sims = append(sims, x.sim)
 		for _, cond := range []string{queries.CondNoProfile, queries.CondProfile} {
-			m := map[int]string{}
-			for _, gi := range r.group(x.sim, cond, r.anchorN, r.anchorK).gens {
-				g := r.st.Generations[gi]
-				if r.st.Points[g.Point].Developer != dev {
-					continue
-				}
-				switch {
-				case g.Failed:
-					m[g.Point] = "failed"
-				default:
-					m[g.Point] = g.Move
-				}
-			}
-			moves[sc{x.sim, cond}] = m
+			moves[sc{x.sim, cond}] = map[int]string{}
+		}
+	}
+	pointIdx := map[string]int{}
+	for i, p := range r.st.Points {
+		if p.Developer == dev {
+			pointIdx[p.ID] = i
+		}
+	}
+	for _, g := range ct.Generations {
+		m, ok := moves[sc{g.Simulator, g.Condition}]
+		i, at := pointIdx[g.PointID]
+		if !ok || !at {
+			continue
+		}
+		switch {
+		case g.Failed:
+			m[i] = "failed"
+		default:
+			m[i] = g.Move
 		}
 	}
 	// The moments where the profile changed the most simulators' moves.

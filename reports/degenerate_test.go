@@ -13,7 +13,8 @@ import (
 )
 
 // synthStudy loads the synthetic study of seed 1 at scale 1 as ub report
-// does, for the degenerate variants below.
+// does, but with its generations one by one instead of aggregated, for the
+// degenerate variants below.
 func synthStudy(t *testing.T) *queries.Study {
 	t.Helper()
 	ctx := context.Background()
@@ -29,6 +30,10 @@ func synthStudy(t *testing.T) *queries.Study {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if st.Generations, err = queries.LoadGenerations(ctx, ws.Conn(), synth.Judge, st.Points); err != nil {
+		t.Fatal(err)
+	}
+	st.Settings, st.Outcomes, st.Lengths = nil, nil, nil
 	return st
 }
 

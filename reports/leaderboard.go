@@ -319,7 +319,7 @@ func (r *Report) effort() (*figure, error) {
 			p := analysis.PairedAccuracy(a, b)
 			t := p.Test
 			ga, gb := r.group(hi.sim, cond, r.anchorN, r.anchorK), r.group(lo.sim, cond, r.anchorN, r.anchorK)
-			mean := func(g *group) string { return f1(float64(g.tokensOut) / float64(len(g.gens))) }
+			mean := func(g *group) string { return f1(float64(g.tokensOut) / float64(g.generations)) }
 			accA, accB := analysis.MacroAccuracy(a).Accuracy.Mean, analysis.MacroAccuracy(b).Accuracy.Mean
 			f.table.add(model, cond, lo.sim, hi.sim, lo.effort, hi.effort, f3(accB), f3(accA), s3(t.MeanDiff), s3(t.CI.Lo), s3(t.CI.Hi),
 				f2(t.T), pval(t.P), strconv.Itoa(len(p.Developers)), mean(gb), mean(ga))

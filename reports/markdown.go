@@ -308,7 +308,7 @@ func (r *Report) methods(b *strings.Builder) {
 			x = &tot{}
 			tots[k.sim] = x
 		}
-		x.gens += len(g.gens)
+		x.gens += g.generations
 		x.failed += g.failed
 		x.miss += g.missing
 		x.unl += g.unlabelled

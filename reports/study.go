@@ -73,15 +73,15 @@ type groupKey struct {
 
 // group is the scored generations of one setting.
 type group struct {
-	gens       []int // indices into Study.Generations, in point order
-	outcomes   []analysis.Outcome
-	dose       []analysis.Outcome // the constant-dose subset
-	lengths    []analysis.Length  // words of every generation with text
-	failed     int
-	unlabelled int
-	missing    int // scorable points with no generation in the group (scored as misses)
-	tokensOut  int
-	cost       float64
+	generations int // at frozen points
+	outcomes    []analysis.Outcome
+	dose        []analysis.Outcome // the constant-dose subset
+	lengths     []analysis.Length  // words of every generation with text
+	failed      int
+	unlabelled  int
+	missing     int // scorable points with no generation in the group (scored as misses)
+	tokensOut   int
+	cost        float64
 }
 
 // Report is a study prepared for drawing: generations grouped by setting
@@ -101,13 +101,19 @@ type Report struct {
 	fid            *fidelity // the User fidelity section (SetFidelity); nil: none
 }
 
-// Prepare groups and scores the study's generations. A generation that
-// failed, or is missing at a scorable point, scores as a miss; one the judge has not labelled is left out and
-// counted, as are points whose real message it has not labelled.
+// Prepare groups and scores the study's generations: its Settings,
+// Outcomes and Lengths as queries.LoadStudy aggregates them, or, for a
+// study built in memory, its Generations, aggregated here the same way. A
+// generation that failed, or is missing at a scorable point, scores as a
+// miss; one the judge has not labelled is left out and counted, as are
+// points whose real message it has not labelled.
 func Prepare(in Input) *Report {
 	st := in.Study
 	if st == nil {
 		st = &queries.Study{}
+	}
+	if st.Generations != nil {
+		st = aggregate(st)
 	}
 	r := &Report{in: in, st: st, groups: map[groupKey]*group{}}
 	for _, p := range st.Points {
@@ -115,33 +121,74 @@ func Prepare(in Input) *Report {
 			r.unscoredPoints++
 		}
 	}
-	for i, g := range st.Generations {
-		k := groupKey{g.Simulator, g.Condition, g.N, g.K}
+	for _, s := range st.Settings {
+		k := groupKey{s.Simulator, s.Condition, s.N, s.K}
 		gr := r.groups[k]
 		if gr == nil {
 			gr = &group{}
 			r.groups[k] = gr
 		}
-		gr.gens = append(gr.gens, i)
+		gr.generations += s.Generations
+		gr.tokensOut += s.TokensOut
+		gr.cost += s.Cost
 	}
-	// The generations come in no particular order: put each setting's in
-	// point order (one generation per point and setting), so that every
-	// sum below, and so every output, is the same whatever the load order.
-	for _, gr := range r.groups {
-		sort.Slice(gr.gens, func(a, b int) bool {
-			ga, gb := st.Generations[gr.gens[a]], st.Generations[gr.gens[b]]
-			if ga.Point != gb.Point {
-				return ga.Point < gb.Point
+	// Size every slice first: at scale the outcomes are most of the memory.
+	nOut, nDose, nLen := map[*group]int{}, map[*group]int{}, map[*group]int{}
+	for _, o := range st.Outcomes {
+		gr := r.groupOf(o.Simulator, o.Condition, o.N, o.K)
+		switch o.Kind {
+		case queries.MomentUnlabelled:
+			gr.unlabelled += o.Count
+			continue
+		case queries.MomentFailed:
+			gr.failed += o.Count
+		case queries.MomentMissing:
+			gr.missing += o.Count
+		}
+		nOut[gr] += o.Count
+		if o.ConstantDose {
+			nDose[gr] += o.Count
+		}
+	}
+	for _, l := range st.Lengths {
+		nLen[r.groupOf(l.Simulator, l.Condition, l.N, l.K)] += l.Count
+	}
+	for gr, n := range nOut {
+		gr.outcomes = make([]analysis.Outcome, 0, n)
+	}
+	for gr, n := range nDose {
+		gr.dose = make([]analysis.Outcome, 0, n)
+	}
+	for gr, n := range nLen {
+		gr.lengths = make([]analysis.Length, 0, n)
+	}
+	// Every statistic of analysis counts outcomes and lengths per developer
+	// and move, so their order within a group does not matter.
+	for _, o := range st.Outcomes {
+		if o.Kind == queries.MomentUnlabelled {
+			continue
+		}
+		gr := r.groupOf(o.Simulator, o.Condition, o.N, o.K)
+		x := analysis.Outcome{Developer: o.Developer, Real: o.Real, Generated: o.Generated}
+		for range o.Count {
+			gr.outcomes = append(gr.outcomes, x)
+			if o.ConstantDose {
+				gr.dose = append(gr.dose, x)
 			}
-			return ga.Words < gb.Words
-		})
-		gr.score(st)
+		}
+	}
+	for _, l := range st.Lengths {
+		gr := r.groupOf(l.Simulator, l.Condition, l.N, l.K)
+		x := analysis.Length{Developer: l.Developer, Words: l.Words}
+		for range l.Count {
+			gr.lengths = append(gr.lengths, x)
+		}
 	}
 	r.anchorN, r.anchorK = defaultN, defaultK
 	count := map[[2]int]int{}
 	for k, g := range r.groups {
 		if k.cond == queries.CondProfile || k.cond == queries.CondNoProfile {
-			count[[2]int{k.n, k.k}] += len(g.gens)
+			count[[2]int{k.n, k.k}] += g.generations
 		}
 	}
 	if count[[2]int{defaultN, defaultK}] == 0 {
@@ -155,53 +202,77 @@ func Prepare(in Input) *Report {
 	return r
 }
 
-// score fills the group's outcomes, lengths and totals from its
-// generations, in point order. A scorable point with no generation in the
-// group is missing: it scores as a miss, like a failed generation, and is
-// counted, so that a partially generated study shows as such.
-func (gr *group) score(st *queries.Study) {
-	next := 0 // the first of gr.gens not consumed yet
-	for pi, p := range st.Points {
-		found := false
-		for ; next < len(gr.gens) && st.Generations[gr.gens[next]].Point == pi; next++ {
-			found = true
-			gr.scoreOne(st.Generations[gr.gens[next]], p)
-		}
-		if !found && scorable(p.Real) {
-			gr.missing++
-			gr.addOutcome(analysis.Outcome{Developer: p.Developer, Real: p.Real}, p)
-		}
+// groupOf returns the setting's group, making it when new.
+func (r *Report) groupOf(sim, cond string, n, k int) *group {
+	key := groupKey{sim, cond, n, k}
+	gr := r.groups[key]
+	if gr == nil {
+		gr = &group{}
+		r.groups[key] = gr
 	}
+	return gr
 }
 
-// scoreOne adds one generation at point p.
-func (gr *group) scoreOne(g queries.StudyGeneration, p queries.StudyPoint) {
-	gr.tokensOut += g.TokensOut
-	gr.cost += g.Cost
-	if !g.Failed {
-		gr.lengths = append(gr.lengths, analysis.Length{Developer: p.Developer, Words: g.Words})
+// aggregate returns a copy of st with its Generations aggregated into
+// Settings, Outcomes and Lengths as queries.LoadStudy reads them from a
+// workspace (study_settings.sql, study_outcomes.sql, study_lengths.sql), for
+// studies built in memory. Rows with equal keys are not merged; Prepare
+// adds them up.
+func aggregate(st *queries.Study) *queries.Study {
+	out := *st
+	out.Generations = nil
+	out.Settings, out.Outcomes, out.Lengths = nil, nil, nil
+	type setting struct {
+		sim, cond string
+		n, k      int
 	}
-	if !scorable(p.Real) {
-		return
+	sets := map[setting]*queries.StudySetting{}
+	present := map[setting]map[int]bool{}
+	var order []setting
+	for _, g := range st.Generations {
+		key := setting{g.Simulator, g.Condition, g.N, g.K}
+		s := sets[key]
+		if s == nil {
+			s = &queries.StudySetting{Simulator: g.Simulator, Condition: g.Condition, N: g.N, K: g.K}
+			sets[key] = s
+			present[key] = map[int]bool{}
+			order = append(order, key)
+		}
+		s.Generations++
+		s.TokensOut += g.TokensOut
+		s.Cost += g.Cost
+		present[key][g.Point] = true
+		p := st.Points[g.Point]
+		if !g.Failed {
+			out.Lengths = append(out.Lengths, queries.StudyLengths{Simulator: g.Simulator, Condition: g.Condition,
+				N: g.N, K: g.K, Developer: p.Developer, Words: g.Words, Count: 1})
+		}
+		if !scorable(p.Real) {
+			continue
+		}
+		o := queries.StudyOutcomes{Simulator: g.Simulator, Condition: g.Condition, N: g.N, K: g.K,
+			Developer: p.Developer, Real: p.Real, ConstantDose: p.ConstantDose, Count: 1}
+		switch {
+		case g.Failed:
+			o.Kind = queries.MomentFailed
+		case g.Move == "":
+			o.Kind = queries.MomentUnlabelled
+		default:
+			o.Kind, o.Generated = queries.MomentScored, g.Move
+		}
+		out.Outcomes = append(out.Outcomes, o)
 	}
-	o := analysis.Outcome{Developer: p.Developer, Real: p.Real}
-	switch {
-	case g.Failed:
-		gr.failed++
-	case g.Move == "":
-		gr.unlabelled++
-		return
-	default:
-		o.Generated = g.Move
+	for _, key := range order {
+		out.Settings = append(out.Settings, *sets[key])
+		for pi, p := range st.Points {
+			if scorable(p.Real) && !present[key][pi] {
+				out.Outcomes = append(out.Outcomes, queries.StudyOutcomes{Simulator: key.sim, Condition: key.cond,
+					N: key.n, K: key.k, Developer: p.Developer, Real: p.Real, ConstantDose: p.ConstantDose,
+					Kind: queries.MomentMissing, Count: 1})
+			}
+		}
 	}
-	gr.addOutcome(o, p)
-}
-
-func (gr *group) addOutcome(o analysis.Outcome, p queries.StudyPoint) {
-	gr.outcomes = append(gr.outcomes, o)
-	if p.ConstantDose {
-		gr.dose = append(gr.dose, o)
-	}
+	return &out
 }
 
 // scorable is whether a real move can be scored against: labelled and

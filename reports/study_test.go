@@ -60,7 +60,7 @@ func loadReport(ctx context.Context, ws *queries.Workspace, judge string) (*Repo
 	}
 	r := Prepare(Input{Study: st, Split: &s, JudgeQuality: testQuality()})
 	if dev, n, k, ok := r.CaseDeveloper(); ok {
-		ct, err := queries.LoadCaseTexts(ctx, db, dev, n, k)
+		ct, err := queries.LoadCaseTexts(ctx, db, judge, dev, n, k)
 		if err != nil {
 			return nil, err
 		}

@@ -132,7 +132,7 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 	}
 	rep := reports.Prepare(in)
 	if dev, n, k, ok := rep.CaseDeveloper(); ok {
-		ct, err := queries.LoadCaseTexts(ctx, db, dev, n, k)
+		ct, err := queries.LoadCaseTexts(ctx, db, judge, dev, n, k)
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}

@@ -1,4 +1,6 @@
--- study_generations: every generation at a frozen point, with the move judge
+-- study_generations: every generation at a frozen point, one by one (the
+-- report reads the aggregates of study_settings, study_outcomes and
+-- study_lengths instead; this is for studies examined per generation), with the move judge
 -- $1 gave it ('' when unlabelled), whether it failed (an error, or no text),
 -- its text (counted in Go: a regular expression per row costs more than
 -- the transfer), tokens and cost. No ORDER BY, on purpose: sorting carries
