@@ -311,3 +311,42 @@ func TestOfflineWindow(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkOfflineWindow: one retrieve and one mix generation against a
+// 1,000-pair pool, by live window N and history K. N=1/K=0 is the query the
+// simulators made before they honoured N and K (the agent's latest turn).
+func BenchmarkOfflineWindow(b *testing.B) {
+	docs := synthDocs(1_000, 2)
+	pairs := make([]Pair, len(docs))
+	for i, d := range docs {
+		pairs[i] = Pair{"ann", fmt.Sprintf("s%04d", i), 1, d, 2, "reply " + d}
+	}
+	pool := NewReplyPool("train", pairs)
+	var turns []Turn
+	for i := 0; i < 30; i++ {
+		role := "developer"
+		if i%2 == 1 {
+			role = "agent"
+		}
+		turns = append(turns, Turn{Role: role, Text: docs[(i*37)%len(docs)]})
+	}
+	history := make([]string, 64)
+	for i := range history {
+		history[i] = docs[(i*53)%len(docs)]
+	}
+	agent, _ := LatestAgentTurn(turns)
+	pool.Nearest(agent, 1) // build the index outside the timings
+	for _, c := range []struct{ n, k int }{{1, 0}, {14, 0}, {14, 64}} {
+		in := OfflineInput{Condition: CondNoProfile, PointID: "p1", Agent: agent, Pool: pool, Visible: Visible(turns, c.n), History: history[:c.k]}
+		for _, o := range []Offline{Retrieve{Seed: 1}, Mix{Seed: 1}} {
+			b.Run(fmt.Sprintf("%s/N=%d/K=%d", o.Name(), c.n, c.k), func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					if _, err := o.Generate(in); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
