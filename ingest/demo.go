@@ -53,6 +53,33 @@ var demoAgent = []string{"I updated %s and ran the tests; all pass.", "Here is t
 	"I looked into %s: the problem is an off-by-one in the loop bound.", "Done. %s now reads its settings from the environment.",
 	"I could not reproduce the failure in %s; can you share the error output?", "The edit to %s is applied and committed."}
 
+// demoMoveNames are the moves of demoMoves, in order (the judge's names).
+var demoMoveNames = [4]string{"approve", "critical", "directive", "inquiry"}
+
+// DemoMove returns the move the demo corpus wrote a developer message as
+// (approve, critical, directive or inquiry): the move of the template the
+// message was made from, a label known by construction. ok is false for a
+// text no demo template makes (a command, or any other text).
+func DemoMove(text string) (move string, ok bool) {
+	t := strings.TrimSpace(text)
+	for m, tpls := range demoMoves {
+		for _, tpl := range tpls {
+			if !strings.Contains(tpl, "%s") {
+				if t == tpl {
+					return demoMoveNames[m], true
+				}
+				continue
+			}
+			for _, n := range demoNouns {
+				if t == fmt.Sprintf(tpl, n) {
+					return demoMoveNames[m], true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
 type demoTurn struct {
 	role    Role
 	text    string

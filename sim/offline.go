@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -107,6 +108,65 @@ type OfflineInput struct {
 	// the training developers' pool); "" when Pool is the named pool. It is
 	// part of the request, and so of every generation's key_parts.
 	PoolFallback string
+	// Visible is what the prompt at the generation's live window N would
+	// show of the conversation (Visible(turns, N): the last N turns, the
+	// agent's latest turn always among them). nil means only the agent's
+	// latest turn (Agent), as at N = 1.
+	Visible []Turn
+	// History is the developer's K most recent messages from earlier
+	// sessions, MOST RECENT FIRST, as the prompt prepends them at K > 0;
+	// nil at K = 0.
+	History []string
+}
+
+// Visible returns the turns a prompt at live window n shows of turns (the
+// turns before a moment): the last n, with the agent's latest turn put
+// first when it falls outside them, as Build shows them. n < 1 is taken as 1.
+func Visible(turns []Turn, n int) []Turn {
+	shown, _ := window(turns, max(n, 1))
+	return append([]Turn(nil), shown...)
+}
+
+// visibleTurns is in.Visible, or the agent's latest turn alone when nil.
+func (in OfflineInput) visibleTurns() []Turn {
+	if in.Visible != nil {
+		return in.Visible
+	}
+	return []Turn{{Role: "agent", Text: in.Agent}}
+}
+
+// query is the text retrieve searches with: the K history messages (oldest
+// first, as the prompt shows them), then the visible turns in order. With
+// N = 1 and K = 0 it is the agent's latest turn alone.
+func (in OfflineInput) query() string {
+	var parts []string
+	for i := len(in.History) - 1; i >= 0; i-- {
+		parts = append(parts, in.History[i])
+	}
+	for _, t := range in.visibleTurns() {
+		if !t.IsCommand {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// seen is the developer messages the prompt shows: the visible developer
+// turns (not commands) in order, then the K history messages, most recent
+// first.
+func (in OfflineInput) seen() []string {
+	var out []string
+	for _, t := range in.visibleTurns() {
+		if t.Role == "developer" && !t.IsCommand && strings.TrimSpace(t.Text) != "" {
+			out = append(out, t.Text)
+		}
+	}
+	for _, h := range in.History {
+		if strings.TrimSpace(h) != "" {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // Offline is a built-in simulator that needs no network.
@@ -114,18 +174,25 @@ type OfflineInput struct {
 // The built-in offline simulators are honest baselines that write text
 // without a model (SPEC section 3):
 //
-//   - mix draws one developer reply from a pool, uniformly, seeded by the
-//     simulator's seed and the point id. With the profile the pool is this
+//   - mix draws one developer reply uniformly from the pool's replies
+//     followed by the developer messages the prompt shows (the visible
+//     developer turns of the window, then the K history messages), seeded by
+//     the simulator's seed and the point id. With the profile the pool is this
 //     developer's profile-session replies, so its moves follow the
 //     developer's own move mix (the chance line made concrete); without, all
-//     training developers' replies.
+//     training developers' replies. The visible messages shift that mix
+//     toward what the developer said in view: a wider window or a longer
+//     history conditions it on more.
 //   - retrieve returns the developer reply that followed the pool's agent
-//     turn most similar to the agent's latest turn before the moment (TF-IDF
-//     cosine, see tfidfIndex; ties go to the earlier pair in pool order).
-//     When no pool agent turn shares a term with it, retrieve falls back to
-//     the mix draw.
+//     turn most similar to the visible context (TF-IDF cosine over the K
+//     history messages and the visible turns, see tfidfIndex; ties go to the
+//     earlier pair in pool order). At N = 1 and K = 0 the query is the
+//     agent's latest turn alone. When no pool agent turn shares a term with
+//     it, retrieve falls back to the mix draw.
 //
-// Which pool a condition uses is PoolScope's answer.
+// Neither reads a turn outside the window (Visible) or more history than K:
+// they see what the prompt would show. Which pool a condition uses is
+// PoolScope's answer.
 type Offline interface {
 	// Name is the backend name: mix or retrieve.
 	Name() string
@@ -155,13 +222,24 @@ type Mix struct{ Seed int64 }
 // Name is "mix".
 func (Mix) Name() string { return "mix" }
 
-// Generate returns the reply of pair sha256("mix", seed, point id) mod
-// pool size.
+// Generate returns candidate sha256("mix", seed, point id) mod c, where the
+// c candidates are the pool's replies in pool order followed by the
+// developer messages the prompt shows (OfflineInput.seen). With nothing of
+// the developer in view, that is the pool's reply of the same index.
 func (m Mix) Generate(in OfflineInput) (string, error) {
 	if in.Pool == nil || in.Pool.Len() == 0 {
 		return "", fmt.Errorf("mix: point %s: %w", in.PointID, ErrEmptyPool)
 	}
-	return in.Pool.pairs[drawIndex(m.Seed, in.PointID, in.Pool.Len())].Reply, nil
+	return mixDraw(m.Seed, in), nil
+}
+
+func mixDraw(seed int64, in OfflineInput) string {
+	seen := in.seen()
+	i := drawIndex(seed, in.PointID, in.Pool.Len()+len(seen))
+	if i < in.Pool.Len() {
+		return in.Pool.pairs[i].Reply
+	}
+	return seen[i-in.Pool.Len()]
 }
 
 func drawIndex(seed int64, pointID string, n int) int {
@@ -177,27 +255,31 @@ type Retrieve struct{ Seed int64 }
 func (Retrieve) Name() string { return "retrieve" }
 
 // Generate returns the reply that followed the pool's agent turn most
-// similar to in.Agent; when none shares a term with it, the mix draw.
+// similar to the visible context (OfflineInput.query); when none shares a
+// term with it, the mix draw.
 func (r Retrieve) Generate(in OfflineInput) (string, error) {
 	if in.Pool == nil || in.Pool.Len() == 0 {
 		return "", fmt.Errorf("retrieve: point %s: %w", in.PointID, ErrEmptyPool)
 	}
-	if m := in.Pool.Nearest(in.Agent, 1); len(m) == 1 {
+	if m := in.Pool.Nearest(in.query(), 1); len(m) == 1 {
 		return in.Pool.pairs[m[0].Doc].Reply, nil
 	}
-	return in.Pool.pairs[drawIndex(r.Seed, in.PointID, in.Pool.Len())].Reply, nil
+	return mixDraw(r.Seed, in), nil
 }
 
 // offlineAlgorithm versions each offline simulator's method; it is the
 // request's Model, so a changed method re-runs.
-var offlineAlgorithm = map[string]string{"mix": "mix-v1", "retrieve": TokenizerVersion}
+var offlineAlgorithm = map[string]string{"mix": "mix-v2", "retrieve": TokenizerVersion + "+window"}
 
 // OfflineRequest is the cache request of one offline generation: Backend is
 // the simulator's backend (mix or retrieve), Model its method version,
-// Messages the agent turn it answers, and Params.Extra the seed, point,
-// condition and pool version. Its Key recognises a re-run: it changes with
-// any of them and with nothing else (not N or K, which offline simulators
-// do not read).
+// Messages what it sees (the K history messages, oldest first, with role
+// "history", then the visible turns with their roles; the agent turn alone,
+// with role "user", when nothing else is in view), and Params.Extra the
+// seed, point, condition and pool version. Its Key recognises a re-run: it
+// changes with any of them and with nothing else, so N and K change it
+// exactly where they change what the simulator sees, and a generation made
+// at one N or K is never taken for another's.
 func OfflineRequest(backend string, seed int64, in OfflineInput) Request {
 	pool := ""
 	if in.Pool != nil {
@@ -210,9 +292,28 @@ func OfflineRequest(backend string, seed int64, in OfflineInput) Request {
 	return Request{
 		Backend:  backend,
 		Model:    offlineAlgorithm[backend],
-		Messages: []Message{{Role: "user", Content: in.Agent}},
+		Messages: offlineMessages(in),
 		Params:   Params{Extra: extra},
 	}
+}
+
+func offlineMessages(in OfflineInput) []Message {
+	vis := in.visibleTurns()
+	if len(in.History) == 0 && len(vis) == 1 && vis[0].Role == "agent" && vis[0].Text == in.Agent {
+		return []Message{{Role: "user", Content: in.Agent}}
+	}
+	var msgs []Message
+	for i := len(in.History) - 1; i >= 0; i-- {
+		msgs = append(msgs, Message{Role: "history", Content: in.History[i]})
+	}
+	for _, t := range vis {
+		role := t.Role
+		if t.IsCommand {
+			role += "/command"
+		}
+		msgs = append(msgs, Message{Role: role, Content: t.Text})
+	}
+	return msgs
 }
 
 // OfflineKey is OfflineRequest(backend, seed, in).Key().

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -99,10 +100,19 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	if err := reportAudit(io, findings, false); err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "\n== generate (mix, retrieve; profile, noprofile, terse)\n")
+	fmt.Fprintf(io.out, "\n== generate (mix, retrieve; profile, noprofile, terse; sweeps of N and K: retrieve, profile)\n")
 	gopts := generateOptions{sims: []string{"mix", "retrieve"}, conditions: []string{sim.CondProfile, sim.CondNoProfile, sim.CondTerse},
 		window: sim.DefaultWindow, seed: int64(opts.seed), persona: "stats"}
-	if err := runGenerateOn(c, io, ws, gopts); err != nil {
+	e, err := experimentFromFlags(gopts)
+	if err != nil {
+		return err
+	}
+	e.Name = "demo"
+	e.Sweeps = demoSweeps()
+	if err := e.Check(); err != nil {
+		return err
+	}
+	if err := generateIn(c, io, ws, e, gopts); err != nil {
 		return err
 	}
 	fmt.Fprintf(io.out, "\n== judge (builtin)\n")
@@ -116,6 +126,10 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 			return err
 		}
 		fmt.Fprintf(io.out, "%s: %d labelled  %s\n", t, n, counts)
+	}
+	fmt.Fprintf(io.out, "\n== judge (%s: the move each demo message was written as)\n", demoSecondJudge)
+	if err := demoTruthLabels(c, io, ws); err != nil {
+		return err
 	}
 	fmt.Fprintf(io.out, "\n== report\n")
 	rep, err := loadReport(c, io, ws, "builtin")
@@ -134,10 +148,60 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 		fmt.Fprintf(io.out, "skipped %s: %s\n", s.Figure, s.Reason)
 	}
 	fmt.Fprintf(io.out, "report: %s (%d figures, %d skipped)\n", filepath.ToSlash(filepath.Join(out, "report.md")), len(sum.Figures), len(sum.Skipped))
+	fmt.Fprintf(io.out, "(judge-agreement compares the built-in judge with %s, the move the demo corpus wrote each message as: a known answer only a made-up corpus has)\n", demoSecondJudge)
 	fmt.Fprintf(io.out, "(every figure, without spending money: ub synth --db synth.duckdb && ub --db synth.duckdb report --out synth-report)\n")
 	if err := runReviewDemo(c.Context, io, ws, opts.dir); err != nil {
 		return err
 	}
 	fmt.Fprintf(io.out, "\nworkspace: %s\ntry: ub --db %s sql \"select role, count(*) from turns group by all order by 1\"\n", opts.db, opts.db)
 	return nil
+}
+
+// demoSecondJudge is the demo's second judge, for judge-agreement: the
+// move the demo corpus wrote each point's real message as
+// (ingest.DemoMove), stored as labels like an imported labelled sample.
+const demoSecondJudge = "demo-truth"
+
+// demoTruthLabels stores the demo-truth label of every point whose real
+// message a demo template made.
+func demoTruthLabels(c *cli.Context, io *streams, ws *queries.Workspace) error {
+	kind, items, err := labelTargets(c, ws, "points")
+	if err != nil {
+		return err
+	}
+	var labels []queries.Label
+	count := map[string]int{}
+	for _, it := range items {
+		m, ok := ingest.DemoMove(it.Text)
+		if !ok {
+			continue
+		}
+		count[m]++
+		labels = append(labels, queries.Label{Target: kind, TargetID: it.ID, Judge: demoSecondJudge, Move: m,
+			PromptVersion: "demo-corpus", Raw: "the demo template's move", Confidence: 1})
+	}
+	if err := queries.ReplaceLabels(c.Context, ws, demoSecondJudge, kind, labels); err != nil {
+		return fmt.Errorf("demo: store %s labels: %w", demoSecondJudge, err)
+	}
+	var parts []string
+	for _, m := range judge.Moves() {
+		parts = append(parts, fmt.Sprintf("%s %d", m, count[m.String()]))
+	}
+	fmt.Fprintf(io.out, "points: %d labelled (of %d)  %s\n", len(labels), len(items), strings.Join(parts, ", "))
+	return nil
+}
+
+// demoSweeps are the demo's sweeps, kept to one simulator and condition so
+// that a cold demo stays near a minute: the context sweep (N = 1..10 and 14
+// at K = 0), the history sweep (K up to 64 at N = 14, and K = 8 and 64 at
+// N = 1) and the N x K surface.
+func demoSweeps() []sim.Sweep {
+	one := []string{"retrieve"}
+	cond := []string{sim.CondProfile}
+	return []sim.Sweep{
+		{Name: "context", Simulators: one, Conditions: cond, WindowN: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 14}, HistoryK: []int{0}},
+		{Name: "history", Simulators: one, Conditions: cond, WindowN: []int{14}, HistoryK: []int{0, 2, 4, 8, 16, 32, 64}},
+		{Name: "history-n1", Simulators: one, Conditions: cond, WindowN: []int{1}, HistoryK: []int{8, 64}},
+		{Name: "surface", Simulators: one, Conditions: cond, WindowN: []int{1, 2, 4, 8, 14}, HistoryK: []int{0, 4, 16, 64}},
+	}
 }

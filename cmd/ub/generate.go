@@ -347,7 +347,7 @@ func (g *generator) prepare(s sim.SimulatorConfig, j *job, templates map[string]
 		return err
 	}
 	if sim.IsOffline(s.Backend) {
-		in, err := g.in.offline(g.ctx, pd, j.cell.Condition)
+		in, err := g.in.offline(g.ctx, pd, j.cell.Condition, j.cell.WindowN, j.cell.HistoryK)
 		if err != nil {
 			j.err = err.Error()
 			j.req = sim.Request{Backend: s.Backend, Model: s.Backend, Messages: []sim.Message{{Role: "user", Content: j.point.ID + "\x00" + j.cell.Condition}}}

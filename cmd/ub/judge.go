@@ -203,6 +203,13 @@ func judgeTargets(c *cli.Context, ws *queries.Workspace, b *judge.Builtin, name,
 	if err != nil {
 		return 0, "", err
 	}
+	return storeBuiltinLabels(c, ws, b, name, kind, items)
+}
+
+// storeBuiltinLabels labels items with b and stores them under judge name,
+// replacing that judge's labels of the kind; it returns how many and the
+// count of each move.
+func storeBuiltinLabels(c *cli.Context, ws *queries.Workspace, b *judge.Builtin, name, kind string, items []queries.LabelTarget) (int, string, error) {
 	labels := make([]queries.Label, len(items))
 	count := map[judge.Move]int{}
 	for i, it := range items {

@@ -161,7 +161,7 @@ func runPromptShow(c *cli.Context, io *streams, arg string, opts promptShowOptio
 }
 
 func showOffline(ctx context.Context, io *streams, in *simInputs, pd queries.PointData, opts promptShowOptions) error {
-	oin, err := in.offline(ctx, pd, opts.condition)
+	oin, err := in.offline(ctx, pd, opts.condition, opts.window, opts.history)
 	if err != nil {
 		return err
 	}
@@ -278,12 +278,27 @@ func (s *simInputs) persona(ctx context.Context, dev string) (string, error) {
 	return s.personas[dev], nil
 }
 
-// offline returns the offline simulator input of a point under a condition:
-// the agent's latest turn and the pool sim.PoolScope names.
-func (s *simInputs) offline(ctx context.Context, pd queries.PointData, condition string) (sim.OfflineInput, error) {
-	agent, ok := sim.LatestAgentTurn(toSimTurns(pd.Before))
+// offline returns the offline simulator input of a point under a condition
+// at live window n and history k: the agent's latest turn, the turns the
+// prompt would show (sim.Visible), the k most recent profile-session
+// messages, and the pool sim.PoolScope names.
+func (s *simInputs) offline(ctx context.Context, pd queries.PointData, condition string, n, k int) (sim.OfflineInput, error) {
+	turns := toSimTurns(pd.Before)
+	agent, ok := sim.LatestAgentTurn(turns)
 	if !ok {
 		return sim.OfflineInput{}, fmt.Errorf("point %s: no agent turn before the moment", pd.Point.ID)
+	}
+	var history []string
+	if k > 0 {
+		s.mu.Lock()
+		hs, err := queries.ProfileHistory(ctx, s.db, pd.Point.Developer, k)
+		s.mu.Unlock()
+		if err != nil {
+			return sim.OfflineInput{}, err
+		}
+		for _, h := range hs {
+			history = append(history, h.Text)
+		}
 	}
 	pool, err := s.pool(ctx, condition, pd.Point.Developer)
 	fallback := ""
@@ -297,7 +312,8 @@ func (s *simInputs) offline(ctx context.Context, pd queries.PointData, condition
 	if err != nil {
 		return sim.OfflineInput{}, err
 	}
-	return sim.OfflineInput{Condition: condition, PointID: pd.Point.ID, Agent: agent, Pool: pool, PoolFallback: fallback}, nil
+	return sim.OfflineInput{Condition: condition, PointID: pd.Point.ID, Agent: agent, Pool: pool, PoolFallback: fallback,
+		Visible: sim.Visible(turns, n), History: history}, nil
 }
 
 // pool returns (building once) the pool of an offline simulator under a
