@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -166,6 +167,22 @@ func lineAt(data []byte, off int64) int {
 }
 
 // syntaxCheck returns one ParseError for a file that is not valid JSON.
+// readJSONFile reads a whole episode or task file and checks that it is JSON;
+// a file that cannot be read or is not valid JSON is one error on sink, and
+// ok is false.
+func readJSONFile(path string, r io.Reader, sink EpisodeSink) (data []byte, ok bool) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		sink.Error(&ParseError{Path: path, Reason: err.Error()})
+		return nil, false
+	}
+	if pe := syntaxCheck(path, data); pe != nil {
+		sink.Error(pe)
+		return nil, false
+	}
+	return data, true
+}
+
 func syntaxCheck(path string, data []byte) *ParseError {
 	if json.Valid(data) {
 		return nil

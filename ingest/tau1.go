@@ -58,13 +58,8 @@ type t1Task struct {
 // convention). Episodes have no id: simulation_id is tau1:<stem>:<index>, and
 // content_hash tells a changed copy.
 func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		sink.Error(&ParseError{Path: path, Reason: err.Error()})
-		return nil
-	}
-	if pe := syntaxCheck(path, data); pe != nil {
-		sink.Error(pe)
+	data, ok := readJSONFile(path, r, sink)
+	if !ok {
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

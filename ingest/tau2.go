@@ -147,13 +147,8 @@ type t2ToolCall struct {
 // its index and id and the others still land; a task that cannot be read is
 // reported and its episodes keep a null task_key.
 func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		sink.Error(&ParseError{Path: path, Reason: err.Error()})
-		return nil
-	}
-	if pe := syntaxCheck(path, data); pe != nil {
-		sink.Error(pe)
+	data, ok := readJSONFile(path, r, sink)
+	if !ok {
 		return nil
 	}
 	f := &EpisodeFile{}
@@ -501,13 +496,8 @@ func tau2Episode(raw json.RawMessage, run *EpRun, idx int) (*Episode, error) {
 // tasks/<domain>/tasks.json). A task without instructions.domain takes the
 // name of the file's folder as its domain.
 func ParseTaskFile(path string, r io.Reader, sink EpisodeSink) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		sink.Error(&ParseError{Path: path, Reason: err.Error()})
-		return nil
-	}
-	if pe := syntaxCheck(path, data); pe != nil {
-		sink.Error(pe)
+	data, ok := readJSONFile(path, r, sink)
+	if !ok {
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

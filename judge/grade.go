@@ -27,6 +27,21 @@ type Blueprint struct {
 	ReasonForCall, KnownInfo, UnknownInfo, TaskInstructions, Persona, Instruction string
 }
 
+// writeLine writes a transcript line as the grader and the rubric writer
+// see it: "[turn] role: text" on one line, the agent named agent, long
+// texts cut at maxLine bytes (no newline).
+func writeLine(b *strings.Builder, l TranscriptLine) {
+	role := l.Role
+	if role == "assistant" {
+		role = "agent"
+	}
+	text := l.Text
+	if len(text) > maxLine {
+		text = validHead(text, maxLine) + "..."
+	}
+	fmt.Fprintf(b, "[%d] %s: %s", l.TurnIdx, role, strings.ReplaceAll(text, "\n", " "))
+}
+
 // TranscriptLine is one message of an episode as the grader sees it: no
 // simulator or agent name is ever part of it.
 type TranscriptLine struct {
@@ -70,15 +85,7 @@ func GradeMessages(it GradeItem) []ChatMessage {
 	}
 	b.WriteString("\nCONVERSATION\n")
 	for _, l := range it.Transcript {
-		role := l.Role
-		if role == "assistant" {
-			role = "agent"
-		}
-		text := l.Text
-		if len(text) > maxLine {
-			text = validHead(text, maxLine) + "..."
-		}
-		fmt.Fprintf(&b, "[%d] %s: %s", l.TurnIdx, role, strings.ReplaceAll(text, "\n", " "))
+		writeLine(&b, l)
 		if len(l.Calls) > 0 {
 			fmt.Fprintf(&b, " (tool calls: %s)", strings.Join(l.Calls, "; "))
 		}

@@ -59,15 +59,8 @@ func WriterMessages(in WriterInput) []ChatMessage {
 	if len(in.Sample) > 0 {
 		b.WriteString("\nSAMPLE CONVERSATION (not an oracle: it only shows which situations arise)\n")
 		for _, l := range in.Sample {
-			role := l.Role
-			if role == "assistant" {
-				role = "agent"
-			}
-			text := l.Text
-			if len(text) > maxLine {
-				text = validHead(text, maxLine) + "..."
-			}
-			fmt.Fprintf(&b, "[%d] %s: %s\n", l.TurnIdx, role, strings.ReplaceAll(text, "\n", " "))
+			writeLine(&b, l)
+			b.WriteByte('\n')
 		}
 	}
 	return []ChatMessage{{"system", writerPrompt}, {"user", b.String()}}
