@@ -135,15 +135,9 @@ func runPromptShow(c *cli.Context, io *streams, arg string, opts promptShowOptio
 		out := map[string]any{"point": p.ID, "developer": p.Developer, "session_id": p.SessionID, "turn_idx": p.TurnIdx,
 			"condition": opts.condition, "window_n": opts.window, "history_k": opts.history,
 			"prompt_version": version, "messages": msgs}
-		if opts.real {
-			out["real"] = pd.Real
-		}
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return showJSON(io, out, opts.real, pd)
 	}
-	fmt.Fprintf(io.out, "point %s: developer %s, session %s, turn %d (%d turns before it)\n",
-		p.ID, p.Developer, p.SessionID, p.TurnIdx, p.PriorTurns)
+	showPoint(io, p)
 	who := ""
 	if opts.sim != "" {
 		who = "simulator " + opts.sim + ", "
@@ -177,15 +171,9 @@ func showOffline(ctx context.Context, io *streams, in *sim.Inputs, pd queries.Po
 		out := map[string]any{"point": p.ID, "developer": p.Developer, "simulator": opts.sim, "seed": opts.seed,
 			"condition": opts.condition, "pool": oin.Pool.Name, "pool_pairs": oin.Pool.Len(), "pool_version": oin.Pool.Version(),
 			"request_key": key, "agent": oin.Agent, "output": text}
-		if opts.real {
-			out["real"] = pd.Real
-		}
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return showJSON(io, out, opts.real, pd)
 	}
-	fmt.Fprintf(io.out, "point %s: developer %s, session %s, turn %d (%d turns before it)\n",
-		p.ID, p.Developer, p.SessionID, p.TurnIdx, p.PriorTurns)
+	showPoint(io, p)
 	fmt.Fprintf(io.out, "simulator %s (offline, seed %d), condition %s, pool %s (%d pairs, version %s), request key %s\n",
 		opts.sim, opts.seed, opts.condition, oin.Pool.Name, oin.Pool.Len(), oin.Pool.Version(), key)
 	fmt.Fprintf(io.out, "== agent's latest turn (the input)\n%s\n== output\n%s\n", oin.Agent, text)
@@ -193,4 +181,21 @@ func showOffline(ctx context.Context, io *streams, in *sim.Inputs, pd queries.Po
 		fmt.Fprintf(io.out, "== real developer message\n%s\n", pd.Real)
 	}
 	return nil
+}
+
+// showJSON prints out as indented JSON, with the point's real message under
+// "real" when asked for.
+func showJSON(io *streams, out map[string]any, real bool, pd queries.PointData) error {
+	if real {
+		out["real"] = pd.Real
+	}
+	enc := json.NewEncoder(io.out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// showPoint prints the line that names a point.
+func showPoint(io *streams, p queries.PointRow) {
+	fmt.Fprintf(io.out, "point %s: developer %s, session %s, turn %d (%d turns before it)\n",
+		p.ID, p.Developer, p.SessionID, p.TurnIdx, p.PriorTurns)
 }
