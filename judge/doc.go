@@ -35,6 +35,8 @@
 // shipped measurement is builtin_measure.json (BuiltinMeasurement). The
 // cascade (sim.Cascade, ub judge --cascade builtin,NAME) keeps the built-in
 // judge's most confident labels and sends the rest to a model judge.
+// LabelWorkspace labels a workspace's points or generations with the
+// built-in judge; LabelJSONL the messages of a JSONL file.
 //
 // Regenerate the weights and the measurement with
 //

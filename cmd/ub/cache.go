@@ -69,29 +69,23 @@ func runCacheExplain(c *cli.Context, sio *streams, arg string) error {
 	if err != nil {
 		return err
 	}
-	g := &generator{ctx: c.Context, ws: ws, e: e, io: sio, in: newSimInputs(ws.Conn(), opts.persona)}
-	g.contexts = map[string]queries.PointData{}
 	cell := sim.Cell{Simulator: s.Name, Condition: opts.conditions[0], WindowN: opts.window, HistoryK: opts.history}
-	pd, err := g.pointData(id)
+	gen, err := sim.PrepareGeneration(c.Context, ws.Conn(), s, cell, id, sim.InputsOptions{PersonaKind: opts.persona})
 	if err != nil {
 		return err
 	}
-	j := &job{id: sim.GenerationID(s.Name, id, cell.Condition, cell.WindowN, cell.HistoryK), cell: cell, point: pd.Point}
-	if err := g.prepare(s, j, map[string]sim.TemplateRecord{}); err != nil {
-		return err
-	}
-	key, partsJSON, genErr, ok, err := queries.GetGeneration(c.Context, ws.Conn(), j.id)
+	key, partsJSON, genErr, ok, err := queries.GetGeneration(c.Context, ws.Conn(), gen.ID)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(sio.out, "generation %s (simulator %s, point %s, %s, N=%d, K=%d)\nrequest key now: %s\n",
-		j.id, s.Name, id, cell.Condition, cell.WindowN, cell.HistoryK, j.req.Key())
+		gen.ID, s.Name, id, cell.Condition, cell.WindowN, cell.HistoryK, gen.Request.Key())
 	if !ok {
 		fmt.Fprintln(sio.out, "no stored generation: ub generate has not made it yet")
 		return nil
 	}
 	fmt.Fprintf(sio.out, "request key stored: %s\n", key)
-	if key == j.req.Key() {
+	if key == gen.Request.Key() {
 		if genErr != "" {
 			fmt.Fprintf(sio.out, "same key: the stored generation failed (%s); ub generate --retry-failed sends it again if it may succeed\n", genErr)
 		} else {
@@ -104,7 +98,7 @@ func runCacheExplain(c *cli.Context, sio *streams, arg string) error {
 		return fmt.Errorf("cache explain: stored key parts: %w", err)
 	}
 	fmt.Fprintln(sio.out, "the key changed, so ub generate would send a new request:")
-	for _, r := range sim.ExplainMiss(was, j.parts) {
+	for _, r := range sim.ExplainMiss(was, gen.Parts) {
 		fmt.Fprintln(sio.out, "  -", r)
 	}
 	return nil

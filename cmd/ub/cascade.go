@@ -22,58 +22,19 @@ func parseCascade(spec string) (string, error) {
 	return strings.TrimSpace(parts[1]), nil
 }
 
-// cascadeName is the judge name a cascade's labels are stored under.
-func cascadeName(model string) string { return judge.BuiltinName + "+" + model }
-
-// judgeCascade labels every point or generation with the built-in judge and
-// sends the least confident share 1-coverage to the model judge through the
-// runner; the labels are stored under builtin+NAME, each with the judge that
-// decided it and the built-in judge's confidence.
+// judgeCascade labels every point or generation with the cascade
+// (sim.JudgeCascade) and reports it.
 func judgeCascade(c *cli.Context, sio *streams, ws *queries.Workspace, b *judge.Builtin, name string, coverage float64, mj modelEndpoint, target string) error {
-	kind, targets, err := labelTargets(c, ws, target)
+	bar, done := generateProgress(sio, "cascade "+name)
+	res, err := sim.JudgeCascade(c.Context, ws, b, sim.CascadeJudgeOptions{Judge: name, Model: mj.model, Endpoint: mj.endpoint,
+		Target: target, Coverage: coverage, RetryFailed: mj.retryFailed, Progress: bar})
+	done()
 	if err != nil {
 		return err
 	}
-	items := make([]sim.CascadeItem, len(targets))
-	for i, t := range targets {
-		items[i] = sim.CascadeItem{ID: t.ID, Text: t.Text, PrevAgent: t.PrevAgent}
-	}
-	price := sim.SimulatorConfig{PriceIn: mj.endpoint.PriceIn, PriceOut: mj.endpoint.PriceOut}
-	bar, done := generateProgress(sio, "cascade "+name)
-	labels, st, err := sim.Cascade(c.Context, items, b, sim.CascadeModel{Name: name, BaseURL: mj.endpoint.BaseURL, Model: mj.model},
-		sim.NewOpenAI(sim.OpenAIConfig{BaseURL: mj.endpoint.BaseURL, APIKeyEnv: mj.endpoint.APIKeyEnv, Timeout: mj.endpoint.Timeout}), sim.NewDuckStore(ws),
-		sim.CascadeOptions{Coverage: coverage, Run: sim.RunOptions{Concurrency: mj.endpoint.Concurrency, RatePerSecond: mj.endpoint.RateLimit,
-			MaxAttempts: mj.endpoint.MaxAttempts, RetryFailed: mj.retryFailed,
-			Cost:     func(_ sim.Request, r sim.Response) float64 { return price.Cost(r.TokensIn, r.TokensOut, r.ViaBatch) },
-			Progress: bar}})
-	done()
-	if err != nil {
-		return fmt.Errorf("judge: %w", err)
-	}
-	store := cascadeName(name)
-	var rows []queries.Label
-	for _, l := range labels {
-		if l.Failed != "" {
-			continue
-		}
-		row := queries.Label{Target: kind, TargetID: l.ID, Judge: store, Move: l.Move.String(), Raw: l.Raw,
-			RequestKey: l.RequestKey, Confidence: l.Confidence, DecidedBy: l.DecidedBy, PromptVersion: b.Version()}
-		if l.DecidedBy != judge.BuiltinName {
-			row.PromptVersion = judge.PromptVersion()
-		}
-		if l.Unparseable {
-			row.Move = "unparseable"
-		}
-		if l.Fine != 0 {
-			row.Label7 = l.Fine.String()
-		}
-		rows = append(rows, row)
-	}
-	if err := queries.ReplaceLabels(c.Context, ws, store, kind, rows); err != nil {
-		return fmt.Errorf("judge: store: %w", err)
-	}
+	st := res.Stats
 	fmt.Fprintf(sio.out, "%s: %d labelled by %s: %d by builtin (%s, the most confident %.0f%%), %d by %s (model %s, %s): %d sent, %d cached, %d failed, %d unparseable, $%.4f\n",
-		target, len(rows), store, st.Builtin, b.Version(), 100*coverage, st.Model, name, mj.model, judge.PromptVersion(),
+		target, res.Labels, res.Judge, st.Builtin, b.Version(), 100*coverage, st.Model, name, mj.model, judge.PromptVersion(),
 		st.Run.Sent, st.Run.Cached, st.Failed, st.Unparseable, st.Run.Cost)
 	if m, err := judge.BuiltinMeasurement(); err == nil {
 		if p, ok := m.At(coverage); ok {

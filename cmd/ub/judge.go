@@ -9,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim"
@@ -74,14 +73,9 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 	if opts.input != "" {
 		return judgeFile(sio, b, opts.input)
 	}
-	var targets []string
-	switch opts.target {
-	case "points", "generations":
-		targets = []string{opts.target}
-	case "all":
-		targets = []string{"points", "generations"}
-	default:
-		return usagef("judge: --target %q: want points, generations or all", opts.target)
+	targets, err := judgeTargetKinds(opts.target)
+	if err != nil {
+		return err
 	}
 	ws, err := openWorkspace(c, false)
 	if err != nil {
@@ -104,131 +98,50 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 	return nil
 }
 
-// judgeWithModel labels every point or generation with a model judge,
-// through the runner (cache, retries, rate limit, costs). An answer that
-// does not parse is stored as 'unparseable' with the raw answer; a request
-// that failed leaves its target unlabelled and is reported.
+// judgeWithModel labels every point or generation with a model judge
+// (sim.JudgeWithModel) and reports it.
 func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name string, mj modelEndpoint, target string) error {
-	kind, items, err := labelTargets(c, ws, target)
-	if err != nil {
-		return err
-	}
-	if err := requireAPIKey(mj.endpoint.APIKeyEnv); err != nil {
-		return err
-	}
 	bar, done := generateProgress(sio, "judge "+name)
-	res, err := sim.RunStep(c.Context, sim.NewDuckStore(ws), items, modelJudgeStep(mj, name, kind),
-		sim.StepOptions{RetryFailed: mj.retryFailed, Progress: bar})
+	res, err := sim.JudgeWithModel(c.Context, ws, sim.ModelJudgeOptions{Judge: name, Model: mj.model, Endpoint: mj.endpoint,
+		Target: target, RetryFailed: mj.retryFailed, Progress: bar,
+		Preflight: func() error { return requireAPIKey(mj.endpoint.APIKeyEnv) }})
 	done()
 	if err != nil {
-		return fmt.Errorf("judge: %w", err)
+		return err
 	}
-	labels, st, failed := res.Rows, res.Stats, len(res.Failures)
-	count := map[string]int{}
-	for _, l := range labels {
-		count[l.Move]++
-	}
-	if err := queries.ReplaceLabels(c.Context, ws, name, kind, labels); err != nil {
-		return fmt.Errorf("judge: store: %w", err)
-	}
-	fmt.Fprintf(sio.out, "%s: %d labelled by %s (%s, model %s): %d sent, %d cached, %d failed, $%.4f; ", target, len(labels), name,
-		judge.PromptVersion(), mj.model, st.Sent, st.Cached, failed, st.Cost)
+	st := res.Stats
+	fmt.Fprintf(sio.out, "%s: %d labelled by %s (%s, model %s): %d sent, %d cached, %d failed, $%.4f; ", target, res.Labels, name,
+		judge.PromptVersion(), mj.model, st.Sent, st.Cached, res.Failed, st.Cost)
 	var parts []string
 	for _, m := range []string{"approve", "critical", "directive", "inquiry", "other", "unparseable"} {
-		parts = append(parts, fmt.Sprintf("%s %d", m, count[m]))
+		parts = append(parts, fmt.Sprintf("%s %d", m, res.Counts[m]))
 	}
 	fmt.Fprintln(sio.out, strings.Join(parts, ", "))
-	if failed > 0 {
-		return fmt.Errorf("judge: %d request(s) failed (recorded in responses; --retry-failed sends the retryable ones again): %w", failed, errGenerationsFailed)
+	if res.Failed > 0 {
+		return fmt.Errorf("judge: %d request(s) failed (recorded in responses; --retry-failed sends the retryable ones again): %w", res.Failed, errGenerationsFailed)
 	}
 	return nil
-}
-
-// modelJudgeStep is the model judge as a sim.Step: one request per message
-// (the versioned judge prompt, temperature 0), one label per stored answer.
-// An answer that does not parse is the label 'unparseable' with the raw
-// answer; a request that failed or is unanswered is a failure, no label.
-func modelJudgeStep(mj modelEndpoint, name, kind string) sim.Step[queries.LabelTarget, queries.Label] {
-	zero := 0.0
-	return sim.Step[queries.LabelTarget, queries.Label]{
-		Endpoint: mj.endpoint,
-		Build: func(it queries.LabelTarget) (sim.Request, error) {
-			var msgs []sim.Message
-			for _, m := range judge.PromptMessages(it.Text, it.PrevAgent) {
-				msgs = append(msgs, sim.Message{Role: m.Role, Content: m.Content})
-			}
-			return sim.Request{Backend: "openai", BaseURL: mj.endpoint.BaseURL, Model: mj.model,
-				Params: sim.Params{Temperature: &zero, MaxTokens: 64}, Messages: msgs}, nil
-		},
-		Parse: func(it queries.LabelTarget, a sim.Answer) ([]queries.Label, error) {
-			if !a.Stored {
-				return nil, fmt.Errorf("%s %s: no answer", kind, it.ID)
-			}
-			if a.Err != "" {
-				return nil, fmt.Errorf("%s %s: %s", kind, it.ID, a.Err)
-			}
-			l := queries.Label{Target: kind, TargetID: it.ID, Judge: name, PromptVersion: judge.PromptVersion(), RequestKey: a.Key, Raw: a.Text}
-			mv, fine, perr := judge.ParseAnswer(a.Text)
-			if perr != nil {
-				l.Move = "unparseable"
-			} else {
-				l.Move = mv.String()
-				if fine != 0 {
-					l.Label7 = fine.String()
-				}
-			}
-			return []queries.Label{l}, nil
-		},
-	}
 }
 
 // labelTargets loads what a judge labels for target "points" or
 // "generations", and the labels' target kind.
 func labelTargets(c *cli.Context, ws *queries.Workspace, target string) (string, []queries.LabelTarget, error) {
-	load, kind := queries.PointMessages, "point"
-	if target == "generations" {
-		load, kind = queries.GenerationMessages, "generation"
-	}
-	items, err := load(c.Context, ws.Conn())
-	if err != nil {
-		return "", nil, fmt.Errorf("judge: %w", err)
-	}
-	return kind, items, nil
+	return judge.Targets(c.Context, ws.Conn(), target)
 }
 
-// judgeTargets labels every point or generation with the built-in judge and
-// replaces that judge's labels of the target.
+// judgeTargets labels every point or generation with the built-in judge,
+// replacing judge name's labels of the target; it returns how many and the
+// count of each move.
 func judgeTargets(c *cli.Context, ws *queries.Workspace, b *judge.Builtin, name, target string) (int, string, error) {
-	kind, items, err := labelTargets(c, ws, target)
+	sum, err := judge.LabelWorkspace(c.Context, ws, b, judge.LabelOptions{Judge: name, Target: target})
 	if err != nil {
 		return 0, "", err
 	}
-	return storeBuiltinLabels(c, ws, b, name, kind, items)
-}
-
-// storeBuiltinLabels labels items with b and stores them under judge name,
-// replacing that judge's labels of the kind; it returns how many and the
-// count of each move.
-func storeBuiltinLabels(c *cli.Context, ws *queries.Workspace, b *judge.Builtin, name, kind string, items []queries.LabelTarget) (int, string, error) {
-	labels := make([]queries.Label, len(items))
-	count := map[judge.Move]int{}
-	for i, it := range items {
-		r := b.Label(it.Text, it.PrevAgent)
-		count[r.Move]++
-		l := queries.Label{Target: kind, TargetID: it.ID, Judge: name, Move: r.Move.String(), PromptVersion: b.Version(), Raw: r.Reason, Confidence: r.Confidence}
-		if r.Fine != 0 {
-			l.Label7 = r.Fine.String()
-		}
-		labels[i] = l
-	}
-	if err := queries.ReplaceLabels(c.Context, ws, name, kind, labels); err != nil {
-		return 0, "", fmt.Errorf("judge: store: %w", err)
-	}
 	var parts []string
 	for _, m := range judge.Moves() {
-		parts = append(parts, fmt.Sprintf("%s %d", m, count[m]))
+		parts = append(parts, fmt.Sprintf("%s %d", m, sum.Counts[m]))
 	}
-	return len(items), strings.Join(parts, ", "), nil
+	return sum.Labels, strings.Join(parts, ", "), nil
 }
 
 // judgeFile labels the messages of a JSONL file and prints one JSON label per
@@ -243,43 +156,9 @@ func judgeFile(sio *streams, b *judge.Builtin, path string) error {
 		defer f.Close()
 		r = f
 	}
-	type item struct {
-		ID        string  `json:"id"`
-		Message   *string `json:"message"`
-		PrevAgent string  `json:"prev_agent"`
-	}
-	type out struct {
-		ID     string  `json:"id"`
-		Label  string  `json:"label"`
-		Fine   string  `json:"fine,omitempty"`
-		Score  float64 `json:"score"`
-		Conf   float64 `json:"confidence"`
-		Reason string  `json:"reason"`
-		Judge  string  `json:"judge"`
-	}
 	enc := json.NewEncoder(sio.out)
-	bad := 0
-	err := ingest.ReadJSONL(r, path, func(line int, raw []byte) error {
-		var it item
-		if err := json.Unmarshal(raw, &it); err != nil || it.Message == nil || it.ID == "" {
-			reason := `missing "message"`
-			switch {
-			case err != nil:
-				reason = "invalid JSON: " + ingest.JSONReason(err)
-			case it.ID == "":
-				reason = `missing "id" (each label is matched to its message by id)`
-			}
-			fmt.Fprintln(sio.err, (&ingest.ParseError{Path: path, Line: line, Reason: reason}).Error())
-			bad++
-			return nil
-		}
-		res := b.Label(*it.Message, it.PrevAgent)
-		o := out{ID: it.ID, Label: res.Move.String(), Score: res.Score, Conf: res.Confidence, Reason: res.Reason, Judge: b.Version()}
-		if res.Fine != 0 {
-			o.Fine = res.Fine.String()
-		}
-		return enc.Encode(o)
-	})
+	bad, err := judge.LabelJSONL(r, path, b, func(l judge.FileLabel) error { return enc.Encode(l) },
+		judge.LabelFileOptions{BadLine: func(err error) { fmt.Fprintln(sio.err, err.Error()) }})
 	if err != nil {
 		return fmt.Errorf("judge: %w", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -116,15 +115,14 @@ func runPromptShow(c *cli.Context, io *streams, arg string, opts promptShowOptio
 	if err != nil {
 		return err
 	}
-	in := newSimInputs(db, opts.persona)
-	in.onTheFly = func(dev string) {
+	in := sim.NewInputs(db, sim.InputsOptions{PersonaKind: opts.persona, OnTheFly: func(dev string) {
 		fmt.Fprintf(io.err, "note: no stored stats profile for %s; built it on the fly (ub profile stores it)\n", dev)
-	}
+	}})
 	p := pd.Point
 	if sim.IsOffline(opts.sim) {
 		return showOffline(ctx, io, in, pd, opts)
 	}
-	pin, err := in.prompt(ctx, pd, opts.condition, opts.history)
+	pin, err := in.Prompt(ctx, pd, opts.condition, opts.history)
 	if err != nil {
 		return err
 	}
@@ -137,15 +135,9 @@ func runPromptShow(c *cli.Context, io *streams, arg string, opts promptShowOptio
 		out := map[string]any{"point": p.ID, "developer": p.Developer, "session_id": p.SessionID, "turn_idx": p.TurnIdx,
 			"condition": opts.condition, "window_n": opts.window, "history_k": opts.history,
 			"prompt_version": version, "messages": msgs}
-		if opts.real {
-			out["real"] = pd.Real
-		}
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return showJSON(io, out, opts.real, pd)
 	}
-	fmt.Fprintf(io.out, "point %s: developer %s, session %s, turn %d (%d turns before it)\n",
-		p.ID, p.Developer, p.SessionID, p.TurnIdx, p.PriorTurns)
+	showPoint(io, p)
 	who := ""
 	if opts.sim != "" {
 		who = "simulator " + opts.sim + ", "
@@ -160,8 +152,8 @@ func runPromptShow(c *cli.Context, io *streams, arg string, opts promptShowOptio
 	return nil
 }
 
-func showOffline(ctx context.Context, io *streams, in *simInputs, pd queries.PointData, opts promptShowOptions) error {
-	oin, err := in.offline(ctx, pd, opts.condition, opts.window, opts.history)
+func showOffline(ctx context.Context, io *streams, in *sim.Inputs, pd queries.PointData, opts promptShowOptions) error {
+	oin, err := in.Offline(ctx, pd, opts.condition, opts.window, opts.history)
 	if err != nil {
 		return err
 	}
@@ -179,15 +171,9 @@ func showOffline(ctx context.Context, io *streams, in *simInputs, pd queries.Poi
 		out := map[string]any{"point": p.ID, "developer": p.Developer, "simulator": opts.sim, "seed": opts.seed,
 			"condition": opts.condition, "pool": oin.Pool.Name, "pool_pairs": oin.Pool.Len(), "pool_version": oin.Pool.Version(),
 			"request_key": key, "agent": oin.Agent, "output": text}
-		if opts.real {
-			out["real"] = pd.Real
-		}
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return showJSON(io, out, opts.real, pd)
 	}
-	fmt.Fprintf(io.out, "point %s: developer %s, session %s, turn %d (%d turns before it)\n",
-		p.ID, p.Developer, p.SessionID, p.TurnIdx, p.PriorTurns)
+	showPoint(io, p)
 	fmt.Fprintf(io.out, "simulator %s (offline, seed %d), condition %s, pool %s (%d pairs, version %s), request key %s\n",
 		opts.sim, opts.seed, opts.condition, oin.Pool.Name, oin.Pool.Len(), oin.Pool.Version(), key)
 	fmt.Fprintf(io.out, "== agent's latest turn (the input)\n%s\n== output\n%s\n", oin.Agent, text)
@@ -197,157 +183,19 @@ func showOffline(ctx context.Context, io *streams, in *simInputs, pd queries.Poi
 	return nil
 }
 
-// simInputs loads, for frozen points, what prompts and offline simulators
-// read, caching personas and pools across points; ub generate can share one
-// across all its points. Safe for concurrent use (calls are serialised).
-type simInputs struct {
-	db          queries.Querier
-	personaKind string // stats | model
-	onTheFly    func(developer string)
-
-	mu       sync.Mutex
-	personas map[string]string
-	pools    map[string]*sim.ReplyPool
+// showJSON prints out as indented JSON, with the point's real message under
+// "real" when asked for.
+func showJSON(io *streams, out map[string]any, real bool, pd queries.PointData) error {
+	if real {
+		out["real"] = pd.Real
+	}
+	enc := json.NewEncoder(io.out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }
 
-// newSimInputs returns a loader reading db; personaKind picks the persona of
-// the profile condition: "stats" (computed on the fly, with the default
-// seed, when not stored) or "model" (must be stored).
-func newSimInputs(db queries.Querier, personaKind string) *simInputs {
-	return &simInputs{db: db, personaKind: personaKind, personas: map[string]string{}, pools: map[string]*sim.ReplyPool{}}
-}
-
-func toSimTurns(rows []queries.TurnRow) []sim.Turn {
-	out := make([]sim.Turn, len(rows))
-	for i, r := range rows {
-		out[i] = sim.Turn{Role: r.Role, Text: r.Text, IsCommand: r.IsCommand}
-	}
-	return out
-}
-
-// prompt returns the prompt input of a point under a condition with k
-// earlier-session messages (from profile sessions only).
-func (s *simInputs) prompt(ctx context.Context, pd queries.PointData, condition string, k int) (sim.PromptInput, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	in := sim.PromptInput{Developer: pd.Point.Developer, Turns: toSimTurns(pd.Before)}
-	if k > 0 {
-		hs, err := queries.ProfileHistory(ctx, s.db, pd.Point.Developer, k)
-		if err != nil {
-			return in, err
-		}
-		for _, h := range hs {
-			in.History = append(in.History, h.Text)
-		}
-	}
-	if condition == sim.CondProfile {
-		p, err := s.persona(ctx, pd.Point.Developer)
-		if err != nil {
-			return in, err
-		}
-		in.Persona = p
-	}
-	return in, nil
-}
-
-// persona returns the developer's persona text of the loader's kind.
-// Called with s.mu held.
-func (s *simInputs) persona(ctx context.Context, dev string) (string, error) {
-	if p, ok := s.personas[dev]; ok {
-		return p, nil
-	}
-	row, ok, err := queries.GetProfile(ctx, s.db, dev, s.personaKind)
-	if err != nil {
-		return "", fmt.Errorf("profile of %s: %w", dev, err)
-	}
-	switch {
-	case ok:
-		s.personas[dev] = row.Text
-	case s.personaKind == "model":
-		return "", fmt.Errorf("developer %s has no model-written persona (distil one first, or use --persona stats)", dev)
-	default:
-		stats, err := statsProfile(ctx, s.db, dev, defaultProfileSeed)
-		if err != nil {
-			return "", err
-		}
-		if s.onTheFly != nil {
-			s.onTheFly(dev)
-		}
-		s.personas[dev] = sim.RenderPersona(stats)
-	}
-	return s.personas[dev], nil
-}
-
-// offline returns the offline simulator input of a point under a condition
-// at live window n and history k: the agent's latest turn, the turns the
-// prompt would show (sim.Visible), the k most recent profile-session
-// messages, and the pool sim.PoolScope names.
-func (s *simInputs) offline(ctx context.Context, pd queries.PointData, condition string, n, k int) (sim.OfflineInput, error) {
-	turns := toSimTurns(pd.Before)
-	agent, ok := sim.LatestAgentTurn(turns)
-	if !ok {
-		return sim.OfflineInput{}, fmt.Errorf("point %s: no agent turn before the moment", pd.Point.ID)
-	}
-	var history []string
-	if k > 0 {
-		s.mu.Lock()
-		hs, err := queries.ProfileHistory(ctx, s.db, pd.Point.Developer, k)
-		s.mu.Unlock()
-		if err != nil {
-			return sim.OfflineInput{}, err
-		}
-		for _, h := range hs {
-			history = append(history, h.Text)
-		}
-	}
-	pool, err := s.pool(ctx, condition, pd.Point.Developer)
-	fallback := ""
-	if errors.Is(err, sim.ErrEmptyPool) && sim.PoolScope(condition) == sim.ScopeProfile {
-		// An eligible developer gets a generation under every condition:
-		// with an empty profile pool, the population's stands in, recorded
-		// in the generation's key_parts.
-		fallback = sim.ScopeTrain
-		pool, err = s.pool(ctx, sim.CondNoProfile, pd.Point.Developer)
-	}
-	if err != nil {
-		return sim.OfflineInput{}, err
-	}
-	return sim.OfflineInput{Condition: condition, PointID: pd.Point.ID, Agent: agent, Pool: pool, PoolFallback: fallback,
-		Visible: sim.Visible(turns, n), History: history}, nil
-}
-
-// pool returns (building once) the pool of an offline simulator under a
-// condition: the developer's profile-session pairs, or every training
-// developer's.
-func (s *simInputs) pool(ctx context.Context, condition, dev string) (*sim.ReplyPool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	name := sim.ScopeTrain
-	if sim.PoolScope(condition) == sim.ScopeProfile {
-		name = sim.ScopeProfile + ":" + dev
-	}
-	if p, ok := s.pools[name]; ok {
-		return p, nil
-	}
-	var rows []queries.ReplyPair
-	var err error
-	if name == sim.ScopeTrain {
-		rows, err = queries.TrainPairs(ctx, s.db)
-	} else {
-		rows, err = queries.ProfilePairs(ctx, s.db, dev)
-	}
-	if err != nil {
-		return nil, err
-	}
-	pairs := make([]sim.Pair, len(rows))
-	for i, r := range rows {
-		pairs[i] = sim.Pair{Developer: r.Developer, SessionID: r.SessionID, AgentIdx: r.AgentIdx, Agent: r.Agent,
-			ReplyIdx: r.ReplyIdx, Reply: r.Reply}
-	}
-	p := sim.NewReplyPool(name, pairs)
-	if p.Len() == 0 {
-		return nil, fmt.Errorf("pool %s: %w (no agent turn answered by a developer message)", name, sim.ErrEmptyPool)
-	}
-	s.pools[name] = p
-	return p, nil
+// showPoint prints the line that names a point.
+func showPoint(io *streams, p queries.PointRow) {
+	fmt.Fprintf(io.out, "point %s: developer %s, session %s, turn %d (%d turns before it)\n",
+		p.ID, p.Developer, p.SessionID, p.TurnIdx, p.PriorTurns)
 }

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/ub-bench/ub/sim"
+)
+
+// generateProgress draws done/total, failures, tokens, cost and ETA on a
+// terminal; nil callback otherwise.
+func generateProgress(io *streams, name string) (func(sim.RunStats), func()) {
+	if !io.tty {
+		return nil, func() {}
+	}
+	var bar *progressbar.ProgressBar
+	return func(st sim.RunStats) {
+			if bar == nil {
+				bar = progressbar.NewOptions(st.Unique, progressbar.OptionSetWriter(io.err), progressbar.OptionShowCount(),
+					progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
+			}
+			bar.Describe(fmt.Sprintf("%s: %d failed, %d/%d tokens, $%.4f, ETA %s", name, st.Failed(), st.TokensIn, st.TokensOut,
+				st.Cost, st.ETA().Round(time.Second)))
+			bar.Set(st.Done())
+		}, func() {
+			if bar != nil {
+				bar.Finish()
+			}
+		}
+}

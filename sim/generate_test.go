@@ -1,0 +1,149 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/synth"
+)
+
+// synthWorkspace is an in-memory workspace holding the synthetic study of
+// seed 3 (sessions, split, frozen points): real inputs for the steps.
+func synthWorkspace(t *testing.T) (*queries.Workspace, synth.Stats) {
+	t.Helper()
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	st, err := synth.Write(ctx, ws, synth.Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, st
+}
+
+func TestGenerateOfflineWritesEachCellOnceAndKeepsWhatIsStored(t *testing.T) {
+	ctx := context.Background()
+	ws, st := synthWorkspace(t)
+	e := Experiment{Name: "t", Seed: 1, Conditions: []string{CondProfile, CondNoProfile},
+		Simulators: []SimulatorConfig{{Name: "mix", Backend: "mix"}, {Name: "retrieve", Backend: "retrieve"}}}
+	if err := e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	var done []string
+	res, err := Generate(ctx, ws, e, GenerateOptions{Done: func(s SimulatorConfig, sum SimSummary) { done = append(done, s.Name) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Points != st.Points || res.Points == 0 {
+		t.Fatalf("points %d, want the %d frozen ones", res.Points, st.Points)
+	}
+	if got := strings.Join(done, ","); got != "mix,retrieve" {
+		t.Errorf("Done called for %q, want mix,retrieve in experiment order", got)
+	}
+	// One generation per point and condition (2), all written, none sent.
+	for _, s := range res.Simulators {
+		if s.Generations != 2*st.Points || s.Written != s.Generations || s.Unchanged != 0 || s.Sent != 0 || s.Failed != 0 {
+			t.Errorf("%s: %+v, want %d generations written, none unchanged or sent", s.Simulator, s, 2*st.Points)
+		}
+	}
+	// Again: everything stored with the same key stays.
+	res, err = Generate(ctx, ws, e, GenerateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Simulators {
+		if s.Written != 0 || s.Unchanged != s.Generations {
+			t.Errorf("second run %s: %+v, want nothing written", s.Simulator, s)
+		}
+	}
+	// PrepareGeneration gives the key Generate stored.
+	points, err := queries.Points(ctx, ws.Conn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := Cell{Simulator: "retrieve", Condition: CondNoProfile, WindowN: DefaultWindow}
+	g, err := PrepareGeneration(ctx, ws.Conn(), e.Simulators[1], cell, points[0].ID, InputsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _, _, ok, err := queries.GetGeneration(ctx, ws.Conn(), g.ID)
+	if err != nil || !ok {
+		t.Fatalf("generation %s: ok %v, err %v", g.ID, ok, err)
+	}
+	if key != g.Request.Key() || g.Text == "" || g.Point.ID != points[0].ID {
+		t.Errorf("prepared %+v: key %s, stored %s", g, g.Request.Key(), key)
+	}
+}
+
+func TestGenerateModelSimulatorSendsOnceThenNothing(t *testing.T) {
+	ctx := context.Background()
+	ws, st := synthWorkspace(t)
+	e := Experiment{Name: "t", Conditions: []string{CondNoProfile, CondTerse},
+		Simulators: []SimulatorConfig{{Name: "m", Backend: "openai", Model: "fake", PriceIn: 2, PriceOut: 8}}}
+	if err := e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int64
+	var preflight, progress int
+	opts := GenerateOptions{Client: echo(&calls),
+		Preflight: func(SimulatorConfig) error { preflight++; return nil },
+		Progress: func(string) (func(RunStats), func()) {
+			progress++
+			return nil, func() {}
+		}}
+	res, err := Generate(ctx, ws, e, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Simulators[0]
+	// Two conditions per point; echo answers 1000 tokens in and 500 out:
+	// $0.006 each at $2/$8 per million.
+	n := 2 * st.Points
+	if s.Generations != n || s.Written != n || s.Sent != int(calls.Load()) || s.Sent == 0 || s.Failed != 0 {
+		t.Errorf("first run %+v (calls %d), want %d generations written", s, calls.Load(), n)
+	}
+	if s.TokensIn != int64(1000*n) || s.TokensOut != int64(500*n) {
+		t.Errorf("tokens %d/%d, want %d/%d", s.TokensIn, s.TokensOut, 1000*n, 500*n)
+	}
+	if preflight != 1 || progress != 1 {
+		t.Errorf("preflight %d, progress %d: want each once", preflight, progress)
+	}
+	before := calls.Load()
+	res, err = Generate(ctx, ws, e, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Simulators[0]; s.Unchanged != n || s.Written != 0 || calls.Load() != before {
+		t.Errorf("second run %+v, %d new calls: want all unchanged, nothing sent", s, calls.Load()-before)
+	}
+	// A refused preflight stops the run before anything is sent.
+	e.Simulators[0].Model = "other"
+	_, err = Generate(ctx, ws, e, GenerateOptions{Client: echo(&calls), Preflight: func(SimulatorConfig) error { return errNoKey }})
+	if !errors.Is(err, errNoKey) || calls.Load() != before {
+		t.Errorf("err %v, %d calls: want the preflight's error and no call", err, calls.Load()-before)
+	}
+}
+
+var errNoKey = errors.New("no key")
+
+func TestGenerateWithoutPointsIsNoSplit(t *testing.T) {
+	ws, err := queries.Open(context.Background(), "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	e := Experiment{Simulators: []SimulatorConfig{{Name: "mix", Backend: "mix"}}}
+	if err := e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Generate(context.Background(), ws, e, GenerateOptions{}); !errors.Is(err, queries.ErrNoSplit) {
+		t.Errorf("err %v, want ErrNoSplit", err)
+	}
+}
