@@ -75,26 +75,6 @@ func refuse(ctx context.Context, sio *streams, ws *queries.Workspace, file, form
 	return nil
 }
 
-// quoteSources returns the texts every rubric quote is checked against.
-func quoteSources(ctx context.Context, ws *queries.Workspace) (judge.QuoteSourceFunc, error) {
-	texts, err := queries.TaskSources(ctx, ws.Conn())
-	if err != nil {
-		return nil, err
-	}
-	type key struct{ domain, task, source string }
-	bySource := map[key][]string{}
-	for _, t := range texts {
-		k := key{t.Domain, t.TaskID, t.Source}
-		bySource[k] = append(bySource[k], t.Text)
-	}
-	return func(domain, task, source string) ([]string, bool) {
-		if _, ok := bySource[key{domain, task, ""}]; !ok {
-			return nil, false
-		}
-		return bySource[key{domain, task, source}], true
-	}, nil
-}
-
 func runRubricsImport(c *cli.Context, sio *streams, files []string) error {
 	ctx := c.Context
 	ws, err := openWorkspace(c, false)
@@ -102,7 +82,7 @@ func runRubricsImport(c *cli.Context, sio *streams, files []string) error {
 		return err
 	}
 	defer ws.Close()
-	sources, err := quoteSources(ctx, ws)
+	sources, err := judge.LoadQuoteSources(ctx, ws.Conn())
 	if err != nil {
 		return err
 	}
