@@ -57,6 +57,9 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 		}
 		return nil
 	}
+	if opts.figure == reports.FigReviewErrorShare || opts.figure == reports.FigReviewCodes {
+		return usagef("report: figure %q is drawn by ub review stats --out DIR, not by ub report (the report has the review's tables)", opts.figure)
+	}
 	if opts.figure != "" && !contains(reports.FigureNames(), opts.figure) {
 		return usagef("report: unknown figure %q (want one of %s)", opts.figure, strings.Join(reports.FigureNames(), ", "))
 	}
