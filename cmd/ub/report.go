@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ub-bench/ub/judge/review"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
 )
@@ -130,7 +131,7 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 		}
 		in.Split = &split
 	}
-	if in.Review, err = reportReview(c, ws); err != nil {
+	if in.Review, err = review.ReportStats(c.Context, ws.Conn()); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	rep := reports.Prepare(in)
