@@ -18,7 +18,7 @@ type rubricWriteOptions struct {
 func newRubricsWriteCommand(io *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "write",
-		Usage: "write every task's rubric with a model (versioned writer prompt) and check it with a second model (versioned verifier prompt); rejected criteria are kept with the reason",
+		Usage: "write every task's rubric with a model (versioned writer prompt) and check it with a second model (versioned verifier prompt); rejected criteria are kept with the reason; the writer's limits, prices and retries apply to the verifier too",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "model", Usage: "the writer model `NAME`", Required: true},
 			&cli.StringFlag{Name: "verifier-model", Usage: "the verifier model `NAME` (must differ from the writer)", Required: true},
@@ -26,7 +26,7 @@ func newRubricsWriteCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "verifier-api-key-env", Usage: "the NAME of the variable holding the verifier's API key (default: --api-key-env)"},
 			&cli.StringFlag{Name: "domain", Usage: "write only the tasks of `DOMAIN`"},
 			&cli.BoolFlag{Name: "sample", Value: true, Usage: "show the writer one sample episode of the task (said not to be an oracle)"},
-		}, requireFlags(endpointFlags("writer (limits and prices: both models)"), "base-url")...),
+		}, requireFlags(endpointFlags("writer"), "base-url")...),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
 				return err
