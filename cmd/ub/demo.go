@@ -131,6 +131,9 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	if err := demoTruthLabels(c, io, ws); err != nil {
 		return err
 	}
+	if err := runReviewDemo(c.Context, io, ws, opts.dir); err != nil {
+		return err
+	}
 	fmt.Fprintf(io.out, "\n== report\n")
 	rep, err := loadReport(c, io, ws, "builtin")
 	if err != nil {
@@ -150,9 +153,6 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	fmt.Fprintf(io.out, "report: %s (%d figures, %d skipped)\n", filepath.ToSlash(filepath.Join(out, "report.md")), len(sum.Figures), len(sum.Skipped))
 	fmt.Fprintf(io.out, "(judge-agreement compares the built-in judge with %s, the move the demo corpus wrote each message as: a known answer only a made-up corpus has)\n", demoSecondJudge)
 	fmt.Fprintf(io.out, "(every figure, without spending money: ub synth --db synth.duckdb && ub --db synth.duckdb report --out synth-report)\n")
-	if err := runReviewDemo(c.Context, io, ws, opts.dir); err != nil {
-		return err
-	}
 	fmt.Fprintf(io.out, "\nworkspace: %s\ntry: ub --db %s sql \"select role, count(*) from turns group by all order by 1\"\n", opts.db, opts.db)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ub-bench/ub/judge/review"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
 )
@@ -56,6 +57,9 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 			fmt.Fprintf(io.out, "%-16s %s\n", f.Name, f.Title)
 		}
 		return nil
+	}
+	if opts.figure == reports.FigReviewErrorShare || opts.figure == reports.FigReviewCodes {
+		return usagef("report: figure %q is drawn by ub review stats --out DIR, not by ub report (the report has the review's tables)", opts.figure)
 	}
 	if opts.figure != "" && !contains(reports.FigureNames(), opts.figure) {
 		return usagef("report: unknown figure %q (want one of %s)", opts.figure, strings.Join(reports.FigureNames(), ", "))
@@ -127,7 +131,7 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 		}
 		in.Split = &split
 	}
-	if in.Review, err = reportReview(c, ws); err != nil {
+	if in.Review, err = review.ReportStats(c.Context, ws.Conn()); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	rep := reports.Prepare(in)

@@ -40,9 +40,9 @@ func runReviewDemo(ctx context.Context, io *streams, ws *queries.Workspace, dir 
 		return nil
 	}
 	n := min(6, len(cands))
-	b, _, err := sampleBatch(ctx, ws, "demo", n, 1, []string{"domain"}, []string{"demo-a", "demo-b"})
+	b, _, err := review.CreateBatch(ctx, ws, review.BatchOptions{Name: "demo", N: n, Seed: 1, Stratify: []string{"domain"}, Reviewers: []string{"demo-a", "demo-b"}})
 	if err != nil {
-		return err
+		return reviewError(err)
 	}
 	ids, err := queries.BatchEpisodes(ctx, ws.Conn(), b.Batch)
 	if err != nil {

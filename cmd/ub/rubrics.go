@@ -1,11 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -56,43 +52,16 @@ func newRubricsCommand(io *streams) *cli.Command {
 	}
 }
 
-// refuse records refused lines in ingest_errors (the file's earlier errors
-// replaced) and prints them; it returns the bad-input error to exit with,
-// or nil when nothing was refused.
-func refuse(ctx context.Context, sio *streams, ws *queries.Workspace, file, format string, refused []judge.LineError) error {
-	if err := queries.ClearIngestErrors(ctx, ws.Conn(), file); err != nil {
-		return err
-	}
-	for _, r := range refused {
+// refused prints a file's refused lines (recorded in ingest_errors by
+// the import) and returns the bad-input error to exit with, or nil.
+func refused(sio *streams, f judge.ImportedFile) error {
+	for _, r := range f.Refused {
 		fmt.Fprintln(sio.err, r.Error())
-		if err := queries.AddIngestError(ctx, ws.Conn(), file, r.Line, r.Msg, format); err != nil {
-			return err
-		}
 	}
-	if len(refused) > 0 {
-		return fmt.Errorf("%w: %s: %d lines refused", ingest.ErrBadInput, file, len(refused))
+	if len(f.Refused) > 0 {
+		return fmt.Errorf("%w: %s: %d lines refused", ingest.ErrBadInput, f.Path, len(f.Refused))
 	}
 	return nil
-}
-
-// quoteSources returns the texts every rubric quote is checked against.
-func quoteSources(ctx context.Context, ws *queries.Workspace) (judge.QuoteSourceFunc, error) {
-	texts, err := queries.TaskSources(ctx, ws.Conn())
-	if err != nil {
-		return nil, err
-	}
-	type key struct{ domain, task, source string }
-	bySource := map[key][]string{}
-	for _, t := range texts {
-		k := key{t.Domain, t.TaskID, t.Source}
-		bySource[k] = append(bySource[k], t.Text)
-	}
-	return func(domain, task, source string) ([]string, bool) {
-		if _, ok := bySource[key{domain, task, ""}]; !ok {
-			return nil, false
-		}
-		return bySource[key{domain, task, source}], true
-	}, nil
 }
 
 func runRubricsImport(c *cli.Context, sio *streams, files []string) error {
@@ -102,43 +71,25 @@ func runRubricsImport(c *cli.Context, sio *streams, files []string) error {
 		return err
 	}
 	defer ws.Close()
-	sources, err := quoteSources(ctx, ws)
+	sources, err := judge.LoadQuoteSources(ctx, ws.Conn())
 	if err != nil {
 		return err
 	}
 	var bad []error
 	for _, path := range files {
-		f, err := os.Open(path)
+		f, err := judge.ImportRubricFile(ctx, ws, path, sources)
 		if err != nil {
 			return err
 		}
-		imp, err := judge.ParseRubrics(f, path, sources)
-		f.Close()
-		if err != nil {
-			return err
-		}
-		for _, w := range imp.Warnings {
+		for _, w := range f.Warnings {
 			fmt.Fprintln(sio.err, "warning:", w)
-		}
-		rows := make([]queries.Criterion, len(imp.Criteria))
-		tasks := map[string]bool{}
-		fams := map[string]int{}
-		for i, cr := range imp.Criteria {
-			rows[i] = queries.Criterion{CriterionID: cr.CriterionID, Domain: cr.Domain, TaskID: cr.TaskID, Family: cr.Family,
-				Mode: cr.Mode, Quote: cr.Quote, QuoteSource: cr.QuoteSource, Text: cr.Text, AppliesWhen: cr.AppliesWhen,
-				WrittenBy: "imported:" + filepath.Base(path), Status: "accepted", SourceFile: path, SourceLine: cr.Line}
-			tasks[cr.Domain+"/"+cr.TaskID] = true
-			fams[cr.Family]++
-		}
-		if err := queries.PutCriteria(ctx, ws, rows); err != nil {
-			return fmt.Errorf("rubrics import %s: %w", path, err)
 		}
 		var fc []string
 		for _, fam := range judge.FamilyNames() {
-			fc = append(fc, fmt.Sprintf("%s %d", fam, fams[fam]))
+			fc = append(fc, fmt.Sprintf("%s %d", fam, f.Families[fam]))
 		}
-		fmt.Fprintf(sio.out, "%s: %d criteria of %d tasks imported (%s), %d refused\n", path, len(rows), len(tasks), strings.Join(fc, ", "), len(imp.Refused))
-		if err := refuse(ctx, sio, ws, path, "rubrics", imp.Refused); err != nil {
+		fmt.Fprintf(sio.out, "%s: %d criteria of %d tasks imported (%s), %d refused\n", path, f.Imported, f.Tasks, strings.Join(fc, ", "), len(f.Refused))
+		if err := refused(sio, f); err != nil {
 			bad = append(bad, err)
 		}
 	}
@@ -161,23 +112,7 @@ func runRubricsShow(c *cli.Context, sio *streams, domain, task string) error {
 	if len(cs) == 0 {
 		return fmt.Errorf("rubrics show: task %s has no criteria (run ub rubrics import)", task)
 	}
-	for _, cr := range cs {
-		fmt.Fprintf(sio.out, "%s  %s/%s  %s.%s  [%s]\n", cr.CriterionID, cr.Domain, cr.TaskID, cr.Family, cr.Mode, cr.Status)
-		fmt.Fprintf(sio.out, "  %s\n", cr.Text)
-		fmt.Fprintf(sio.out, "  quote (%s): %q\n", cr.QuoteSource, cr.Quote)
-		if cr.AppliesWhen != "" {
-			fmt.Fprintf(sio.out, "  applies when: %s\n", cr.AppliesWhen)
-		}
-		fmt.Fprintf(sio.out, "  written by %s", cr.WrittenBy)
-		if cr.VerifiedBy != "" {
-			fmt.Fprintf(sio.out, ", verified by %s", cr.VerifiedBy)
-		}
-		fmt.Fprintln(sio.out)
-		if cr.RejectReason != "" {
-			fmt.Fprintf(sio.out, "  rejected: %s\n", cr.RejectReason)
-		}
-	}
-	return nil
+	return judge.WriteRubric(sio.out, cs)
 }
 
 func newVerdictsCommand(io *streams) *cli.Command {
@@ -210,59 +145,18 @@ func runVerdictsImport(c *cli.Context, sio *streams, grader string, files []stri
 		return err
 	}
 	defer ws.Close()
-	crit, err := queries.CriterionIndex(ctx, ws.Conn())
-	if err != nil {
-		return err
-	}
-	eps, err := queries.EpisodeIndex(ctx, ws.Conn())
+	idx, err := judge.LoadVerdictIndex(ctx, ws.Conn())
 	if err != nil {
 		return err
 	}
 	var bad []error
 	for _, path := range files {
-		f, err := os.Open(path)
+		f, err := judge.ImportVerdictFile(ctx, ws, path, grader, idx)
 		if err != nil {
 			return err
 		}
-		imp, err := judge.ParseVerdicts(f, path, grader)
-		f.Close()
-		if err != nil {
-			return err
-		}
-		var rows []queries.StoredVerdict
-		graders := map[string]bool{}
-		refused := imp.Refused
-		for _, v := range imp.Verdicts {
-			cr, okC := crit[v.CriterionID]
-			ep, okE := eps[v.SimulationID]
-			msg := ""
-			switch {
-			case !okC:
-				msg = fmt.Sprintf("criterion %s is not in the workspace (run ub rubrics import)", v.CriterionID)
-			case !okE:
-				msg = fmt.Sprintf("simulation %s is not in the workspace (ingest its result file)", v.SimulationID)
-			case cr.Domain != ep.Domain || cr.TaskID != ep.TaskID:
-				msg = fmt.Sprintf("criterion %s is of task %s/%s, simulation %s of task %s/%s", v.CriterionID, cr.Domain, cr.TaskID, v.SimulationID, ep.Domain, ep.TaskID)
-			}
-			if msg != "" {
-				refused = append(refused, judge.LineError{File: path, Line: v.Line, Msg: msg})
-				continue
-			}
-			graders[v.Grader] = true
-			rows = append(rows, queries.StoredVerdict{SimulationID: v.SimulationID, CriterionID: v.CriterionID, Grader: v.Grader,
-				Verdict: v.Verdict, TurnIdx: v.TurnIdx, Reason: v.Reason, SourceFile: path, SourceLine: v.Line})
-		}
-		sort.Slice(refused, func(i, j int) bool { return refused[i].Line < refused[j].Line })
-		if err := queries.PutVerdicts(ctx, ws, rows); err != nil {
-			return fmt.Errorf("verdicts import %s: %w", path, err)
-		}
-		names := make([]string, 0, len(graders))
-		for g := range graders {
-			names = append(names, g)
-		}
-		sort.Strings(names)
-		fmt.Fprintf(sio.out, "%s: %d verdicts imported (grader %s), %d refused\n", path, len(rows), strings.Join(names, ", "), len(refused))
-		if err := refuse(ctx, sio, ws, path, "verdicts", refused); err != nil {
+		fmt.Fprintf(sio.out, "%s: %d verdicts imported (grader %s), %d refused\n", path, f.Imported, strings.Join(f.Graders, ", "), len(f.Refused))
+		if err := refused(sio, f); err != nil {
 			bad = append(bad, err)
 		}
 	}

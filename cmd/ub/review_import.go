@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/judge/review"
+	"github.com/ub-bench/ub/queries"
+)
+
+// newReviewImportCommand is ub review import.
+func newReviewImportCommand(io *streams) *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "import tau2 user_only_review results as an LLM reviewer, or human labels in CSV",
+		ArgsUsage: "FILE",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Usage: "tau2 (a results JSON with user_only_review) or csv (default: by the file name)"},
+			&cli.StringFlag{Name: "reviewer", Usage: "reviewer `NAME` (default: llm:FILE or csv:FILE)"},
+		},
+		Action: func(c *cli.Context) error {
+			a, err := args(c)
+			if err != nil {
+				return err
+			}
+			if len(a) != 1 {
+				return usagef("review import: name one FILE")
+			}
+			return runReviewImport(c, io, a[0])
+		},
+	}
+}
+
+func runReviewImport(c *cli.Context, sio *streams, path string) error {
+	f, err := review.ParseFile(path, review.FileOptions{Format: c.String("format"), Reviewer: c.String("reviewer"), At: time.Now().UTC()})
+	if err != nil {
+		return reviewError(err)
+	}
+	if len(f.BadRows) > 0 {
+		for _, e := range f.BadRows {
+			fmt.Fprintln(sio.err, e)
+		}
+		return fmt.Errorf("review import: %d bad row(s), nothing imported: %w", len(f.BadRows), ingest.ErrBadInput)
+	}
+	ws, err := openReviewWorkspace(c, false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	if err := queries.ReplaceReviewer(c.Context, ws, f.Reviewer, f.Decisions); err != nil {
+		return fmt.Errorf("review import: %w", err)
+	}
+	fmt.Fprintf(sio.out, "imported %d decisions of %s (%d simulator errors, %d failed reviews; %d records without a decision skipped)\n",
+		len(f.Decisions), f.Reviewer, f.Stats.Errors, f.Stats.Failed, f.Stats.Skipped)
+	return nil
+}

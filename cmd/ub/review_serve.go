@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/judge/review"
+)
+
+// newReviewServeCommand is ub review serve.
+func newReviewServeCommand(io *streams) *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "serve the review page (prints one URL with a token per reviewer); the server is the workspace's one writer",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "batch", Usage: "batch `NAME` (default: the only one)"},
+			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:0", Usage: "listen `ADDR` (loopback; port 0 picks a free one)"},
+			&cli.BoolFlag{Name: "allow-remote", Usage: "allow a non-loopback --addr (risky: plain HTTP, reachable from the network)"},
+			&cli.StringFlag{Name: "adjudicator", Usage: "also print a URL for adjudicator `NAME`: the episodes whose reviewers disagree, decided as the final word"},
+			&cli.StringSliceFlag{Name: "allow-host", Usage: "also answer requests whose Host header is `HOST:PORT` (with --allow-remote)"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			return runReviewServe(c, io)
+		},
+	}
+}
+
+// serveMarker is the file beside the workspace that says a review server
+// holds it, so other commands can say so.
+func serveMarker(db string) string { return db + ".review-serve" }
+
+// runReviewServe serves the review page of a batch until ctx ends; the
+// server is the workspace's one writer.
+func runReviewServe(c *cli.Context, sio *streams) error {
+	// The address first: a refused address is a usage error whatever the
+	// workspace holds.
+	ln, hosts, err := review.Listen(c.Context, c.String("addr"), c.Bool("allow-remote"))
+	if err != nil {
+		return usageError{err}
+	}
+	defer ln.Close()
+	ws, err := openReviewWorkspace(c, false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	b, err := review.PickBatch(c.Context, ws.Conn(), c.String("batch"))
+	if err != nil {
+		return reviewError(err)
+	}
+	if c.Bool("allow-remote") {
+		fmt.Fprintf(sio.err, "ub review serve: WARNING: listening on %s: anyone who can reach it and learns a URL below can read the conversations and record decisions; the traffic is plain HTTP\n", ln.Addr())
+	}
+	hosts = append(hosts, c.StringSlice("allow-host")...)
+	logf := func(format string, a ...any) { fmt.Fprintf(sio.err, "ub review serve: "+format+"\n", a...) }
+	srv, err := review.NewServer(ws, review.Options{Batch: b.Batch, Reviewers: splitList(b.Reviewers), Adjudicator: c.String("adjudicator"), Hosts: hosts, Logf: logf})
+	if err != nil {
+		return usageError{err}
+	}
+	marker := serveMarker(c.String("db"))
+	if err := os.WriteFile(marker, []byte("pid "+strconv.Itoa(os.Getpid())+", "+ln.Addr().String()+"\n"), 0o644); err == nil {
+		defer os.Remove(marker)
+	}
+	fmt.Fprintf(sio.out, "review batch %s on http://%s (Ctrl-C stops; every saved decision is already in %s)\n", b.Batch, ln.Addr(), c.String("db"))
+	for _, u := range srv.URLs("http://" + ln.Addr().String()) {
+		fmt.Fprintf(sio.out, "  %-12s %s\n", u.Reviewer, u.URL)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-c.Context.Done():
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(ctx)
+		fmt.Fprintln(sio.err, "ub review serve: stopped")
+		return nil
+	}
+}

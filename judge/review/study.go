@@ -1,0 +1,279 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/queries"
+)
+
+// ErrNoData marks a step that lacks what an earlier step makes: no
+// episodes to sample, no batch to serve, no decision to count.
+var ErrNoData = errors.New("review: missing data")
+
+// ErrInvalid marks a request that cannot be met as asked: a batch name
+// taken or unknown, sampling options that do not fit, an unknown interval.
+var ErrInvalid = errors.New("review: invalid request")
+
+// kindError is err, marked as ErrNoData or ErrInvalid; its message is err's.
+type kindError struct{ err, kind error }
+
+func (e kindError) Error() string   { return e.err.Error() }
+func (e kindError) Unwrap() []error { return []error{e.err, e.kind} }
+
+func noData(format string, args ...any) error {
+	return kindError{fmt.Errorf(format, args...), ErrNoData}
+}
+
+// BatchOptions configures CreateBatch. The zero value draws a batch named
+// s0-n0 of SampleOptions' defaults.
+type BatchOptions struct {
+	Name      string // the batch's name; "" means s<Seed>-n<N>
+	N         int
+	Seed      uint64
+	Stratify  []string // strata: any of domain, success
+	Reviewers []string // empty means one reviewer named "reviewer"
+}
+
+// CreateBatch draws a named review batch of the workspace's episodes
+// (Sample) and stores it with its assignments. No episode is ErrNoData; a
+// name already taken or options Sample refuses are ErrInvalid.
+func CreateBatch(ctx context.Context, ws *queries.Workspace, opts BatchOptions) (queries.ReviewBatch, []queries.ReviewAssignment, error) {
+	name := opts.Name
+	if name == "" {
+		name = fmt.Sprintf("s%d-n%d", opts.Seed, opts.N)
+	}
+	cands, err := queries.ReviewCandidates(ctx, ws.Conn())
+	if err != nil {
+		return queries.ReviewBatch{}, nil, err
+	}
+	if len(cands) == 0 {
+		return queries.ReviewBatch{}, nil, noData("review sample: the workspace has no episodes: ingest tau2 result files first")
+	}
+	as, err := Sample(cands, SampleOptions{N: opts.N, Seed: opts.Seed, Stratify: opts.Stratify, Reviewers: opts.Reviewers})
+	if err != nil {
+		return queries.ReviewBatch{}, nil, kindError{err, ErrInvalid}
+	}
+	reviewers := opts.Reviewers
+	if len(reviewers) == 0 {
+		reviewers = []string{"reviewer"}
+	}
+	b := queries.ReviewBatch{Batch: name, Seed: int64(opts.Seed), N: opts.N, Stratify: strings.Join(opts.Stratify, ","), Reviewers: strings.Join(reviewers, ",")}
+	if err := queries.CreateReviewBatch(ctx, ws, b, as); err != nil {
+		if errors.Is(err, queries.ErrBatchExists) {
+			return b, nil, kindError{err, ErrInvalid}
+		}
+		return b, nil, err
+	}
+	return b, as, nil
+}
+
+// PickBatch returns the batch named name, or the only batch when name is
+// "". No batch is ErrNoData; an unknown name, or "" among several, is
+// ErrInvalid.
+func PickBatch(ctx context.Context, db queries.Querier, name string) (queries.ReviewBatch, error) {
+	bs, err := queries.ReviewBatches(ctx, db)
+	if err != nil {
+		return queries.ReviewBatch{}, err
+	}
+	var names []string
+	for _, b := range bs {
+		if b.Batch == name || (name == "" && len(bs) == 1) {
+			return b, nil
+		}
+		names = append(names, b.Batch)
+	}
+	if len(bs) == 0 {
+		return queries.ReviewBatch{}, noData("review serve: no review batch: run ub review sample first")
+	}
+	if name == "" {
+		return queries.ReviewBatch{}, kindError{fmt.Errorf("review serve: --batch is needed: the workspace has %s", strings.Join(names, ", ")), ErrInvalid}
+	}
+	return queries.ReviewBatch{}, kindError{fmt.Errorf("review serve: no batch %q (have %s)", name, strings.Join(names, ", ")), ErrInvalid}
+}
+
+// StatsOptions configures Stats. The zero value gives the final human
+// decisions' statistics with Wilson 95% intervals.
+type StatsOptions struct {
+	Interval  string  // wilson, cp or jeffreys; "" means wilson
+	Level     float64 // confidence level; 0 means 0.95
+	Threshold float64 // success is reward >= Threshold
+	Reviewer  string  // one reviewer's decisions; "" means the final human decisions
+}
+
+// Stats computes the review statistics of every stored decision
+// (analysis.ReviewStatistics). No decision is ErrNoData; an unknown
+// interval is ErrInvalid.
+func Stats(ctx context.Context, db queries.Querier, opts StatsOptions) (analysis.ReviewStats, error) {
+	method := opts.Interval
+	if method == "" {
+		method = "wilson"
+	}
+	iv, err := analysis.IntervalByName(method)
+	if err != nil {
+		return analysis.ReviewStats{}, kindError{err, ErrInvalid}
+	}
+	ds, err := queries.ReviewDecisions(ctx, db)
+	if err != nil {
+		return analysis.ReviewStats{}, err
+	}
+	if len(ds) == 0 {
+		return analysis.ReviewStats{}, noData("review: no review decision yet: ub review serve (or ub review import) first")
+	}
+	level := opts.Level
+	if level == 0 {
+		level = 0.95
+	}
+	return analysis.ReviewStatistics(Items(ds), analysis.ReviewOptions{Level: level, Interval: iv, Method: method,
+		Threshold: opts.Threshold, Reviewer: opts.Reviewer})
+}
+
+// ReportStats is the review statistics for the study report (final human
+// decisions, Wilson 95%), or nil when no human decision counts.
+func ReportStats(ctx context.Context, db queries.Querier) (*analysis.ReviewStats, error) {
+	ds, err := queries.ReviewDecisions(ctx, db)
+	if err != nil || len(ds) == 0 {
+		return nil, err
+	}
+	st, err := analysis.ReviewStatistics(Items(ds), analysis.ReviewOptions{})
+	if err != nil {
+		return nil, nil // e.g. only LLM reviews: nothing final to report
+	}
+	return &st, nil
+}
+
+// WriteRerun writes the tasks with a critical simulator error, one
+// "domain TAB task id" line each, in the order of st.Rerun.
+func WriteRerun(w io.Writer, st analysis.ReviewStats) error {
+	for _, k := range st.Rerun {
+		dom, task, _ := strings.Cut(k, "/")
+		if _, err := fmt.Fprintf(w, "%s\t%s\n", dom, task); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exportedDecision is one line of WriteDecisions.
+type exportedDecision struct {
+	SimulationID string          `json:"simulation_id"`
+	Reviewer     string          `json:"reviewer"`
+	Kind         string          `json:"kind"`
+	Outcome      string          `json:"outcome"`
+	Batch        string          `json:"batch,omitempty"`
+	Source       string          `json:"source"`
+	DecidedAt    string          `json:"decided_at"`
+	Revision     int             `json:"revision"`
+	Domain       string          `json:"domain,omitempty"`
+	TaskID       string          `json:"task_id,omitempty"`
+	Reward       *float64        `json:"reward"`
+	Errors       []exportedError `json:"errors"`
+}
+
+type exportedError struct {
+	TurnIdx  *int64 `json:"turn_idx"`
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Note     string `json:"note"`
+}
+
+// WriteDecisions writes every stored decision as one JSON object a line,
+// in the order of queries.ReviewDecisions (times in UTC, RFC 3339).
+func WriteDecisions(ctx context.Context, db queries.Querier, w io.Writer) error {
+	ds, err := queries.ReviewDecisions(ctx, db)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(w)
+	for _, d := range ds {
+		e := exportedDecision{SimulationID: d.SimulationID, Reviewer: d.Reviewer, Kind: d.Kind, Outcome: d.Outcome, Batch: d.Batch,
+			Source: d.Source, DecidedAt: d.DecidedAt.UTC().Format(time.RFC3339), Revision: d.Revision, Domain: d.Domain, TaskID: d.TaskID,
+			Errors: []exportedError{}}
+		if d.Reward.Valid {
+			e.Reward = &d.Reward.Float64
+		}
+		for _, x := range d.Errors {
+			ee := exportedError{Code: x.Code, Severity: x.Severity, Note: x.Note}
+			if x.TurnIdx.Valid {
+				ee.TurnIdx = &x.TurnIdx.Int64
+			}
+			e.Errors = append(e.Errors, ee)
+		}
+		if err := enc.Encode(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ErrBadInput marks a file to import that is not what its format says.
+var ErrBadInput = errors.New("review: bad input")
+
+// FileOptions configures ParseFile. The zero value reads the format from
+// the file's name and names the reviewer after the file.
+type FileOptions struct {
+	Format   string    // tau2 or csv; "" means by the extension (.json: tau2, .csv: csv)
+	Reviewer string    // "" means llm:BASE for tau2 and csv:BASE for csv, BASE the file's name without extension
+	At       time.Time // the decisions' time
+}
+
+// ParsedFile is a file of decisions read by ParseFile.
+type ParsedFile struct {
+	Reviewer  string
+	Decisions []queries.Decision
+	Stats     ImportStats
+	// BadRows are the refused rows of a CSV file, each naming its line:
+	// when there are any, nothing of the file may be imported.
+	BadRows []error
+}
+
+// ParseFile reads the decisions of a file to import: tau2 results with
+// user_only_review (ParseUserOnlyReviews, an LLM reviewer) or human labels
+// in CSV (ParseLabelsCSV). A format it cannot tell or does not know is
+// ErrInvalid; a tau2 file it cannot read is ErrBadInput.
+func ParseFile(path string, opts FileOptions) (ParsedFile, error) {
+	format := opts.Format
+	if format == "" {
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".csv":
+			format = "csv"
+		case ".json":
+			format = "tau2"
+		default:
+			return ParsedFile{}, kindError{fmt.Errorf("review import: say --format tau2 or --format csv for %s", path), ErrInvalid}
+		}
+	}
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	res := ParsedFile{Reviewer: opts.Reviewer}
+	f, err := os.Open(path)
+	if err != nil {
+		return res, err
+	}
+	defer f.Close()
+	switch format {
+	case "tau2":
+		if res.Reviewer == "" {
+			res.Reviewer = "llm:" + base
+		}
+		res.Decisions, res.Stats, err = ParseUserOnlyReviews(path, f, res.Reviewer, opts.At)
+		if err != nil {
+			return res, kindError{fmt.Errorf("review import: %w", err), ErrBadInput}
+		}
+	case "csv":
+		if res.Reviewer == "" {
+			res.Reviewer = "csv:" + base
+		}
+		res.Decisions, res.Stats, res.BadRows = ParseLabelsCSV(path, f, res.Reviewer, opts.At)
+	default:
+		return res, kindError{fmt.Errorf("review import: --format %q: want tau2 or csv", format), ErrInvalid}
+	}
+	return res, nil
+}

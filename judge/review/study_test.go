@@ -1,0 +1,93 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/queries"
+)
+
+// TestStepsOnAnEmptyWorkspace: with no episode, batch or decision, the
+// steps say what is missing (ErrNoData); a bad interval is ErrInvalid and
+// is refused before the workspace is read.
+func TestStepsOnAnEmptyWorkspace(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	_, _, err = CreateBatch(ctx, ws, BatchOptions{N: 5, Seed: 1})
+	if !errors.Is(err, ErrNoData) || err.Error() != "review sample: the workspace has no episodes: ingest tau2 result files first" {
+		t.Errorf("CreateBatch: %v", err)
+	}
+	if _, err := PickBatch(ctx, ws.Conn(), ""); !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), "run ub review sample first") {
+		t.Errorf("PickBatch: %v", err)
+	}
+	if _, err := Stats(ctx, ws.Conn(), StatsOptions{}); !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), "no review decision yet") {
+		t.Errorf("Stats: %v", err)
+	}
+	if _, err := Stats(ctx, ws.Conn(), StatsOptions{Interval: "bogus"}); !errors.Is(err, ErrInvalid) || errors.Is(err, ErrNoData) {
+		t.Errorf("Stats, bad interval: %v", err)
+	}
+	if st, err := ReportStats(ctx, ws.Conn()); st != nil || err != nil {
+		t.Errorf("ReportStats: %v, %v; want nothing to report", st, err)
+	}
+	var b strings.Builder
+	if err := WriteDecisions(ctx, ws.Conn(), &b); err != nil || b.Len() != 0 {
+		t.Errorf("WriteDecisions: %q, %v", b.String(), err)
+	}
+}
+
+// TestWriteRerun: one "domain TAB task" line per rerun key, in order.
+func TestWriteRerun(t *testing.T) {
+	var b strings.Builder
+	if err := WriteRerun(&b, analysis.ReviewStats{Rerun: []string{"airline/12", "telecom/[mobile]_3"}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "airline\t12\ntelecom\t[mobile]_3\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+// TestParseFile: the format comes from the extension unless given, the
+// reviewer from the file's name unless given; CSV bad rows are returned,
+// a broken tau2 file is ErrBadInput, an unknown format ErrInvalid.
+func TestParseFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("h1.csv", "simulation_id,has_error,code,severity,turn_idx\na,yes,hallucination,critical_helped,3\nb,no,,,\n")
+	f, err := ParseFile(good, FileOptions{At: importTime})
+	if err != nil || f.Reviewer != "csv:h1" || len(f.Decisions) != 2 || f.Stats.Errors != 1 || len(f.BadRows) != 0 {
+		t.Errorf("csv: %+v, %v", f, err)
+	}
+	if f, err := ParseFile(good, FileOptions{Reviewer: "ann", At: importTime}); err != nil || f.Reviewer != "ann" || len(f.Decisions) != 2 || f.Decisions[0].Reviewer != "ann" {
+		t.Errorf("csv, named reviewer: %+v, %v", f, err)
+	}
+	badCSV := write("h2.csv", "simulation_id,has_error,code,severity,turn_idx\na,yes,hallucination,critical_helped,3\nc,maybe,,,\n")
+	if f, err := ParseFile(badCSV, FileOptions{At: importTime}); err != nil || len(f.BadRows) != 1 || !strings.HasPrefix(f.BadRows[0].Error(), badCSV+":3: has_error") {
+		t.Errorf("csv, bad row: %+v, %v", f, err)
+	}
+	bad := write("run.json", "{not json")
+	if _, err := ParseFile(bad, FileOptions{}); !errors.Is(err, ErrBadInput) || !strings.HasPrefix(err.Error(), "review import: ") {
+		t.Errorf("tau2: %v", err)
+	}
+	txt := write("labels.txt", "")
+	if _, err := ParseFile(txt, FileOptions{}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "say --format tau2 or --format csv") {
+		t.Errorf("by name: %v", err)
+	}
+	if _, err := ParseFile(txt, FileOptions{Format: "xml"}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `--format "xml"`) {
+		t.Errorf("unknown format: %v", err)
+	}
+}
