@@ -12,8 +12,8 @@ import (
 	"sort"
 
 	"github.com/ub-bench/ub/graph"
+	"github.com/ub-bench/ub/graph/splits"
 	"github.com/ub-bench/ub/queries"
-	"github.com/ub-bench/ub/splits"
 )
 
 // Judges of the synthetic labels: Judge labels every point and generation
