@@ -8,6 +8,12 @@ import (
 // The rows of the episode tables (schema 0005 to 0007), for RowWriter. A
 // nil pointer and an empty JSON value are stored as NULL: an episode's
 // reward 0 and "no reward recorded" are different things.
+//
+// ingest's parsed types (EpRun, EpTask, Episode, ... in ingest/episode.go)
+// have the same fields, in the same order: they are what a file holds,
+// these what a table holds. Where the two are equal (EpRun = NewEpRun) the
+// ingest type can become an alias of this one; it is not yet, because
+// ingest/episode.go is being changed for speed at the same time.
 
 // NewEpRun is one row of ep_runs.
 type NewEpRun struct {
