@@ -18,7 +18,10 @@ bench:
 demo: build
 	./ub demo
 
+# Every fuzz target of the tree, found by its declaration (so a new one is
+# never left out), each for FUZZTIME, package by package.
 FUZZTIME ?= 30s
 fuzz:
-	for f in FuzzParseAider FuzzParseClaudeCode FuzzParseClaudeExport FuzzParseCodex FuzzParseSpecStory FuzzParseJSONL; do \
-		$(GO) test ./ingest -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; done
+	grep -r --include='*_test.go' -o '^func Fuzz[A-Za-z0-9_]*' . | sed 's|/[^/]*_test.go:func | |' | sort | \
+	while read dir f; do \
+		echo "$$dir $$f"; $(GO) test $$dir -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; done

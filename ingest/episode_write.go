@@ -3,7 +3,6 @@ package ingest
 import (
 	"database/sql"
 	"database/sql/driver"
-	"encoding/json"
 	"fmt"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -138,50 +137,9 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 	return nil
 }
 
-// raw makes a JSON column value: nil for none, the object itself otherwise.
-func raw(m json.RawMessage) any {
-	if len(m) == 0 {
-		return nil
-	}
-	return m
-}
-
-func ns(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
-}
-
-func ni(i *int) any {
-	if i == nil {
-		return nil
-	}
-	return int32(*i)
-}
-
-func ni64(i *int64) any {
-	if i == nil {
-		return nil
-	}
-	return *i
-}
-
-func nf(f *float64) any {
-	if f == nil {
-		return nil
-	}
-	return *f
-}
-
-func nb(b *bool) any {
-	if b == nil {
-		return nil
-	}
-	return *b
-}
-
-// appendRows appends n rows to table in one appender.
+// appendRows appends n rows to table in one appender. Only the probes'
+// results (probes.go) still go through it: the episode tables have typed
+// writers in queries (queries.RowWriter), which alone knows column order.
 func (w *writer) appendRows(table string, n int, row func(i int) []driver.Value) error {
 	if n == 0 {
 		return nil
@@ -206,101 +164,76 @@ func fillAppender(a *duckdb.Appender, table string, n int, row func(i int) []dri
 	return nil
 }
 
+// appendRun writes a run. Each append function closes its writer before it
+// returns, so that a later batch file's EpDeleteEpisode sees its rows.
 func (w *writer) appendRun(r *EpRun) error {
-	return w.appendRows("ep_runs", 1, func(int) []driver.Value {
-		return []driver.Value{r.RunID, r.SourceFile, r.Format, r.Domain, ns(r.GitCommit), ns(r.Tau2Version), ns(r.Started),
-			ns(r.UserImpl), ns(r.UserModel), raw(r.UserArgs), r.UserSim, ns(r.AgentImpl), ns(r.AgentModel), raw(r.AgentArgs),
-			r.Agent, ns(r.Guidelines), ns(r.PolicySHA), ni(r.MaxSteps), ni64(r.Seed)}
-	})
+	rw := queries.NewRowWriter(w.ctx, w.ws)
+	rw.EpRun(queries.NewEpRun{RunID: r.RunID, SourceFile: r.SourceFile, Format: r.Format, Domain: r.Domain,
+		GitCommit: r.GitCommit, Tau2Version: r.Tau2Version, Started: r.Started, UserImpl: r.UserImpl,
+		UserModel: r.UserModel, UserArgs: r.UserArgs, UserSim: r.UserSim, AgentImpl: r.AgentImpl,
+		AgentModel: r.AgentModel, AgentArgs: r.AgentArgs, Agent: r.Agent, Guidelines: r.Guidelines,
+		PolicySHA: r.PolicySHA, MaxSteps: r.MaxSteps, Seed: r.Seed})
+	return rw.Close()
 }
 
+// appendTasks writes tasks, then their gold actions, then their assertions
+// (a RowWriter keeps the first error and Close returns it).
 func (w *writer) appendTasks(ts []*EpTask) error {
-	err := w.appendRows("ep_tasks", len(ts), func(i int) []driver.Value {
-		t := ts[i]
-		return []driver.Value{t.Key, t.Domain, t.TaskID, t.Format, ns(t.ReasonForCall), ns(t.KnownInfo), ns(t.UnknownInfo),
-			ns(t.TaskInstructions), ns(t.Persona), ns(t.Instruction), ns(t.UserID), ns(t.Purpose), ns(t.Ticket),
-			raw(t.RewardBasis), raw(t.InitialState), raw(t.CommunicateInfo), raw(t.NLAssertions), raw(t.Raw), t.SourceFile}
-	})
-	if err != nil {
-		return err
-	}
-	type actRow struct {
-		key string
-		i   int
-		a   *EpAction
-	}
-	type asRow struct {
-		key string
-		i   int
-		a   *EpAssertion
-	}
-	var acts []actRow
-	var asserts []asRow
+	rw := queries.NewRowWriter(w.ctx, w.ws)
 	for _, t := range ts {
-		for i := range t.Actions {
-			acts = append(acts, actRow{t.Key, i, &t.Actions[i]})
-		}
-		for i := range t.Assertions {
-			asserts = append(asserts, asRow{t.Key, i, &t.Assertions[i]})
+		rw.EpTask(queries.NewEpTask{Key: t.Key, Domain: t.Domain, TaskID: t.TaskID, Format: t.Format,
+			ReasonForCall: t.ReasonForCall, KnownInfo: t.KnownInfo, UnknownInfo: t.UnknownInfo,
+			TaskInstructions: t.TaskInstructions, Persona: t.Persona, Instruction: t.Instruction, UserID: t.UserID,
+			Purpose: t.Purpose, Ticket: t.Ticket, RewardBasis: t.RewardBasis, InitialState: t.InitialState,
+			CommunicateInfo: t.CommunicateInfo, NLAssertions: t.NLAssertions, Raw: t.Raw, SourceFile: t.SourceFile})
+	}
+	for _, t := range ts {
+		for i, a := range t.Actions {
+			rw.EpTaskAction(queries.NewEpTaskAction{TaskKey: t.Key, Idx: i, ActionID: a.ActionID, Requestor: a.Requestor,
+				Name: a.Name, Arguments: a.Arguments, CompareArgs: a.CompareArgs, Info: a.Info})
 		}
 	}
-	err = w.appendRows("ep_task_actions", len(acts), func(i int) []driver.Value {
-		r := acts[i]
-		return []driver.Value{r.key, int32(r.i), ns(r.a.ActionID), r.a.Requestor, r.a.Name, raw(r.a.Arguments), raw(r.a.CompareArgs), ns(r.a.Info)}
-	})
-	if err != nil {
-		return err
+	for _, t := range ts {
+		for i, a := range t.Assertions {
+			rw.EpTaskAssertion(queries.NewEpTaskAssertion{TaskKey: t.Key, Idx: i, EnvType: a.EnvType,
+				FuncName: a.FuncName, Arguments: a.Arguments, AssertValue: a.AssertValue, Message: a.Message})
+		}
 	}
-	return w.appendRows("ep_task_assertions", len(asserts), func(i int) []driver.Value {
-		r := asserts[i]
-		return []driver.Value{r.key, int32(r.i), r.a.EnvType, r.a.FuncName, raw(r.a.Arguments), nb(r.a.AssertValue), ns(r.a.Message)}
-	})
+	return rw.Close()
 }
 
+// appendEpisodes writes episodes, then their messages, tool calls and
+// checks.
 func (w *writer) appendEpisodes(eps []*Episode) error {
-	err := w.appendRows("ep_episodes", len(eps), func(i int) []driver.Value {
-		e := eps[i]
-		return []driver.Value{e.SimulationID, e.RunID, e.SourceFile, int32(e.SourceIndex), e.ContentHash, e.Domain, e.TaskID,
-			ns(e.TaskKey), ni(e.Trial), ni64(e.Seed), nf(e.Reward), raw(e.RewardBasis), raw(e.RewardBreakdown), nb(e.DBMatch),
-			ns(e.TerminationReason), nf(e.UserCost), nf(e.AgentCost), ni64(e.UserTokensIn), ni64(e.UserTokensOut),
-			nf(e.Duration), ns(e.StartedAt), int32(len(e.Messages)), raw(e.Extra)}
-	})
-	if err != nil {
-		return err
+	rw := queries.NewRowWriter(w.ctx, w.ws)
+	for _, e := range eps {
+		rw.Episode(queries.NewEpisode{SimulationID: e.SimulationID, RunID: e.RunID, SourceFile: e.SourceFile,
+			SourceIndex: e.SourceIndex, ContentHash: e.ContentHash, Domain: e.Domain, TaskID: e.TaskID,
+			TaskKey: e.TaskKey, Trial: e.Trial, Seed: e.Seed, Reward: e.Reward, RewardBasis: e.RewardBasis,
+			RewardBreakdown: e.RewardBreakdown, DBMatch: e.DBMatch, TerminationReason: e.TerminationReason,
+			UserCost: e.UserCost, AgentCost: e.AgentCost, UserTokensIn: e.UserTokensIn,
+			UserTokensOut: e.UserTokensOut, Duration: e.Duration, StartedAt: e.StartedAt,
+			NMessages: len(e.Messages), Extra: e.Extra})
 	}
-	type ref struct{ e, i int }
-	var msgs, calls, checks []ref
-	for k, e := range eps {
-		for i := range e.Messages {
-			msgs = append(msgs, ref{k, i})
-		}
-		for i := range e.Calls {
-			calls = append(calls, ref{k, i})
-		}
-		for i := range e.Checks {
-			checks = append(checks, ref{k, i})
+	for _, e := range eps {
+		for _, m := range e.Messages {
+			rw.EpMessage(queries.NewEpMessage{SimulationID: e.SimulationID, Idx: m.Idx, TurnIdx: m.TurnIdx,
+				Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Requestor: m.Requestor,
+				ToolError: m.ToolError, NToolCalls: m.NToolCalls, PromptTokens: m.PromptTokens,
+				CompletionTokens: m.CompletionTokens, Cost: m.Cost, TS: m.TS})
 		}
 	}
-	err = w.appendRows("ep_messages", len(msgs), func(i int) []driver.Value {
-		e := eps[msgs[i].e]
-		m := &e.Messages[msgs[i].i]
-		return []driver.Value{e.SimulationID, int32(m.Idx), int32(m.TurnIdx), m.Role, ns(m.Content), ns(m.ToolCallID),
-			ns(m.Requestor), nb(m.ToolError), int32(m.NToolCalls), ni64(m.PromptTokens), ni64(m.CompletionTokens), nf(m.Cost), ns(m.TS)}
-	})
-	if err != nil {
-		return err
+	for _, e := range eps {
+		for _, c := range e.Calls {
+			rw.EpToolCall(queries.NewEpToolCall{SimulationID: e.SimulationID, MsgIdx: c.MsgIdx, CallIdx: c.CallIdx,
+				CallID: c.CallID, Requestor: c.Requestor, Name: c.Name, Arguments: c.Arguments})
+		}
 	}
-	err = w.appendRows("ep_tool_calls", len(calls), func(i int) []driver.Value {
-		e := eps[calls[i].e]
-		c := &e.Calls[calls[i].i]
-		return []driver.Value{e.SimulationID, int32(c.MsgIdx), int32(c.CallIdx), ns(c.CallID), c.Requestor, c.Name, raw(c.Arguments)}
-	})
-	if err != nil {
-		return err
+	for _, e := range eps {
+		for _, c := range e.Checks {
+			rw.EpCheck(queries.NewEpCheck{SimulationID: e.SimulationID, Kind: c.Kind, Idx: c.Idx, Name: c.Name,
+				Requestor: c.Requestor, Met: c.Met, Reward: c.Reward, Detail: c.Detail})
+		}
 	}
-	return w.appendRows("ep_checks", len(checks), func(i int) []driver.Value {
-		e := eps[checks[i].e]
-		c := &e.Checks[checks[i].i]
-		return []driver.Value{e.SimulationID, c.Kind, int32(c.Idx), ns(c.Name), ns(c.Requestor), nb(c.Met), nf(c.Reward), raw(c.Detail)}
-	})
+	return rw.Close()
 }

@@ -63,12 +63,7 @@ func PutCriteria(ctx context.Context, ws *Workspace, cs []Criterion) error {
 				return err
 			}
 		}
-		return appendRows(ctx, ws, "ep_rubric_criteria", len(cs), func(i int) []driver.Value {
-			cr := cs[i]
-			return []driver.Value{cr.CriterionID, cr.Domain, cr.TaskID, cr.Family, cr.Mode, cr.Quote, cr.QuoteSource,
-				cr.Text, nullStr(cr.AppliesWhen), cr.WrittenBy, nullStr(cr.VerifiedBy), cr.Status, nullStr(cr.RejectReason),
-				nullStr(cr.PromptVersion), cr.SourceFile, int32(cr.SourceLine)}
-		})
+		return appendRows(ctx, ws, "ep_rubric_criteria", len(cs), func(i int) []driver.Value { return criterionValues(cs[i]) })
 	})
 }
 
@@ -160,15 +155,7 @@ func PutVerdicts(ctx context.Context, ws *Workspace, vs []StoredVerdict) error {
 				return err
 			}
 		}
-		return appendRows(ctx, ws, "ep_verdicts", len(vs), func(i int) []driver.Value {
-			v := vs[i]
-			var turn driver.Value
-			if v.TurnIdx != nil {
-				turn = int32(*v.TurnIdx)
-			}
-			return []driver.Value{v.SimulationID, v.CriterionID, v.Grader, v.Verdict, turn, nullStr(v.Reason),
-				nullStr(v.PromptVersion), nullStr(v.RequestKey), v.SourceFile, int32(v.SourceLine)}
-		})
+		return appendRows(ctx, ws, "ep_verdicts", len(vs), func(i int) []driver.Value { return verdictValues(vs[i]) })
 	})
 }
 

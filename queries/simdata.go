@@ -197,7 +197,7 @@ func scanPairs(rows *sql.Rows) ([]ReplyPair, error) {
 // profile sessions, by session id and reply turn: the pool of an offline
 // simulator with the profile.
 func ProfilePairs(ctx context.Context, db Querier, developer string) ([]ReplyPair, error) {
-	rows, err := db.QueryContext(ctx, q("simdata_profile_pairs"), developer)
+	rows, err := db.QueryContext(ctx, q("simdata_reply_pairs"), developer)
 	if err != nil {
 		return nil, fmt.Errorf("pairs of %s: %w", developer, err)
 	}
@@ -209,7 +209,7 @@ func ProfilePairs(ctx context.Context, db Querier, developer string) ([]ReplyPai
 // offline simulator without the profile. A developer also placed in val or
 // test (which ub audit reports) is left out.
 func TrainPairs(ctx context.Context, db Querier) ([]ReplyPair, error) {
-	rows, err := db.QueryContext(ctx, q("simdata_train_pairs"))
+	rows, err := db.QueryContext(ctx, q("simdata_reply_pairs"), nil)
 	if err != nil {
 		return nil, fmt.Errorf("training pairs: %w", err)
 	}

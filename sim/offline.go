@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/ub-bench/ub/queries"
 )
 
 // Pool scopes.
@@ -32,15 +34,8 @@ func PoolScope(condition string) string {
 
 // Pair is an agent turn and the developer reply that followed it: a moment of
 // a profile session (a non-command developer turn) and the latest agent turn
-// before it.
-type Pair struct {
-	Developer string
-	SessionID string
-	AgentIdx  int
-	Agent     string
-	ReplyIdx  int
-	Reply     string
-}
+// before it: the row queries reads (its fields, defined once there).
+type Pair queries.ReplyPair
 
 // ReplyPool is the pairs an offline simulator draws from, in a fixed order
 // (session id, reply turn). It is safe for concurrent use; its TF-IDF index

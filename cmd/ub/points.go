@@ -10,9 +10,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/graph"
+	"github.com/ub-bench/ub/graph/splits"
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/queries"
-	"github.com/ub-bench/ub/splits"
 )
 
 type pointsOptions struct {

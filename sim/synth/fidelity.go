@@ -3,13 +3,11 @@ package synth
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
-
-	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/ub-bench/ub/queries"
 )
@@ -135,32 +133,20 @@ func WriteFidelity(ctx context.Context, ws *queries.Workspace, opts FidelityOpti
 
 func writeFidelity(ctx context.Context, ws *queries.Workspace, seed uint64, scale int) (FidelityStats, error) {
 	var st FidelityStats
-	tbl := map[string]*appender{}
-	for _, t := range []string{"ep_prices", "ep_runs", "ep_tasks", "ep_episodes", "ep_messages", "ep_tool_calls", "ep_rubric_criteria", "ep_verdicts"} {
-		a, err := openAppender(ctx, ws, t)
-		if err != nil {
-			return st, err
-		}
-		tbl[t] = a
-	}
-	closeAll := func() error {
-		var first error
-		for _, t := range []string{"ep_prices", "ep_runs", "ep_tasks", "ep_episodes", "ep_messages", "ep_tool_calls", "ep_rubric_criteria", "ep_verdicts"} {
-			if err := tbl[t].close(); err != nil && first == nil {
-				first = err
-			}
-		}
-		return first
-	}
+	// rw keeps the first error; Close returns it.
+	rw := queries.NewRowWriter(ctx, ws)
 	const guidelines = "Disclose information progressively. Wait for the agent to ask for specific information before providing it. Do not make up information. Continue until the task goal is met."
 	// Estimated costs: 2000 input and 1000 output tokens per simulation at
 	// price_in = price_out = cost / 3000 x 1e6 $ per million tokens.
 	for _, s := range FidelitySims {
 		if s.Estimated {
 			p := s.Cost / 3000 * 1e6
-			tbl["ep_prices"].row(s.Name, p, p, "2026-08-01", "synth")
+			rw.EpPrice(queries.Price{Model: s.Name, PriceIn: p, PriceOut: p, ReadOn: "2026-08-01", Source: "synth"})
 		}
 	}
+	// ep_tasks.raw holds the JSON string "{}" (not an empty object), as
+	// the study has always stored it: the synthetic tasks have no file.
+	rawTask := json.RawMessage(`"{}"`)
 	families := []string{"disclosure", "goal_deviation", "groundedness", "omitted_info"}
 	modes := []string{"volunteers_unasked_info", "accepts_forbidden_outcome", "unsupported_state", "withholds_asked_info"}
 	type crit struct {
@@ -176,7 +162,9 @@ func writeFidelity(ctx context.Context, ws *queries.Workspace, seed uint64, scal
 			known := fmt.Sprintf("Your user id is %s_user_%d. Your phone number is 555-%04d.", d.Name, t, t)
 			instr := "You do not accept a fee. If the agent cannot help, ask for a transfer to a human agent."
 			reason := fmt.Sprintf("You want to change booking %d.", t)
-			tbl["ep_tasks"].row(key, d.Name, id, "tau2", reason, known, "You do not know your booking date.", instr, nil, nil, nil, nil, nil, nil, nil, nil, nil, "{}", "synth")
+			rw.EpTask(queries.NewEpTask{Key: key, Domain: d.Name, TaskID: id, Format: "tau2", ReasonForCall: &reason,
+				KnownInfo: &known, UnknownInfo: ptr("You do not know your booking date."), TaskInstructions: &instr,
+				Raw: rawTask, SourceFile: "synth"})
 			// 4-8 criteria, mean 5.8: one of each family, then any.
 			k := 4 + []int{0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 4, 4, 0, 3}[rc.IntN(20)]
 			var cs []crit
@@ -187,8 +175,9 @@ func writeFidelity(ctx context.Context, ws *queries.Workspace, seed uint64, scal
 				}
 				cid := fmt.Sprintf("%s-%d-c%d", d.Name, t, j+1)
 				quote, source := []string{known[:strings.Index(known, ".")+1], "You do not accept a fee.", "Do not make up information.", reason}[fam], []string{"known_info", "task_instructions", "guidelines", "reason_for_call"}[fam]
-				tbl["ep_rubric_criteria"].row(cid, d.Name, id, families[fam], modes[fam], quote, source,
-					"The user keeps this part of its task.", nil, "synth", nil, "accepted", nil, nil, "synth", int32(st.Criteria+1))
+				rw.Criterion(queries.Criterion{CriterionID: cid, Domain: d.Name, TaskID: id, Family: families[fam],
+					Mode: modes[fam], Quote: quote, QuoteSource: source, Text: "The user keeps this part of its task.",
+					WrittenBy: "synth", Status: "accepted", SourceFile: "synth", SourceLine: st.Criteria + 1})
 				st.Criteria++
 				cs = append(cs, crit{cid, fam})
 			}
@@ -201,7 +190,9 @@ func writeFidelity(ctx context.Context, ws *queries.Workspace, seed uint64, scal
 			nt := d.Tasks * scale
 			run := fmt.Sprintf("synth-run-%s-%s", s.Name, d.Name)
 			user := "user_simulator:" + s.Name + "@t1"
-			tbl["ep_runs"].row(run, "synth", "tau2", d.Name, nil, nil, nil, "user_simulator", s.Name, nil, user, "llm_agent", "gpt-5.5", nil, fidelityAgent, guidelines, nil, nil, nil)
+			rw.EpRun(queries.NewEpRun{RunID: run, SourceFile: "synth", Format: "tau2", Domain: d.Name,
+				UserImpl: ptr("user_simulator"), UserModel: ptr(s.Name), UserSim: user, AgentImpl: ptr("llm_agent"),
+				AgentModel: ptr("gpt-5.5"), Agent: fidelityAgent, Guidelines: ptr(guidelines)})
 			r := stream(seed, "fidelity/"+s.Name+"/"+d.Name)
 			// The naTask (retail task 7) has nothing applicable for the
 			// first five simulators; it is not scored.
@@ -250,11 +241,12 @@ func writeFidelity(ctx context.Context, ws *queries.Workspace, seed uint64, scal
 					if v != "na" {
 						applied = true
 					}
-					var turn driver.Value
+					var turn *int
 					if v == "fail" {
-						turn = int32(1)
+						turn = ptr(1)
 					}
-					tbl["ep_verdicts"].row(simID, c.id, FidelityGrader, v, turn, nil, nil, nil, "synth", int32(st.Verdicts+1))
+					rw.Verdict(queries.StoredVerdict{SimulationID: simID, CriterionID: c.id, Grader: FidelityGrader,
+						Verdict: v, TurnIdx: turn, SourceFile: "synth", SourceLine: st.Verdicts + 1})
 					st.Verdicts++
 				}
 				p := d.Base + 0.15
@@ -275,38 +267,42 @@ func writeFidelity(ctx context.Context, ws *queries.Workspace, seed uint64, scal
 				}
 				tools := max(0, int(math.Round(6-FidelityToolCallSaving*disc+1.5*r.NormFloat64())))
 				questions := max(0, int(math.Round(2-FidelityQuestionSaving*disc+0.8*r.NormFloat64())))
-				var cost, tin, tout driver.Value = s.Cost * math.Exp(0.1*r.NormFloat64()), nil, nil
+				var tin, tout *int64
+				cost := s.Cost * math.Exp(0.1*r.NormFloat64())
 				if s.Estimated {
-					cost, tin, tout = 0.0, int64(2000), int64(1000)
+					cost, tin, tout = 0.0, ptr(int64(2000)), ptr(int64(1000))
 				}
 				// Messages: the user's opening, then per question an agent
 				// question and the user's answer, then one tool-call message
 				// per call, then the agent's closing message.
 				idx := 0
-				msg := func(role string, content driver.Value, calls int) {
-					tbl["ep_messages"].row(simID, int32(idx), int32(idx), role, content, nil, nil, nil, int32(calls), nil, nil, nil, nil)
+				msg := func(role string, content *string, calls int) {
+					rw.EpMessage(queries.NewEpMessage{SimulationID: simID, Idx: idx, TurnIdx: idx, Role: role,
+						Content: content, NToolCalls: calls})
 					idx++
 				}
-				msg("user", "Hi, I need help with my booking.", 0)
+				msg("user", ptr("Hi, I need help with my booking."), 0)
 				for q := 0; q < questions; q++ {
-					msg("assistant", "Could you tell me more?", 0)
-					msg("user", "Sure.", 0)
+					msg("assistant", ptr("Could you tell me more?"), 0)
+					msg("user", ptr("Sure."), 0)
 				}
 				for c := 0; c < tools; c++ {
-					tbl["ep_tool_calls"].row(simID, int32(idx), int32(0), nil, "assistant", "lookup", nil)
+					rw.EpToolCall(queries.NewEpToolCall{SimulationID: simID, MsgIdx: idx, Requestor: "assistant", Name: "lookup"})
 					st.ToolCalls++
 					msg("assistant", nil, 1)
 				}
-				msg("assistant", "Done.", 0)
+				msg("assistant", ptr("Done."), 0)
 				st.Messages += idx
-				tbl["ep_episodes"].row(simID, run, "synth", int32(t), simID, d.Name, fmt.Sprint(t), fmt.Sprintf("synth-%s-%d", d.Name, t),
-					int32(0), nil, reward, nil, nil, nil, "user_stop", cost, nil, tin, tout, nil, nil, int32(idx), nil)
+				rw.Episode(queries.NewEpisode{SimulationID: simID, RunID: run, SourceFile: "synth", SourceIndex: t,
+					ContentHash: simID, Domain: d.Name, TaskID: fmt.Sprint(t), TaskKey: ptr(fmt.Sprintf("synth-%s-%d", d.Name, t)),
+					Trial: ptr(0), Reward: &reward, TerminationReason: ptr("user_stop"), UserCost: &cost,
+					UserTokensIn: tin, UserTokensOut: tout, NMessages: idx})
 				st.Episodes++
 			}
 		}
 		st.Simulators++
 	}
-	return st, closeAll()
+	return st, rw.Close()
 }
 
 // pick draws an index with the given weights (summing to 1).
@@ -321,40 +317,5 @@ func pick(r *rand.Rand, w []float64) int {
 	return len(w) - 1
 }
 
-// appender appends the fidelity study's rows to one table. The episode
-// tables have no typed writer in queries yet (queries.RowWriter covers the
-// session and generation tables); the column order here follows
-// queries/schema/0005_episodes.sql and 0007_fidelity.sql.
-type appender struct {
-	a     *duckdb.Appender
-	table string
-	err   error
-}
-
-func openAppender(ctx context.Context, ws *queries.Workspace, table string) (*appender, error) {
-	a, err := ws.Appender(ctx, table)
-	if err != nil {
-		return nil, err
-	}
-	return &appender{a: a, table: table}, nil
-}
-
-func (a *appender) row(vals ...driver.Value) {
-	if a.err != nil {
-		return
-	}
-	if err := a.a.AppendRow(vals...); err != nil {
-		a.err = fmt.Errorf("%s: %w", a.table, err)
-	}
-}
-
-func (a *appender) close() error {
-	err := a.a.Close()
-	if a.err != nil {
-		return a.err
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", a.table, err)
-	}
-	return nil
-}
+// ptr returns a pointer to v, for the nullable fields of the episode rows.
+func ptr[T any](v T) *T { return &v }

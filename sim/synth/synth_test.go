@@ -137,7 +137,7 @@ func TestNoClipping(t *testing.T) {
 			for _, v := range []float64{-SimulatorSpread, SimulatorSpread} {
 				for m := range Moves {
 					for p := 2; p <= 40; p += 2 {
-						if h := HitProbability(b, u, v, m, p, r.N, r.K); h < 0 || h > 1 {
+						if h := HitProbability(b, u, v, m, p, r.WindowN, r.HistoryK); h < 0 || h > 1 {
 							t.Fatalf("%+v u=%v v=%v move %s P=%d: hit probability %v", r, u, v, Moves[m], p, h)
 						}
 					}

@@ -12,8 +12,9 @@ import (
 	"sort"
 
 	"github.com/ub-bench/ub/graph"
+	"github.com/ub-bench/ub/graph/splits"
 	"github.com/ub-bench/ub/queries"
-	"github.com/ub-bench/ub/splits"
+	"github.com/ub-bench/ub/sim"
 )
 
 // Judges of the synthetic labels: Judge labels every point and generation
@@ -182,59 +183,31 @@ func storePoints(ctx context.Context, ws *queries.Workspace, seed uint64) ([]que
 	return rows, set, err
 }
 
-// Run is one prompt setting a simulator is generated at, over every point.
-type Run struct {
-	Simulator, Condition string
-	N, K                 int
-}
+// Run is one prompt setting a simulator is generated at, over every point:
+// a cell of an experiment, as ub generate runs it.
+type Run = sim.Cell
 
 // Runs lists every run of the study, sorted: each planted simulator in each
 // of its conditions at the anchor (N = 14, K = 0); and, for the
 // [ContextSimulator] without profile, the context sweep, the history sweep,
-// the substitution test and the N x K surface, each setting once.
+// the substitution test and the N x K surface, each setting once. The study
+// is an experiment with those four sweeps, expanded as ub generate expands
+// one (sim.Experiment.Cells).
 func Runs() []Run {
-	seen := map[Run]bool{}
-	var runs []Run
-	add := func(r Run) {
-		if !seen[r] {
-			seen[r] = true
-			runs = append(runs, r)
-		}
-	}
+	e := sim.Experiment{WindowN: AnchorN, HistoryK: AnchorK}
 	for _, s := range Planted() {
+		var conds []string
 		for cond := range s.Conditions {
-			add(Run{s.Name, cond, AnchorN, AnchorK})
+			conds = append(conds, cond)
 		}
+		e.Simulators = append(e.Simulators, sim.SimulatorConfig{Name: s.Name, Conditions: conds})
 	}
-	sweep := func(n, k int) { add(Run{ContextSimulator, queries.CondNoProfile, n, k}) }
-	for _, n := range ContextSweepN {
-		sweep(n, 0)
+	sweep := func(ns, ks []int) sim.Sweep {
+		return sim.Sweep{Simulators: []string{ContextSimulator}, Conditions: []string{queries.CondNoProfile}, WindowN: ns, HistoryK: ks}
 	}
-	for _, k := range HistorySweepK {
-		sweep(AnchorN, k)
-	}
-	for _, k := range SubstitutionK {
-		sweep(1, k)
-	}
-	for _, n := range SurfaceN {
-		for _, k := range SurfaceK {
-			sweep(n, k)
-		}
-	}
-	sort.Slice(runs, func(i, j int) bool {
-		a, b := runs[i], runs[j]
-		if a.Simulator != b.Simulator {
-			return a.Simulator < b.Simulator
-		}
-		if a.Condition != b.Condition {
-			return a.Condition < b.Condition
-		}
-		if a.N != b.N {
-			return a.N < b.N
-		}
-		return a.K < b.K
-	})
-	return runs
+	e.Sweeps = []sim.Sweep{sweep(ContextSweepN, []int{0}), sweep([]int{AnchorN}, HistorySweepK),
+		sweep([]int{1}, SubstitutionK), sweep(SurfaceN, SurfaceK)}
+	return e.Cells()
 }
 
 // templates are the prompt templates of the three conditions; their
@@ -329,13 +302,13 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 		s := byName[r.Simulator]
 		b := s.Conditions[r.Condition]
 		v := vfor(r.Simulator, r.Condition)
-		rng := stream(seed, fmt.Sprintf("gen/%s/%s/%d/%d", r.Simulator, r.Condition, r.N, r.K))
+		rng := stream(seed, fmt.Sprintf("gen/%s/%s/%d/%d", r.Simulator, r.Condition, r.WindowN, r.HistoryK))
 		version := templateVersion(r.Condition)
-		anchor := r.N == AnchorN && r.K == AnchorK && r.Condition != queries.CondTerse
+		anchor := r.WindowN == AnchorN && r.HistoryK == AnchorK && r.Condition != queries.CondTerse
 		for _, p := range points {
 			d := c.byName[p.Developer]
 			real := moveIndex(c.moments[p.ID].move)
-			hit := HitProbability(b, d.u, v[d.name], real, p.PriorTurns, r.N, r.K)
+			hit := HitProbability(b, d.u, v[d.name], real, p.PriorTurns, r.WindowN, r.HistoryK)
 			gen := real
 			if rng.Float64() >= hit {
 				w := b.Miss
@@ -345,17 +318,17 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			move := Moves[gen]
 			words := lengthOf(rng, b.Words)
 			text := message(rng, move, words)
-			id := shortHash(r.Simulator, p.ID, r.Condition, fmt.Sprint(r.N), fmt.Sprint(r.K))
-			tin := 600 + 45*min(r.N, p.PriorTurns) + 12*r.K
+			id := shortHash(r.Simulator, p.ID, r.Condition, fmt.Sprint(r.WindowN), fmt.Sprint(r.HistoryK))
+			tin := 600 + 45*min(r.WindowN, p.PriorTurns) + 12*r.HistoryK
 			if r.Condition == queries.CondProfile {
 				tin += 250
 			}
 			tout := int(math.Round(1.35*float64(words))) + s.Reasoning
 			cost := (float64(tin)*s.PriceIn + float64(tout)*s.PriceOut) / 1e6
-			key := fullHash("request", Backend, s.Model, r.Simulator, p.ID, r.Condition, fmt.Sprint(r.N), fmt.Sprint(r.K))
+			key := fullHash("request", Backend, s.Model, r.Simulator, p.ID, r.Condition, fmt.Sprint(r.WindowN), fmt.Sprint(r.HistoryK))
 			parts, _ := json.Marshal(map[string]any{"backend": Backend, "model": s.Model, "sample": 0, "template": version})
 			rw.Generation(queries.GenerationRow{ID: id, PointID: p.ID, Simulator: r.Simulator, Condition: r.Condition,
-				WindowN: r.N, HistoryK: r.K, RequestKey: key, KeyParts: parts, Text: text, TokensIn: tin, TokensOut: tout,
+				WindowN: r.WindowN, HistoryK: r.HistoryK, RequestKey: key, KeyParts: parts, Text: text, TokensIn: tin, TokensOut: tout,
 				Cost: cost, LatencyMS: int64(300 + 8*tout), PromptVersion: version, Experiment: experiment})
 			rw.Label(queries.Label{Target: "generation", TargetID: id, Judge: Judge, Move: move, Label7: label7(lab7RNG, move), PromptVersion: JudgeVersion})
 			ngen++

@@ -6,7 +6,7 @@ package reviewtest
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
+	"encoding/json"
 	"fmt"
 
 	"github.com/ub-bench/ub/queries"
@@ -39,71 +39,82 @@ type Episode struct {
 	Probes             []Probe
 }
 
-// Insert writes the episodes, one task and one run each, with the
-// appender (turn_idx = the message's position), in one transaction.
+// Insert writes the episodes, one task and one run each, with
+// queries.RowWriter (turn_idx = the message's position), in one
+// transaction.
 func Insert(ctx context.Context, ws *queries.Workspace, eps []Episode) error {
-	null := func(s string) driver.Value {
+	null := func(s string) *string {
 		if s == "" {
 			return nil
 		}
-		return s
+		return &s
 	}
+	str := func(s string) *string { return &s }
 	return ws.InTx(ctx, func(_ *sql.Conn) error {
-		put := func(table string, rows [][]driver.Value) error {
-			a, err := ws.Appender(ctx, table)
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				if err := a.AppendRow(r...); err != nil {
-					a.Close()
-					return fmt.Errorf("%s: %w", table, err)
-				}
-			}
-			return a.Close()
+		rw := queries.NewRowWriter(ctx, ws)
+		// Each table's rows are written in turn, as the tables are listed.
+		for _, e := range eps {
+			maxSteps, seed := 100, int64(1)
+			rw.EpRun(queries.NewEpRun{RunID: "run-" + e.ID, SourceFile: "fixture.json", Format: "tau2", Domain: e.Domain,
+				GitCommit: str("abc123"), Tau2Version: str("2.x"), UserImpl: str("user_simulator"),
+				UserModel: str("gpt-4.1"), UserSim: "user_simulator:gpt-4.1@t0", AgentImpl: str("llm_agent"),
+				AgentModel: str("gpt-4.1"), Agent: "llm_agent:gpt-4.1@t0", Guidelines: str("Play the customer."),
+				MaxSteps: &maxSteps, Seed: &seed})
 		}
-		var runs, tasks, episodes, msgs, calls, probes [][]driver.Value
+		for _, e := range eps {
+			rw.EpTask(queries.NewEpTask{Key: "task-" + e.ID, Domain: e.Domain, TaskID: e.TaskID, Format: "tau2",
+				ReasonForCall: null(e.Reason), KnownInfo: null(e.Known), Raw: jsonString("{}"),
+				SourceFile: "fixture.json"})
+		}
 		for i, e := range eps {
-			run, task := "run-"+e.ID, "task-"+e.ID
-			runs = append(runs, []driver.Value{run, "fixture.json", "tau2", e.Domain, "abc123", "2.x", nil,
-				"user_simulator", "gpt-4.1", nil, "user_simulator:gpt-4.1@t0", "llm_agent", "gpt-4.1", nil, "llm_agent:gpt-4.1@t0",
-				"Play the customer.", nil, int32(100), int64(1)})
-			tasks = append(tasks, []driver.Value{task, e.Domain, e.TaskID, "tau2", null(e.Reason), null(e.Known), nil, nil, nil, nil, nil, nil, nil,
-				nil, nil, nil, nil, "{}", "fixture.json"})
-			episodes = append(episodes, []driver.Value{e.ID, run, "fixture.json", int32(i), "hash-" + e.ID, e.Domain, e.TaskID, task,
-				int32(0), int64(1), e.Reward, nil, nil, nil, "user_stop", 0.01, 0.02, nil, nil, 12.5, nil, int32(len(e.Messages)), nil})
+			trial, seed, reward, userCost, agentCost, duration := 0, int64(1), e.Reward, 0.01, 0.02, 12.5
+			rw.Episode(queries.NewEpisode{SimulationID: e.ID, RunID: "run-" + e.ID, SourceFile: "fixture.json",
+				SourceIndex: i, ContentHash: "hash-" + e.ID, Domain: e.Domain, TaskID: e.TaskID,
+				TaskKey: str("task-" + e.ID), Trial: &trial, Seed: &seed, Reward: &reward,
+				TerminationReason: str("user_stop"), UserCost: &userCost, AgentCost: &agentCost, Duration: &duration,
+				NMessages: len(e.Messages)})
+		}
+		for _, e := range eps {
 			for j, m := range e.Messages {
-				msgs = append(msgs, []driver.Value{e.ID, int32(j), int32(j), m.Role, null(m.Content), nil, null(m.Requestor), nil,
-					int32(len(m.Calls)), nil, nil, nil, nil})
+				rw.EpMessage(queries.NewEpMessage{SimulationID: e.ID, Idx: j, TurnIdx: j, Role: m.Role,
+					Content: null(m.Content), Requestor: null(m.Requestor), NToolCalls: len(m.Calls)})
+			}
+		}
+		for _, e := range eps {
+			for j, m := range e.Messages {
 				for k, c := range m.Calls {
 					req := "assistant"
 					if m.Role == "user" {
 						req = "user"
 					}
-					calls = append(calls, []driver.Value{e.ID, int32(j), int32(k), fmt.Sprintf("call-%d-%d", j, k), req, c.Name, null(c.Arguments)})
+					var args json.RawMessage
+					if c.Arguments != "" {
+						args = jsonString(c.Arguments)
+					}
+					rw.EpToolCall(queries.NewEpToolCall{SimulationID: e.ID, MsgIdx: j, CallIdx: k,
+						CallID: str(fmt.Sprintf("call-%d-%d", j, k)), Requestor: req, Name: c.Name, Arguments: args})
 				}
 			}
+		}
+		for _, e := range eps {
 			for _, p := range e.Probes {
-				var turn driver.Value
+				var turn *int
 				if p.Turn >= 0 {
-					turn = int32(p.Turn)
+					turn = &p.Turn
 				}
-				probes = append(probes, []driver.Value{e.ID, p.Probe, turn, p.Evidence, nil})
+				rw.EpProbeFinding(queries.NewEpProbeFinding{SimulationID: e.ID, Probe: p.Probe, TurnIdx: turn,
+					Evidence: p.Evidence})
 			}
 		}
-		for _, t := range []struct {
-			name string
-			rows [][]driver.Value
-		}{{"ep_runs", runs}, {"ep_tasks", tasks}, {"ep_episodes", episodes}, {"ep_messages", msgs}, {"ep_tool_calls", calls}, {"ep_probe_findings", probes}} {
-			if len(t.rows) == 0 {
-				continue
-			}
-			if err := put(t.name, t.rows); err != nil {
-				return err
-			}
-		}
-		return nil
+		return rw.Close()
 	})
+}
+
+// jsonString is s as a JSON string: the fixture has always stored its
+// task and its call arguments as JSON strings holding the text.
+func jsonString(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
 }
 
 // Three is a small batch of three episodes in two domains with a tool
