@@ -1,8 +1,9 @@
-package judge
+package judge_test
 
 import (
 	"context"
 	"errors"
+	"github.com/ub-bench/ub/judge"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 )
 
 func TestLabelJSONLLabelsGoodLinesAndNamesBadOnes(t *testing.T) {
-	b, err := NewBuiltin()
+	b, err := judge.NewBuiltin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,10 +26,10 @@ func TestLabelJSONLLabelsGoodLinesAndNamesBadOnes(t *testing.T) {
 		`not json`,
 		`{"id": "d", "message": "rename foo to bar in main.go"}`,
 	}, "\n")
-	var got []FileLabel
+	var got []judge.FileLabel
 	var bad []string
-	n, err := LabelJSONL(strings.NewReader(in), "msgs.jsonl", b, func(l FileLabel) error { got = append(got, l); return nil },
-		LabelFileOptions{BadLine: func(err error) {
+	n, err := judge.LabelJSONL(strings.NewReader(in), "msgs.jsonl", b, func(l judge.FileLabel) error { got = append(got, l); return nil },
+		judge.LabelFileOptions{BadLine: func(err error) {
 			var pe *ingest.ParseError
 			if !errors.As(err, &pe) {
 				t.Errorf("bad line error %v is not a ParseError", err)
@@ -56,7 +57,7 @@ func TestLabelJSONLLabelsGoodLinesAndNamesBadOnes(t *testing.T) {
 		t.Errorf("%d bad lines:\n%s\nwant\n%s", n, strings.Join(bad, "\n"), strings.Join(wantBad, "\n"))
 	}
 	stop := errors.New("stop")
-	if _, err := LabelJSONL(strings.NewReader(in), "msgs.jsonl", b, func(FileLabel) error { return stop }, LabelFileOptions{}); !errors.Is(err, stop) {
+	if _, err := judge.LabelJSONL(strings.NewReader(in), "msgs.jsonl", b, func(judge.FileLabel) error { return stop }, judge.LabelFileOptions{}); !errors.Is(err, stop) {
 		t.Errorf("emit's error: got %v", err)
 	}
 }
@@ -72,7 +73,7 @@ func TestLabelWorkspaceReplacesTheJudgesLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewBuiltin()
+	b, err := judge.NewBuiltin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,12 +81,12 @@ func TestLabelWorkspaceReplacesTheJudgesLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[Move]int{}
+	want := map[judge.Move]int{}
 	for _, it := range items {
 		want[b.Label(it.Text, it.PrevAgent).Move]++
 	}
 	for range 2 { // twice: replaced, not added
-		sum, err := LabelWorkspace(ctx, ws, b, LabelOptions{Judge: "mine", Target: "points"})
+		sum, err := judge.LabelWorkspace(ctx, ws, b, judge.LabelOptions{Judge: "mine", Target: "points"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,9 @@
-package sim
+package sim_test
 
 import (
 	"context"
 	"errors"
+	"github.com/ub-bench/ub/sim"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -31,13 +32,13 @@ func synthWorkspace(t *testing.T) (*queries.Workspace, synth.Stats) {
 func TestGenerateOfflineWritesEachCellOnceAndKeepsWhatIsStored(t *testing.T) {
 	ctx := context.Background()
 	ws, st := synthWorkspace(t)
-	e := Experiment{Name: "t", Seed: 1, Conditions: []string{CondProfile, CondNoProfile},
-		Simulators: []SimulatorConfig{{Name: "mix", Backend: "mix"}, {Name: "retrieve", Backend: "retrieve"}}}
+	e := sim.Experiment{Name: "t", Seed: 1, Conditions: []string{sim.CondProfile, sim.CondNoProfile},
+		Simulators: []sim.SimulatorConfig{{Name: "mix", Backend: "mix"}, {Name: "retrieve", Backend: "retrieve"}}}
 	if err := e.Check(); err != nil {
 		t.Fatal(err)
 	}
 	var done []string
-	res, err := Generate(ctx, ws, e, GenerateOptions{Done: func(s SimulatorConfig, sum SimSummary) { done = append(done, s.Name) }})
+	res, err := sim.Generate(ctx, ws, e, sim.GenerateOptions{Done: func(s sim.SimulatorConfig, sum sim.SimSummary) { done = append(done, s.Name) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestGenerateOfflineWritesEachCellOnceAndKeepsWhatIsStored(t *testing.T) {
 		}
 	}
 	// Again: everything stored with the same key stays.
-	res, err = Generate(ctx, ws, e, GenerateOptions{})
+	res, err = sim.Generate(ctx, ws, e, sim.GenerateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +69,8 @@ func TestGenerateOfflineWritesEachCellOnceAndKeepsWhatIsStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cell := Cell{Simulator: "retrieve", Condition: CondNoProfile, WindowN: DefaultWindow}
-	g, err := PrepareGeneration(ctx, ws.Conn(), e.Simulators[1], cell, points[0].ID, InputsOptions{})
+	cell := sim.Cell{Simulator: "retrieve", Condition: sim.CondNoProfile, WindowN: sim.DefaultWindow}
+	g, err := sim.PrepareGeneration(ctx, ws.Conn(), e.Simulators[1], cell, points[0].ID, sim.InputsOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,20 +86,20 @@ func TestGenerateOfflineWritesEachCellOnceAndKeepsWhatIsStored(t *testing.T) {
 func TestGenerateModelSimulatorSendsOnceThenNothing(t *testing.T) {
 	ctx := context.Background()
 	ws, st := synthWorkspace(t)
-	e := Experiment{Name: "t", Conditions: []string{CondNoProfile, CondTerse},
-		Simulators: []SimulatorConfig{{Name: "m", Backend: "openai", Model: "fake", PriceIn: 2, PriceOut: 8}}}
+	e := sim.Experiment{Name: "t", Conditions: []string{sim.CondNoProfile, sim.CondTerse},
+		Simulators: []sim.SimulatorConfig{{Name: "m", Backend: "openai", Model: "fake", PriceIn: 2, PriceOut: 8}}}
 	if err := e.Check(); err != nil {
 		t.Fatal(err)
 	}
 	var calls atomic.Int64
 	var preflight, progress int
-	opts := GenerateOptions{Client: echo(&calls),
-		Preflight: func(SimulatorConfig) error { preflight++; return nil },
-		Progress: func(string) (func(RunStats), func()) {
+	opts := sim.GenerateOptions{Client: sim.EchoBackend(&calls),
+		Preflight: func(sim.SimulatorConfig) error { preflight++; return nil },
+		Progress: func(string) (func(sim.RunStats), func()) {
 			progress++
 			return nil, func() {}
 		}}
-	res, err := Generate(ctx, ws, e, opts)
+	res, err := sim.Generate(ctx, ws, e, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestGenerateModelSimulatorSendsOnceThenNothing(t *testing.T) {
 		t.Errorf("preflight %d, progress %d: want each once", preflight, progress)
 	}
 	before := calls.Load()
-	res, err = Generate(ctx, ws, e, opts)
+	res, err = sim.Generate(ctx, ws, e, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestGenerateModelSimulatorSendsOnceThenNothing(t *testing.T) {
 	}
 	// A refused preflight stops the run before anything is sent.
 	e.Simulators[0].Model = "other"
-	_, err = Generate(ctx, ws, e, GenerateOptions{Client: echo(&calls), Preflight: func(SimulatorConfig) error { return errNoKey }})
+	_, err = sim.Generate(ctx, ws, e, sim.GenerateOptions{Client: sim.EchoBackend(&calls), Preflight: func(sim.SimulatorConfig) error { return errNoKey }})
 	if !errors.Is(err, errNoKey) || calls.Load() != before {
 		t.Errorf("err %v, %d calls: want the preflight's error and no call", err, calls.Load()-before)
 	}
@@ -139,11 +140,11 @@ func TestGenerateWithoutPointsIsNoSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	e := Experiment{Simulators: []SimulatorConfig{{Name: "mix", Backend: "mix"}}}
+	e := sim.Experiment{Simulators: []sim.SimulatorConfig{{Name: "mix", Backend: "mix"}}}
 	if err := e.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Generate(context.Background(), ws, e, GenerateOptions{}); !errors.Is(err, queries.ErrNoSplit) {
+	if _, err := sim.Generate(context.Background(), ws, e, sim.GenerateOptions{}); !errors.Is(err, queries.ErrNoSplit) {
 		t.Errorf("err %v, want ErrNoSplit", err)
 	}
 }
