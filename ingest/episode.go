@@ -93,7 +93,8 @@ type Episode struct {
 	Messages                        []EpMessage
 	Calls                           []EpCall
 	Checks                          []EpCheck
-	Line                            int // where the simulation starts in its file
+	Line                            int     // where the simulation starts in its file
+	TaskRef                         *EpTask // the task of TaskKey, as parsed (nil: none)
 }
 
 // EpMessage is one message of an episode.

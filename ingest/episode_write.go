@@ -131,8 +131,8 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 		if err := w.appendEpisodes(eps); err != nil {
 			return err
 		}
-		if len(eps) > 0 {
-			w.epChanged = true
+		if err := w.appendProbes(eps); err != nil {
+			return err
 		}
 	}
 	return nil

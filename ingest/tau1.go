@@ -102,7 +102,7 @@ func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
 		}
 		ep.Line = line
 		if task != nil {
-			ep.TaskKey = strp(task.Key)
+			ep.TaskKey, ep.TaskRef = strp(task.Key), task
 			if !seen[task.Key] {
 				seen[task.Key] = true
 				f.Tasks = append(f.Tasks, task)

@@ -287,7 +287,7 @@ func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
 		}
 		ep.Line = s.line
 		if t := byID[ep.TaskID]; t != nil {
-			ep.TaskKey = strp(t.Key)
+			ep.TaskKey, ep.TaskRef = strp(t.Key), t
 		}
 		f.Episodes = append(f.Episodes, ep)
 	}

@@ -142,3 +142,52 @@ func firstDiff(got, want string) string {
 	}
 	return ""
 }
+
+// TestProbesOfReplacedEpisode: an episode stored with other content is
+// replaced with its probe results: after ingesting a file and then a changed
+// copy of it, the probe tables are those of a fresh workspace that read only
+// the copy, and those RunProbes derives from the stored episodes. In the
+// copy, s1's user no longer names its user id (P1 and P1a go) and s4's user
+// asks to stop on a confirmation (P4 comes).
+func TestProbesOfReplacedEpisode(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "airline__agent-x__user-y.json")
+	changed := strings.Replace(tau2Small, `"content": "I am mia_li_3668"`, `"content": "I need help"`, 1)
+	changed = strings.Replace(changed, `[{"role": "user", "content": "hello", "is_audio": false}]`,
+		`[{"role": "assistant", "content": "Shall I cancel it? Please confirm (yes/no)."}, {"role": "user", "content": "Yes, please proceed. ###STOP###"}]`, 1)
+	if changed == tau2Small {
+		t.Fatal("the copy does not differ")
+	}
+	ingestText := func(ws *queries.Workspace, text string) Stats {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st, _ := Run(context.Background(), ws, []string{p}, Options{})
+		return st
+	}
+	ws := memWorkspace(t)
+	ingestText(ws, tau2Small)
+	first := probeTables(t, ws)
+	st := ingestText(ws, changed)
+	if st.EpisodesReplaced != 2 {
+		t.Fatalf("%d episodes replaced, want 2", st.EpisodesReplaced)
+	}
+	got := probeTables(t, ws)
+	if got == first {
+		t.Fatalf("the probe tables did not change:\n%s", got)
+	}
+	fresh := memWorkspace(t)
+	ingestText(fresh, changed)
+	if want := probeTables(t, fresh); got != want {
+		t.Errorf("after the replacement:\n%s\nfresh ingest of the copy:\n%s", got, want)
+	}
+	if _, err := RunProbes(context.Background(), ws); err != nil {
+		t.Fatal(err)
+	}
+	if re := probeTables(t, ws); re != got {
+		t.Errorf("RunProbes gives\n%s\ningest stored\n%s", re, got)
+	}
+	if !strings.Contains(first, "finding s1 P1 ") || strings.Contains(got, "finding s1 P1") || !strings.Contains(got, "finding s4 P4 1 ") {
+		t.Errorf("want s1's P1 finding gone and s4's P4 at turn 1 come; before:\n%s\nafter:\n%s", first, got)
+	}
+}

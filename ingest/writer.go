@@ -36,7 +36,6 @@ type writer struct {
 
 	done, total int64
 
-	epChanged bool // some episode was added or replaced (write side)
 	// What the workspace holds of episodes (write side, read at the first
 	// episode batch and kept up to date): content hash by simulation id,
 	// run ids, task keys.
