@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,15 +57,6 @@ type t1Task struct {
 // convention). Episodes have no id: simulation_id is tau1:<stem>:<index>, and
 // content_hash tells a changed copy.
 func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
-	data, ok := readJSONFile(path, r, sink)
-	if !ok {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, _ := dec.Token(); t != json.Delim('[') {
-		sink.Error(&ParseError{Path: path, Line: 1, Reason: "tau-bench v1 file: not a JSON array"})
-		return nil
-	}
 	f := &EpisodeFile{}
 	run := &f.Run
 	run.SourceFile, run.Format = path, FormatTau1
@@ -89,18 +79,14 @@ func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
 	run.RunID = sha([]byte(FormatTau1), []byte(fileStem(path)), []byte(run.Domain))
 	seen := map[string]bool{}
 	stem := fileStem(path)
-	for i := 0; dec.More(); i++ {
-		line := lineAt(data, dec.InputOffset())
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return err
-		}
-		ep, task, err := tau1Episode(raw, run, i, stem)
+	var errs []*ParseError
+	ok := jsonArray(path, r, sink, "tau-bench v1 file: not a JSON array", func(i int, v rawAt) {
+		ep, task, err := tau1Episode(v.raw, run, i, stem)
 		if err != nil {
-			sink.Error(&ParseError{Path: path, Line: line, Reason: err.Error()})
-			continue
+			errs = append(errs, &ParseError{Path: path, Line: v.line, Reason: err.Error()})
+			return
 		}
-		ep.Line = line
+		ep.Line = v.line
 		if task != nil {
 			ep.TaskKey, ep.TaskRef = strp(task.Key), task
 			if !seen[task.Key] {
@@ -109,6 +95,12 @@ func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
 			}
 		}
 		f.Episodes = append(f.Episodes, ep)
+	})
+	if !ok {
+		return nil
+	}
+	for _, e := range errs {
+		sink.Error(e)
 	}
 	return sink.EpisodeFile(f)
 }
