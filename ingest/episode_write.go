@@ -61,7 +61,11 @@ func (w *writer) EpisodeFile(f *EpisodeFile) error {
 	// A parsed episode file weighs several times its text: write episodes
 	// in batches of about a MiB of text so that memory stays near the
 	// largest file, not the sum of all.
-	if w.cur.turns >= w.opts.BatchTurns || w.cur.bytes >= min(w.opts.BatchBytes, epBatchBytes) {
+	if w.cur.turns >= w.opts.BatchTurns || w.cur.bytes >= w.opts.BatchBytes {
+		return w.send()
+	}
+	if w.cur.bytes >= epBatchBytes {
+		w.cur.open = true // memory, not the transaction, is full
 		return w.send()
 	}
 	return nil
