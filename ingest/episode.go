@@ -313,19 +313,21 @@ func jsonArray(path string, r io.Reader, sink EpisodeSink, notArray string, fn f
 		}
 		fn(i, rawAt{raw, line})
 	}
-	if _, err := s.dec.Token(); err != nil {
-		sink.Error(s.syntaxError(err))
-		return false
-	}
-	if pe := s.end(); pe != nil {
+	if pe := s.finish(); pe != nil {
 		sink.Error(pe)
 		return false
 	}
 	return true
 }
 
-// end checks that nothing but white space follows the top-level value.
-func (s *jsonStream) end() *ParseError { return s.drain(0) }
+// finish reads the end of the top-level array or object and checks that
+// nothing but white space follows it.
+func (s *jsonStream) finish() *ParseError {
+	if _, err := s.dec.Token(); err != nil {
+		return s.syntaxError(err)
+	}
+	return s.drain(0)
+}
 
 // tokenStart is the first character of a token as JSON writes it.
 func tokenStart(t json.Token) rune {

@@ -30,7 +30,8 @@ type EpisodeFileStat struct {
 // 1 MiB (was 4 MiB) the peak Go heap increase of BenchmarkIngestTau2Corpus
 // halves (about 42 to 23 MB); the change in time was within the noise of a
 // shared 2-core machine. A batch closes after the file that crosses the
-// bound; one batch fills while the one before is written.
+// bound; one batch fills while the one before is written. Such batches
+// share one transaction until it holds BatchTurns or BatchBytes (write).
 const epBatchBytes = 1 << 20
 
 // EpisodeFile queues a parsed episode or task file (EpisodeSink).

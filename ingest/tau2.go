@@ -244,11 +244,7 @@ func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
 			}
 		}
 	}
-	if _, err := s.dec.Token(); err != nil {
-		sink.Error(s.syntaxError(err))
-		return nil
-	}
-	if pe := s.end(); pe != nil {
+	if pe := s.finish(); pe != nil {
 		sink.Error(pe)
 		return nil
 	}
