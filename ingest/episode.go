@@ -179,16 +179,27 @@ type jsonStream struct {
 	lr   *lineReader
 }
 
-// lineReader counts the newlines read through it.
+// lineReader counts the newlines read through it and keeps what was read
+// since the last mark, so that a value decoded straight into a struct can
+// still be hashed as the bytes it was written with.
 type lineReader struct {
-	r  io.Reader
-	nl int
+	r    io.Reader
+	nl   int
+	keep []byte // the input from offset kept on
+	kept int64
 }
 
 func (l *lineReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	l.nl += bytes.Count(p[:n], []byte("\n"))
+	l.keep = append(l.keep, p[:n]...)
 	return n, err
+}
+
+// mark forgets the input before offset off.
+func (l *lineReader) mark(off int64) {
+	n := copy(l.keep, l.keep[off-l.kept:])
+	l.keep, l.kept = l.keep[:n], off
 }
 
 // newlineCounter counts the newlines written to it.
@@ -215,11 +226,29 @@ func (s *jsonStream) linesBefore(raw []byte) int {
 // value decodes the next value whole and returns it with the line it
 // starts on.
 func (s *jsonStream) value() (json.RawMessage, int, error) {
+	s.lr.mark(s.dec.InputOffset())
 	var raw json.RawMessage
 	if err := s.dec.Decode(&raw); err != nil {
 		return nil, 0, err
 	}
 	return raw, 1 + s.linesBefore(raw), nil
+}
+
+// decode decodes the next value straight into v (a struct) and returns the
+// bytes it was written with (what value would return) and its line. err is
+// the decoding error: a syntax error (raw is nil) or, as json.Unmarshal
+// gives it, a mistyped field after the whole value was decoded.
+func (s *jsonStream) decode(v any) (raw []byte, line int, err error) {
+	start := s.dec.InputOffset()
+	s.lr.mark(start)
+	err = s.dec.Decode(v)
+	var se *json.SyntaxError
+	if err != nil && (errors.As(err, &se) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+		return nil, 0, err
+	}
+	end := s.dec.InputOffset()
+	raw = bytes.TrimLeft(s.lr.keep[:end-start], ", \t\r\n")
+	return raw, 1 + s.linesBefore(raw), err
 }
 
 // line is the line of the decoder's position (after the last token).
@@ -286,11 +315,12 @@ func (s *jsonStream) drain(depth int) *ParseError {
 	}
 }
 
-// jsonArray reads a file that is one JSON array, calling fn with each
-// element and the line it starts on. A file that is not valid JSON, or
-// whose value is no array (notArray), is one error on sink, and ok is
-// false; fn may have been called before the error was found.
-func jsonArray(path string, r io.Reader, sink EpisodeSink, notArray string, fn func(i int, v rawAt)) (ok bool) {
+// jsonArray reads a file that is one JSON array, calling fn to decode
+// each element (with s.value or s.decode) and returning the syntax error
+// it met. A file that is not valid JSON, or whose value is no array
+// (notArray), is one error on sink, and ok is false; fn may have been
+// called before the error was found.
+func jsonArray(path string, r io.Reader, sink EpisodeSink, notArray string, fn func(i int, s *jsonStream) error) (ok bool) {
 	s := newJSONStream(path, r)
 	t, err := s.dec.Token()
 	if err != nil {
@@ -306,12 +336,10 @@ func jsonArray(path string, r io.Reader, sink EpisodeSink, notArray string, fn f
 		return false
 	}
 	for i := 0; s.dec.More(); i++ {
-		raw, line, err := s.value()
-		if err != nil {
+		if err := fn(i, s); err != nil {
 			sink.Error(s.syntaxError(err))
 			return false
 		}
-		fn(i, rawAt{raw, line})
 	}
 	if pe := s.finish(); pe != nil {
 		sink.Error(pe)

@@ -2,6 +2,9 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -45,5 +48,59 @@ func TestStreamSyntaxErrorAsWholeFile(t *testing.T) {
 	}
 	if checked < 1000 {
 		t.Errorf("only %d invalid inputs checked", checked)
+	}
+}
+
+// TestStreamContentHashes: decoding each simulation straight from the
+// stream, the parsers still hash the exact bytes it is written with (what
+// json.Decoder gives as a json.RawMessage), so a workspace filled before
+// streaming finds its episodes unchanged: tau2Small and two corpus files,
+// one of each format.
+func TestStreamContentHashes(t *testing.T) {
+	root := corpusDir(t, "tau2")
+	inputs := map[string][]byte{"small.json": []byte(tau2Small)}
+	for _, rel := range []string{"results/telecom__agent-gpt-4o__user-gpt-4o__20tasks.json", "tau_trait/telecom__agent-gpt-5__user-trait-none.json"} {
+		data, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[rel] = data
+	}
+	for name, data := range inputs {
+		format := DetectEpisodes(data[:min(len(data), headSize)])
+		var c epCollect
+		if err := episodeParsers[format](name, bytes.NewReader(data), &c); err != nil || len(c.files) != 1 {
+			t.Fatalf("%s: %v, %d files", name, err, len(c.files))
+		}
+		elems := data
+		if format == FormatTau2 {
+			var top struct {
+				Simulations json.RawMessage `json:"simulations"`
+			}
+			if err := json.Unmarshal(data, &top); err != nil {
+				t.Fatal(err)
+			}
+			elems = top.Simulations
+		}
+		want := map[int]string{}
+		dec := json.NewDecoder(bytes.NewReader(elems))
+		if _, err := dec.Token(); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; dec.More(); i++ {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				t.Fatal(err)
+			}
+			want[i] = sha(raw)
+		}
+		if len(c.files[0].Episodes) == 0 {
+			t.Fatalf("%s: no episodes", name)
+		}
+		for _, e := range c.files[0].Episodes {
+			if e.ContentHash != want[e.SourceIndex] {
+				t.Errorf("%s: simulation %d hashed %s, its bytes hash %s", name, e.SourceIndex, e.ContentHash, want[e.SourceIndex])
+			}
+		}
 	}
 }

@@ -80,13 +80,18 @@ func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
 	seen := map[string]bool{}
 	stem := fileStem(path)
 	var errs []*ParseError
-	ok := jsonArray(path, r, sink, "tau-bench v1 file: not a JSON array", func(i int, v rawAt) {
-		ep, task, err := tau1Episode(v.raw, run, i, stem)
-		if err != nil {
-			errs = append(errs, &ParseError{Path: path, Line: v.line, Reason: err.Error()})
-			return
+	ok := jsonArray(path, r, sink, "tau-bench v1 file: not a JSON array", func(i int, s *jsonStream) error {
+		var e t1Episode
+		raw, line, err := s.decode(&e)
+		if raw == nil {
+			return err
 		}
-		ep.Line = v.line
+		ep, task, err := tau1Decoded(&e, err, raw, run, i, stem)
+		if err != nil {
+			errs = append(errs, &ParseError{Path: path, Line: line, Reason: err.Error()})
+			return nil
+		}
+		ep.Line = line
 		if task != nil {
 			ep.TaskKey, ep.TaskRef = strp(task.Key), task
 			if !seen[task.Key] {
@@ -95,6 +100,7 @@ func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
 			}
 		}
 		f.Episodes = append(f.Episodes, ep)
+		return nil
 	})
 	if !ok {
 		return nil
@@ -105,11 +111,13 @@ func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
 	return sink.EpisodeFile(f)
 }
 
-func tau1Episode(raw json.RawMessage, run *EpRun, idx int, stem string) (*Episode, *EpTask, error) {
-	var e t1Episode
+// tau1Decoded makes the episode of an array element decoded into ep, with
+// decErr the decoding error, raw its JSON.
+func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, stem string) (*Episode, *EpTask, error) {
+	e := *ep1
 	where := fmt.Sprintf("episode %d", idx)
-	if err := json.Unmarshal(raw, &e); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", where, err)
+	if decErr != nil {
+		return nil, nil, fmt.Errorf("%s: %v", where, decErr)
 	}
 	taskID, ok := idString(e.TaskID)
 	if !ok {

@@ -219,17 +219,24 @@ func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
 				p.header()
 			}
 			for s.dec.More() {
+				if now {
+					var sim t2Sim
+					raw, line, err := s.decode(&sim)
+					if raw == nil {
+						sink.Error(s.syntaxError(err))
+						return nil
+					}
+					p.simulation(&sim, err, rawAt{raw, line})
+					continue
+				}
 				raw, line, err := s.value()
 				if err != nil {
 					sink.Error(s.syntaxError(err))
 					return nil
 				}
-				switch {
-				case key == "tasks":
+				if key == "tasks" {
 					p.tasks = append(p.tasks, rawAt{raw, line})
-				case now:
-					p.simulation(rawAt{raw, line})
-				default:
+				} else {
 					p.sims = append(p.sims, rawAt{raw, line})
 				}
 			}
@@ -257,8 +264,10 @@ func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
 		return nil
 	}
 	p.header()
-	for _, sim := range p.sims {
-		p.simulation(sim)
+	for _, r := range p.sims {
+		var sim t2Sim
+		err := json.Unmarshal(r.raw, &sim)
+		p.simulation(&sim, err, r)
 	}
 	for _, e := range p.errs {
 		sink.Error(e)
@@ -342,11 +351,12 @@ func (p *tau2File) header() {
 	}
 }
 
-// simulation reads the next simulation of the file.
-func (p *tau2File) simulation(s rawAt) {
+// simulation makes the file's next episode from a simulation decoded into
+// sim (decErr: the decoding error) and its JSON.
+func (p *tau2File) simulation(sim *t2Sim, decErr error, s rawAt) {
 	i := p.nSims
 	p.nSims++
-	ep, err := tau2Episode(s.raw, &p.f.Run, i)
+	ep, err := tau2Decoded(sim, decErr, s.raw, &p.f.Run, i)
 	if err != nil {
 		p.errs = append(p.errs, &ParseError{Path: p.path, Line: s.line, Reason: err.Error()})
 		return
@@ -423,10 +433,11 @@ func tau2Task(raw json.RawMessage, domain, path string) (*EpTask, error) {
 	return task, nil
 }
 
-// tau2Episode reads one simulation; errors name its index and id.
-func tau2Episode(raw json.RawMessage, run *EpRun, idx int) (*Episode, error) {
-	var s t2Sim
-	err := json.Unmarshal(raw, &s)
+// tau2Decoded makes the episode of a simulation decoded into sp (err: the
+// decoding error, as json.Unmarshal gives it) from its JSON, raw; errors
+// name its index and id.
+func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episode, error) {
+	s := *sp
 	where := fmt.Sprintf("simulation %d", idx)
 	if s.ID != nil {
 		where += " (id " + *s.ID + ")"
@@ -564,17 +575,22 @@ func ParseTaskFile(path string, r io.Reader, sink EpisodeSink) error {
 	f := &EpisodeFile{}
 	f.Run.SourceFile, f.Run.Format = path, "tasks"
 	var errs []*ParseError
-	ok := jsonArray(path, r, sink, "task file: not a JSON array of tasks", func(i int, v rawAt) {
-		task, err := tau2Task(v.raw, "", path)
+	ok := jsonArray(path, r, sink, "task file: not a JSON array of tasks", func(i int, s *jsonStream) error {
+		raw, line, err := s.value()
 		if err != nil {
-			errs = append(errs, &ParseError{Path: path, Line: v.line, Reason: fmt.Sprintf("task %d: %v", i, err)})
-			return
+			return err
+		}
+		task, err := tau2Task(raw, "", path)
+		if err != nil {
+			errs = append(errs, &ParseError{Path: path, Line: line, Reason: fmt.Sprintf("task %d: %v", i, err)})
+			return nil
 		}
 		if task.Domain == "" {
 			task.Domain = dirDomain
 			task.Key = TaskKey(task.Domain, task.TaskID, task.Raw)
 		}
 		f.Tasks = append(f.Tasks, task)
+		return nil
 	})
 	if !ok {
 		return nil
