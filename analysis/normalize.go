@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -25,7 +27,34 @@ func Normalize(s string) string {
 	if isASCII(s) {
 		return normalizeASCII(s)
 	}
-	return strings.Join(strings.Fields(normalizeUnicode(s)), " ")
+	return collapseSpace(normalizeUnicode(s))
+}
+
+// collapseSpace is strings.Join(strings.Fields(s), " ") without the slice
+// of fields: runs of white space (unicode.IsSpace) one space, none at either
+// end, every other byte kept as it is.
+func collapseSpace(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for i := 0; i < len(s); {
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			i += n
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteString(s[i : i+n])
+		i += n
+	}
+	return b.String()
 }
 
 // normalizeASCII is Normalize of ASCII text in one pass: "**" removed (left

@@ -29,6 +29,27 @@ func TestNormalizeASCIIPath(t *testing.T) {
 	}
 }
 
+// TestCollapseSpace checks collapseSpace against strings.Fields and Join on
+// Unicode white space (U+0085, U+00A0, U+2003, U+3000), invalid UTF-8 and
+// text without any space.
+func TestCollapseSpace(t *testing.T) {
+	for _, in := range []string{"", " ", "a", "  a  b\t\nc  ", "x\u0085y\u00a0z\u2003w\u3000v", "\xff \xfe\x80 ok", "caf\u00e9\u202f", "\u2028\u2029a"} {
+		want := strings.Join(strings.Fields(in), " ")
+		if got := collapseSpace(in); got != want {
+			t.Errorf("collapseSpace(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzCollapseSpace(f *testing.F) {
+	f.Add("a \u00a0b\xff")
+	f.Fuzz(func(t *testing.T, in string) {
+		if got, want := collapseSpace(in), strings.Join(strings.Fields(in), " "); got != want {
+			t.Errorf("collapseSpace(%q) = %q, want %q", in, got, want)
+		}
+	})
+}
+
 // TestNormalizeUnicode pins the general path: no-break spaces, typographic
 // apostrophes, compatibility forms and case folding.
 func TestNormalizeUnicode(t *testing.T) {

@@ -29,7 +29,8 @@ type EpisodeFileStat struct {
 // 1 MiB (was 4 MiB) the peak Go heap increase of BenchmarkIngestTau2Corpus
 // halves (about 42 to 23 MB); the change in time was within the noise of a
 // shared 2-core machine. A batch closes after the file that crosses the
-// bound; one batch fills while the one before is written.
+// bound; one batch fills while the one before is written. Such batches
+// share one transaction until it holds BatchTurns or BatchBytes (write).
 const epBatchBytes = 1 << 20
 
 // EpisodeFile queues a parsed episode or task file (EpisodeSink).
@@ -60,7 +61,11 @@ func (w *writer) EpisodeFile(f *EpisodeFile) error {
 	// A parsed episode file weighs several times its text: write episodes
 	// in batches of about a MiB of text so that memory stays near the
 	// largest file, not the sum of all.
-	if w.cur.turns >= w.opts.BatchTurns || w.cur.bytes >= min(w.opts.BatchBytes, epBatchBytes) {
+	if w.cur.turns >= w.opts.BatchTurns || w.cur.bytes >= w.opts.BatchBytes {
+		return w.send()
+	}
+	if w.cur.bytes >= epBatchBytes {
+		w.cur.open = true // memory, not the transaction, is full
 		return w.send()
 	}
 	return nil
@@ -130,8 +135,8 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 		if err := w.appendEpisodes(eps); err != nil {
 			return err
 		}
-		if len(eps) > 0 {
-			w.epChanged = true
+		if err := w.appendProbes(eps); err != nil {
+			return err
 		}
 	}
 	return nil

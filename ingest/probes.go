@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
-	"fmt"
 
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
@@ -19,7 +18,8 @@ type ProbeStats struct {
 
 // RunProbes runs the judge-free probes (analysis.RunProbes, SPEC 6.3) on
 // every stored episode and replaces the stored findings and applicability
-// rows in one transaction. The result depends only on the stored episodes.
+// rows in one transaction. The result depends only on the stored episodes;
+// it is what ingest stores for each episode it adds (appendProbes).
 func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
 	var st ProbeStats
 	d, err := queries.LoadProbeData(ctx, ws.Conn())
@@ -27,30 +27,19 @@ func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
 		return st, err
 	}
 	eps := probeEpisodes(d)
-	var findings []analysis.Finding
-	type app struct{ sim, probe string }
-	var apps []app
-	run := func(e *analysis.ProbeEpisode) {
-		r := analysis.RunProbes(e, nil)
-		for _, p := range analysis.Probes {
-			if r.Applies[p] {
-				apps = append(apps, app{e.SimulationID, p})
-			}
-		}
-		findings = append(findings, r.Findings...)
-	}
+	var res probeResults
 	// Episodes and messages both come by simulation_id: walk them together,
 	// probing each episode as its messages arrive (and those without any).
 	next := 0
 	err = queries.StreamProbeMessages(ctx, ws.Conn(), func(sim string, msgs []queries.ProbeMessageRow) error {
 		for next < len(eps) && eps[next].SimulationID < sim {
-			run(eps[next])
+			res.run(eps[next])
 			next++
 		}
 		if next < len(eps) && eps[next].SimulationID == sim {
 			e := eps[next]
 			e.Messages = probeMessages(msgs)
-			run(e)
+			res.run(e)
 			e.Messages = nil
 			next++
 		}
@@ -60,35 +49,71 @@ func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
 		return st, err
 	}
 	for ; next < len(eps); next++ {
-		run(eps[next])
+		res.run(eps[next])
 	}
-	st.Episodes, st.Findings = len(eps), len(findings)
+	st.Episodes, st.Findings = len(eps), len(res.findings)
 	err = ws.InTx(ctx, func(c *sql.Conn) error {
 		if err := queries.ClearProbeResults(ctx, c); err != nil {
 			return err
 		}
 		w := &writer{ctx: ctx, ws: ws}
-		err := w.appendRows("ep_probe_findings", len(findings), func(i int) []driver.Value {
-			f := findings[i]
-			var t any
-			if f.TurnIdx != nil {
-				t = int32(*f.TurnIdx)
-			}
-			var detail any
-			if len(f.Detail) > 0 {
-				b, _ := json.Marshal(f.Detail)
-				detail = json.RawMessage(b)
-			}
-			return []driver.Value{f.SimulationID, f.Probe, t, f.Evidence, detail}
-		})
-		if err != nil {
-			return err
-		}
-		return w.appendRows("ep_probe_applicable", len(apps), func(i int) []driver.Value {
-			return []driver.Value{apps[i].sim, apps[i].probe}
-		})
+		return w.appendProbeResults(&res)
 	})
 	return st, err
+}
+
+// probeResults collects the probes' findings and applicability rows.
+type probeResults struct {
+	findings []analysis.Finding
+	apps     []probeApp
+}
+
+type probeApp struct{ sim, probe string }
+
+func (r *probeResults) run(e *analysis.ProbeEpisode) {
+	pr := analysis.RunProbes(e, nil)
+	for _, p := range analysis.Probes {
+		if pr.Applies[p] {
+			r.apps = append(r.apps, probeApp{e.SimulationID, p})
+		}
+	}
+	r.findings = append(r.findings, pr.Findings...)
+}
+
+// appendProbes runs the probes on episodes being added (in memory, as
+// parsed) and appends their findings and applicability rows in the
+// current transaction: the same rows RunProbes derives from the stored
+// episodes, since the probes read the same data (JSON values as the
+// appender stores them).
+func (w *writer) appendProbes(eps []*Episode) error {
+	var res probeResults
+	for _, e := range eps {
+		res.run(probeEpisodeOf(e))
+	}
+	return w.appendProbeResults(&res)
+}
+
+func (w *writer) appendProbeResults(res *probeResults) error {
+	findings, apps := res.findings, res.apps
+	err := w.appendRows("ep_probe_findings", len(findings), func(i int) []driver.Value {
+		f := findings[i]
+		var t any
+		if f.TurnIdx != nil {
+			t = int32(*f.TurnIdx)
+		}
+		var detail any
+		if len(f.Detail) > 0 {
+			b, _ := json.Marshal(f.Detail)
+			detail = json.RawMessage(b)
+		}
+		return []driver.Value{f.SimulationID, f.Probe, t, f.Evidence, detail}
+	})
+	if err != nil {
+		return err
+	}
+	return w.appendRows("ep_probe_applicable", len(apps), func(i int) []driver.Value {
+		return []driver.Value{apps[i].sim, apps[i].probe}
+	})
 }
 
 // probeEpisodes makes the probes' episodes (without messages) from the
@@ -96,48 +121,102 @@ func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
 func probeEpisodes(d *queries.ProbeData) []*analysis.ProbeEpisode {
 	actions := map[string][]analysis.GoldAction{}
 	for _, a := range d.Actions {
-		g := analysis.GoldAction{Name: a.Name}
+		var args, cmp []byte
 		if a.Arguments != nil {
-			g.Arguments = json.RawMessage(*a.Arguments)
+			args = []byte(*a.Arguments)
 		}
 		if a.CompareArgs != nil {
-			_ = json.Unmarshal([]byte(*a.CompareArgs), &g.CompareArgs)
+			cmp = []byte(*a.CompareArgs)
 		}
-		actions[a.TaskKey] = append(actions[a.TaskKey], g)
+		actions[a.TaskKey] = append(actions[a.TaskKey], goldAction(a.Name, args, cmp))
 	}
 	var out []*analysis.ProbeEpisode
 	for _, r := range d.Episodes {
 		e := &analysis.ProbeEpisode{SimulationID: r.SimulationID}
 		if r.TaskKey != nil {
-			t := &analysis.ProbeTask{KnownInfo: deref(r.KnownInfo), UserActions: actions[*r.TaskKey]}
-			if r.KnownInfo == nil {
-				t.KnownInfo = deref(r.Instruction)
-			}
-			for _, s := range []*string{r.ReasonForCall, r.KnownInfo, r.UnknownInfo, r.TaskInstructions, r.Persona, r.Instruction, r.UserID} {
-				if s != nil {
-					t.Blueprint = append(t.Blueprint, *s)
-				}
-			}
+			var is []byte
 			if r.InitialState != nil {
-				var is struct {
-					Actions []struct {
-						EnvType   string          `json:"env_type"`
-						FuncName  string          `json:"func_name"`
-						Arguments json.RawMessage `json:"arguments"`
-					} `json:"initialization_actions"`
-				}
-				_ = json.Unmarshal([]byte(*r.InitialState), &is)
-				for _, a := range is.Actions {
-					if a.EnvType == "user" {
-						t.InitActions = append(t.InitActions, analysis.GoldAction{Name: a.FuncName, Arguments: a.Arguments})
-					}
-				}
+				is = []byte(*r.InitialState)
 			}
-			e.Task = t
+			e.Task = probeTask([7]*string{r.ReasonForCall, r.KnownInfo, r.UnknownInfo, r.TaskInstructions, r.Persona, r.Instruction, r.UserID},
+				is, actions[*r.TaskKey])
 		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// probeEpisodeOf makes the probes' episode from a parsed one.
+func probeEpisodeOf(e *Episode) *analysis.ProbeEpisode {
+	pe := &analysis.ProbeEpisode{SimulationID: e.SimulationID, Messages: make([]analysis.ProbeMessage, len(e.Messages))}
+	if t := e.TaskRef; t != nil && e.TaskKey != nil {
+		var acts []analysis.GoldAction
+		for _, a := range t.Actions {
+			if a.Requestor != "user" {
+				continue
+			}
+			var args []byte
+			if len(a.Arguments) > 0 {
+				// The evidence quotes the arguments as stored: the
+				// appender stores a JSON value as json.Marshal writes it.
+				args, _ = json.Marshal(a.Arguments)
+			}
+			acts = append(acts, goldAction(a.Name, args, a.CompareArgs))
+		}
+		pe.Task = probeTask([7]*string{t.ReasonForCall, t.KnownInfo, t.UnknownInfo, t.TaskInstructions, t.Persona, t.Instruction, t.UserID},
+			t.InitialState, acts)
+	}
+	for i, m := range e.Messages {
+		pe.Messages[i] = analysis.ProbeMessage{TurnIdx: m.TurnIdx, Role: m.Role, Content: deref(m.Content),
+			Requestor: deref(m.Requestor), CallID: deref(m.ToolCallID)}
+	}
+	for _, c := range e.Calls {
+		pm := &pe.Messages[c.MsgIdx]
+		pm.Calls = append(pm.Calls, analysis.ProbeCall{ID: deref(c.CallID), Name: c.Name, Arguments: c.Arguments})
+	}
+	return pe
+}
+
+// goldAction makes a gold user action from its arguments and compare_args
+// JSON (nil for none).
+func goldAction(name string, args, compareArgs []byte) analysis.GoldAction {
+	g := analysis.GoldAction{Name: name, Arguments: args}
+	if compareArgs != nil {
+		_ = json.Unmarshal(compareArgs, &g.CompareArgs)
+	}
+	return g
+}
+
+// probeTask makes the probes' task. fields are reason_for_call,
+// known_info, unknown_info, task_instructions, persona, instruction and
+// user_id (nil when the task lacks one); initialState is the task's
+// initial_state JSON (nil for none).
+func probeTask(fields [7]*string, initialState []byte, userActions []analysis.GoldAction) *analysis.ProbeTask {
+	t := &analysis.ProbeTask{KnownInfo: deref(fields[1]), UserActions: userActions}
+	if fields[1] == nil {
+		t.KnownInfo = deref(fields[5])
+	}
+	for _, s := range fields {
+		if s != nil {
+			t.Blueprint = append(t.Blueprint, *s)
+		}
+	}
+	if initialState != nil {
+		var is struct {
+			Actions []struct {
+				EnvType   string          `json:"env_type"`
+				FuncName  string          `json:"func_name"`
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"initialization_actions"`
+		}
+		_ = json.Unmarshal(initialState, &is)
+		for _, a := range is.Actions {
+			if a.EnvType == "user" {
+				t.InitActions = append(t.InitActions, analysis.GoldAction{Name: a.FuncName, Arguments: a.Arguments})
+			}
+		}
+	}
+	return t
 }
 
 // probeMessages converts one episode's stored messages.
@@ -154,14 +233,9 @@ func probeMessages(msgs []queries.ProbeMessageRow) []analysis.ProbeMessage {
 	return out
 }
 
-// episodeChecks reruns the probes when episodes changed and fills the P0
-// counts of the run's files and of the workspace.
-func episodeChecks(ctx context.Context, ws *queries.Workspace, changed bool, st *Stats) error {
-	if changed {
-		if _, err := RunProbes(ctx, ws); err != nil {
-			return fmt.Errorf("ingest: probes: %w", err)
-		}
-	}
+// episodeChecks fills the P0 counts of the run's files and of the
+// workspace. The probes of each episode were stored with it.
+func episodeChecks(ctx context.Context, ws *queries.Workspace, st *Stats) error {
 	if st.TotalEpisodes == 0 {
 		return nil
 	}

@@ -121,7 +121,7 @@ func Run(ctx context.Context, ws *queries.Workspace, paths []string, opts Option
 	if st.TotalEpisodes, err = queries.EpCount(ctx, ws.Conn()); err != nil {
 		return st, err
 	}
-	if err := episodeChecks(ctx, ws, w.epChanged, &st); err != nil {
+	if err := episodeChecks(ctx, ws, &st); err != nil {
 		return st, err
 	}
 	if st.ErrorCount > 0 {

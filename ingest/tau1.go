@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,15 +57,6 @@ type t1Task struct {
 // convention). Episodes have no id: simulation_id is tau1:<stem>:<index>, and
 // content_hash tells a changed copy.
 func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
-	data, ok := readJSONFile(path, r, sink)
-	if !ok {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, _ := dec.Token(); t != json.Delim('[') {
-		sink.Error(&ParseError{Path: path, Line: 1, Reason: "tau-bench v1 file: not a JSON array"})
-		return nil
-	}
 	f := &EpisodeFile{}
 	run := &f.Run
 	run.SourceFile, run.Format = path, FormatTau1
@@ -89,35 +79,45 @@ func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
 	run.RunID = sha([]byte(FormatTau1), []byte(fileStem(path)), []byte(run.Domain))
 	seen := map[string]bool{}
 	stem := fileStem(path)
-	for i := 0; dec.More(); i++ {
-		line := lineAt(data, dec.InputOffset())
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+	var errs []*ParseError
+	ok := jsonArray(path, r, sink, "tau-bench v1 file: not a JSON array", func(i int, s *jsonStream) error {
+		var e t1Episode
+		raw, line, err := s.decode(&e)
+		if raw == nil {
 			return err
 		}
-		ep, task, err := tau1Episode(raw, run, i, stem)
+		ep, task, err := tau1Decoded(&e, err, raw, run, i, stem)
 		if err != nil {
-			sink.Error(&ParseError{Path: path, Line: line, Reason: err.Error()})
-			continue
+			errs = append(errs, &ParseError{Path: path, Line: line, Reason: err.Error()})
+			return nil
 		}
 		ep.Line = line
 		if task != nil {
-			ep.TaskKey = strp(task.Key)
+			ep.TaskKey, ep.TaskRef = strp(task.Key), task
 			if !seen[task.Key] {
 				seen[task.Key] = true
 				f.Tasks = append(f.Tasks, task)
 			}
 		}
 		f.Episodes = append(f.Episodes, ep)
+		return nil
+	})
+	if !ok {
+		return nil
+	}
+	for _, e := range errs {
+		sink.Error(e)
 	}
 	return sink.EpisodeFile(f)
 }
 
-func tau1Episode(raw json.RawMessage, run *EpRun, idx int, stem string) (*Episode, *EpTask, error) {
-	var e t1Episode
+// tau1Decoded makes the episode of an array element decoded into ep, with
+// decErr the decoding error, raw its JSON.
+func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, stem string) (*Episode, *EpTask, error) {
+	e := *ep1
 	where := fmt.Sprintf("episode %d", idx)
-	if err := json.Unmarshal(raw, &e); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", where, err)
+	if decErr != nil {
+		return nil, nil, fmt.Errorf("%s: %v", where, decErr)
 	}
 	taskID, ok := idString(e.TaskID)
 	if !ok {

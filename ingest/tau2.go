@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -147,86 +146,116 @@ type t2ToolCall struct {
 // its index and id and the others still land; a task that cannot be read is
 // reported and its episodes keep a null task_key.
 func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
-	data, ok := readJSONFile(path, r, sink)
-	if !ok {
+	s := newJSONStream(path, r)
+	// fail reports err when the rest of the file is valid JSON, and the
+	// file's syntax error otherwise; depth is the nesting left open.
+	fail := func(pe *ParseError, depth int) error {
+		if se := s.drain(depth); se != nil {
+			pe = se
+		}
+		sink.Error(pe)
 		return nil
 	}
-	f := &EpisodeFile{}
-	f.Run.SourceFile, f.Run.Format = path, FormatTau2
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, _ := dec.Token(); t != json.Delim('{') {
-		sink.Error(&ParseError{Path: path, Line: 1, Reason: "tau2 result file: not a JSON object"})
+	t, err := s.dec.Token()
+	if err != nil {
+		sink.Error(s.syntaxError(err))
 		return nil
 	}
-	var info t2Info
-	var infoRaw json.RawMessage
-	var started *string
-	type rawAt struct {
-		raw  json.RawMessage
-		line int
+	if t != json.Delim('{') {
+		return fail(&ParseError{Path: path, Line: 1, Reason: "tau2 result file: not a JSON object"}, depthOf(t))
 	}
-	var tasks, sims []rawAt
-	sawSims := false
-	for dec.More() {
-		t, err := dec.Token()
+	p := &tau2File{f: &EpisodeFile{}, path: path}
+	p.f.Run.SourceFile, p.f.Run.Format = path, FormatTau2
+	sawTasks, sawSims := false, false
+	for s.dec.More() {
+		t, err := s.dec.Token()
 		if err != nil {
-			return err
+			sink.Error(s.syntaxError(err))
+			return nil
 		}
 		key, _ := t.(string)
 		switch key {
 		case "info":
-			line := lineAt(data, dec.InputOffset())
-			if err := dec.Decode(&infoRaw); err != nil {
-				return err
-			}
-			if err := json.Unmarshal(infoRaw, &info); err != nil {
-				sink.Error(&ParseError{Path: path, Line: line, Reason: "info: " + err.Error()})
+			raw, line, err := s.value()
+			if err != nil {
+				sink.Error(s.syntaxError(err))
 				return nil
 			}
+			p.infoRaw = raw
+			if err := json.Unmarshal(raw, &p.info); err != nil {
+				return fail(&ParseError{Path: path, Line: line, Reason: "info: " + err.Error()}, 1)
+			}
 		case "timestamp":
-			var s *string
-			if err := dec.Decode(&s); err == nil {
-				started = s
+			raw, _, err := s.value()
+			if err != nil {
+				sink.Error(s.syntaxError(err))
+				return nil
+			}
+			var ts *string
+			if json.Unmarshal(raw, &ts) == nil {
+				p.started = ts
 			}
 		case "tasks", "simulations":
-			line := lineAt(data, dec.InputOffset())
-			t, err := dec.Token()
+			t, err := s.dec.Token()
 			if err != nil {
-				return err
+				sink.Error(s.syntaxError(err))
+				return nil
 			}
 			if t != json.Delim('[') {
 				if t == nil { // null
 					continue
 				}
-				sink.Error(&ParseError{Path: path, Line: line, Reason: fmt.Sprintf("%q is not an array", key)})
-				return nil
+				return fail(&ParseError{Path: path, Line: s.line(), Reason: fmt.Sprintf("%q is not an array", key)}, 1+depthOf(t))
 			}
 			if key == "simulations" {
 				sawSims = true
+			} else {
+				sawTasks = true
 			}
-			for dec.More() {
-				line := lineAt(data, dec.InputOffset())
-				var raw json.RawMessage
-				if err := dec.Decode(&raw); err != nil {
-					return err
+			// Simulations that follow info and tasks (as tau2 writes
+			// them) are read one at a time; others wait for the end.
+			now := key == "simulations" && p.infoRaw != nil && sawTasks
+			if now {
+				p.header()
+			}
+			for s.dec.More() {
+				if now {
+					var sim t2Sim
+					raw, line, err := s.decode(&sim)
+					if raw == nil {
+						sink.Error(s.syntaxError(err))
+						return nil
+					}
+					p.simulation(&sim, err, rawAt{raw, line})
+					continue
+				}
+				raw, line, err := s.value()
+				if err != nil {
+					sink.Error(s.syntaxError(err))
+					return nil
 				}
 				if key == "tasks" {
-					tasks = append(tasks, rawAt{raw, line})
+					p.tasks = append(p.tasks, rawAt{raw, line})
 				} else {
-					sims = append(sims, rawAt{raw, line})
+					p.sims = append(p.sims, rawAt{raw, line})
 				}
 			}
-			if _, err := dec.Token(); err != nil {
-				return err
+			if _, err := s.dec.Token(); err != nil {
+				sink.Error(s.syntaxError(err))
+				return nil
 			}
 		default:
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return err
+			if _, _, err := s.value(); err != nil {
+				sink.Error(s.syntaxError(err))
+				return nil
 			}
 		}
 	}
-	if infoRaw == nil {
+	if pe := s.finish(); pe != nil {
+		sink.Error(pe)
+		return nil
+	}
+	if p.infoRaw == nil {
 		sink.Error(&ParseError{Path: path, Line: 1, Reason: `tau2 result file without "info"`})
 		return nil
 	}
@@ -234,9 +263,49 @@ func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
 		sink.Error(&ParseError{Path: path, Line: 1, Reason: `tau2 result file without "simulations"`})
 		return nil
 	}
-	run := &f.Run
-	run.RunID = sha([]byte(FormatTau2), canonical(infoRaw), []byte(deref(started)))
-	run.GitCommit, run.Tau2Version, run.Started, run.MaxSteps, run.Seed = info.GitCommit, info.Version, started, info.MaxSteps, info.Seed
+	p.header()
+	for _, r := range p.sims {
+		var sim t2Sim
+		err := json.Unmarshal(r.raw, &sim)
+		p.simulation(&sim, err, r)
+	}
+	for _, e := range p.errs {
+		sink.Error(e)
+	}
+	return sink.EpisodeFile(p.f)
+}
+
+// rawAt is a value of a file and the line it starts on.
+type rawAt struct {
+	raw  json.RawMessage
+	line int
+}
+
+// tau2File is a tau2 result file being read.
+type tau2File struct {
+	f         *EpisodeFile
+	path      string
+	info      t2Info
+	infoRaw   json.RawMessage
+	started   *string
+	tasks     []rawAt // until header
+	sims      []rawAt // simulations read before info and tasks
+	byID      map[string]*EpTask
+	errs      []*ParseError // reported once the whole file is known to be JSON
+	headerSet bool
+	nSims     int
+}
+
+// header sets the run from info and reads the tasks, once.
+func (p *tau2File) header() {
+	if p.headerSet {
+		return
+	}
+	p.headerSet = true
+	info, path := &p.info, p.path
+	run := &p.f.Run
+	run.RunID = sha([]byte(FormatTau2), canonical(p.infoRaw), []byte(deref(p.started)))
+	run.GitCommit, run.Tau2Version, run.Started, run.MaxSteps, run.Seed = info.GitCommit, info.Version, p.started, info.MaxSteps, info.Seed
 	if u := info.UserInfo; u != nil {
 		run.UserImpl, run.UserModel, run.UserArgs, run.Guidelines = u.Implementation, u.LLM, nullRaw(u.LLMArgs), u.Guidelines
 	}
@@ -254,44 +323,49 @@ func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
 			run.PolicySHA = &s
 		}
 	}
-	byID := map[string]*EpTask{}
-	for i, t := range tasks {
+	p.byID = map[string]*EpTask{}
+	for i, t := range p.tasks {
 		task, err := tau2Task(t.raw, run.Domain, path)
 		if err != nil {
-			sink.Error(&ParseError{Path: path, Line: t.line, Reason: fmt.Sprintf("task %d: %v", i, err)})
+			p.errs = append(p.errs, &ParseError{Path: path, Line: t.line, Reason: fmt.Sprintf("task %d: %v", i, err)})
 			continue
 		}
 		if run.Domain == "" {
 			run.Domain = task.Domain
 		}
-		f.Tasks = append(f.Tasks, task)
-		byID[task.TaskID] = task
+		p.f.Tasks = append(p.f.Tasks, task)
+		p.byID[task.TaskID] = task
 	}
+	p.tasks = nil
 	if run.Domain == "" {
 		run.Domain = nameDomain(path)
 	}
 	if run.Domain == "" {
 		run.Domain = "unknown"
 	}
-	for _, task := range f.Tasks {
+	for _, task := range p.f.Tasks {
 		if task.Domain == "" {
 			task.Domain = run.Domain
 			task.Key = TaskKey(task.Domain, task.TaskID, task.Raw)
 		}
 	}
-	for i, s := range sims {
-		ep, err := tau2Episode(s.raw, run, i)
-		if err != nil {
-			sink.Error(&ParseError{Path: path, Line: s.line, Reason: err.Error()})
-			continue
-		}
-		ep.Line = s.line
-		if t := byID[ep.TaskID]; t != nil {
-			ep.TaskKey = strp(t.Key)
-		}
-		f.Episodes = append(f.Episodes, ep)
+}
+
+// simulation makes the file's next episode from a simulation decoded into
+// sim (decErr: the decoding error) and its JSON.
+func (p *tau2File) simulation(sim *t2Sim, decErr error, s rawAt) {
+	i := p.nSims
+	p.nSims++
+	ep, err := tau2Decoded(sim, decErr, s.raw, &p.f.Run, i)
+	if err != nil {
+		p.errs = append(p.errs, &ParseError{Path: p.path, Line: s.line, Reason: err.Error()})
+		return
 	}
-	return sink.EpisodeFile(f)
+	ep.Line = s.line
+	if t := p.byID[ep.TaskID]; t != nil {
+		ep.TaskKey, ep.TaskRef = strp(t.Key), t
+	}
+	p.f.Episodes = append(p.f.Episodes, ep)
 }
 
 func deref(s *string) string {
@@ -359,10 +433,11 @@ func tau2Task(raw json.RawMessage, domain, path string) (*EpTask, error) {
 	return task, nil
 }
 
-// tau2Episode reads one simulation; errors name its index and id.
-func tau2Episode(raw json.RawMessage, run *EpRun, idx int) (*Episode, error) {
-	var s t2Sim
-	err := json.Unmarshal(raw, &s)
+// tau2Decoded makes the episode of a simulation decoded into sp (err: the
+// decoding error, as json.Unmarshal gives it) from its JSON, raw; errors
+// name its index and id.
+func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episode, error) {
+	s := *sp
 	where := fmt.Sprintf("simulation %d", idx)
 	if s.ID != nil {
 		where += " (id " + *s.ID + ")"
@@ -496,34 +571,32 @@ func tau2Episode(raw json.RawMessage, run *EpRun, idx int) (*Episode, error) {
 // tasks/<domain>/tasks.json). A task without instructions.domain takes the
 // name of the file's folder as its domain.
 func ParseTaskFile(path string, r io.Reader, sink EpisodeSink) error {
-	data, ok := readJSONFile(path, r, sink)
-	if !ok {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, _ := dec.Token(); t != json.Delim('[') {
-		sink.Error(&ParseError{Path: path, Line: 1, Reason: "task file: not a JSON array of tasks"})
-		return nil
-	}
 	dirDomain := filepath.Base(filepath.Dir(path))
 	f := &EpisodeFile{}
 	f.Run.SourceFile, f.Run.Format = path, "tasks"
-	for i := 0; dec.More(); i++ {
-		line := lineAt(data, dec.InputOffset())
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+	var errs []*ParseError
+	ok := jsonArray(path, r, sink, "task file: not a JSON array of tasks", func(i int, s *jsonStream) error {
+		raw, line, err := s.value()
+		if err != nil {
 			return err
 		}
 		task, err := tau2Task(raw, "", path)
 		if err != nil {
-			sink.Error(&ParseError{Path: path, Line: line, Reason: fmt.Sprintf("task %d: %v", i, err)})
-			continue
+			errs = append(errs, &ParseError{Path: path, Line: line, Reason: fmt.Sprintf("task %d: %v", i, err)})
+			return nil
 		}
 		if task.Domain == "" {
 			task.Domain = dirDomain
 			task.Key = TaskKey(task.Domain, task.TaskID, task.Raw)
 		}
 		f.Tasks = append(f.Tasks, task)
+		return nil
+	})
+	if !ok {
+		return nil
+	}
+	for _, e := range errs {
+		sink.Error(e)
 	}
 	return sink.EpisodeFile(f)
 }

@@ -36,7 +36,6 @@ type writer struct {
 
 	done, total int64
 
-	epChanged bool // some episode was added or replaced (write side)
 	// What the workspace holds of episodes (write side, read at the first
 	// episode batch and kept up to date): content hash by simulation id,
 	// run ids, task keys.
@@ -56,6 +55,9 @@ type batch struct {
 	edgesIn    [][3]string // manifest edges
 	epFiles    []*EpisodeFile
 	epStat     []int // index of each epFiles entry in Stats.EpisodeFiles
+	// open: the batch was sent to bound memory, not because it reached
+	// BatchTurns or BatchBytes; its transaction stays open for the next.
+	open bool
 }
 
 func (b *batch) empty() bool {
@@ -169,55 +171,31 @@ func (w *writer) Session(s *Session) error {
 	return nil
 }
 
-// write writes one batch in one transaction. The counts of what was added
-// change only when the transaction commits: after a failed commit (a full
-// disk, a read-only directory, SIGINT) the summary says what is stored.
+// write writes one batch in one transaction, with the batches that follow
+// it while they are open (sent to bound memory) and the transaction holds
+// less than BatchTurns turns and BatchBytes of text: each commit costs
+// DuckDB a write-ahead log flush, which made one commit per MiB of episodes
+// the largest part of ingesting them. The counts of what was added change
+// only when the transaction commits: after a failed commit (a full disk, a
+// read-only directory, SIGINT) the summary says what is stored.
 func (w *writer) write(b *batch) error {
 	saved := *w.st
 	err := w.ws.InTx(w.ctx, func(c *sql.Conn) error {
-		for _, p := range b.clear {
-			if err := queries.ClearIngestErrors(w.ctx, c, p); err != nil {
+		turns, bytes := 0, 0
+		for {
+			if err := w.writeBatch(c, b); err != nil {
 				return err
 			}
-		}
-		for i, e := range b.errs {
-			if err := queries.AddIngestError(w.ctx, c, e.Path, e.Line, e.Reason, b.errFormats[i]); err != nil {
-				return err
+			turns, bytes = turns+b.turns, bytes+b.bytes
+			if !b.open || turns >= w.opts.BatchTurns || bytes >= w.opts.BatchBytes {
+				return nil
 			}
-		}
-		keep, replace, err := w.decide(c, b)
-		if err != nil {
-			return err
-		}
-		for _, id := range replace {
-			if err := queries.DeleteSession(w.ctx, c, id); err != nil {
-				return err
+			next, ok := <-w.out
+			if !ok {
+				return nil
 			}
+			b = next
 		}
-		if len(replace) > 0 {
-			// A replaced copy under another developer or repository must
-			// not leave a ghost node or edge for the splits.
-			o, err := queries.RemoveOrphans(w.ctx, c)
-			if err != nil {
-				return err
-			}
-			for _, e := range o.Edges {
-				delete(w.edges, [3]string{e[0], e[1], "session"})
-			}
-			for _, d := range o.Developers {
-				delete(w.devs, d)
-			}
-			for _, r := range o.Repos {
-				delete(w.repos, r)
-			}
-		}
-		if err := w.appendNames(b, keep); err != nil {
-			return err
-		}
-		if err := w.appendSessions(b, keep); err != nil {
-			return err
-		}
-		return w.writeEpisodes(c, b)
 	})
 	if err != nil {
 		w.st.Sessions, w.st.Replaced, w.st.Unchanged, w.st.Superseded, w.st.Turns =
@@ -225,6 +203,53 @@ func (w *writer) write(b *batch) error {
 		return fmt.Errorf("ingest: write: %w", err)
 	}
 	return nil
+}
+
+// writeBatch writes one batch in the open transaction.
+func (w *writer) writeBatch(c *sql.Conn, b *batch) error {
+	for _, p := range b.clear {
+		if err := queries.ClearIngestErrors(w.ctx, c, p); err != nil {
+			return err
+		}
+	}
+	for i, e := range b.errs {
+		if err := queries.AddIngestError(w.ctx, c, e.Path, e.Line, e.Reason, b.errFormats[i]); err != nil {
+			return err
+		}
+	}
+	keep, replace, err := w.decide(c, b)
+	if err != nil {
+		return err
+	}
+	for _, id := range replace {
+		if err := queries.DeleteSession(w.ctx, c, id); err != nil {
+			return err
+		}
+	}
+	if len(replace) > 0 {
+		// A replaced copy under another developer or repository must
+		// not leave a ghost node or edge for the splits.
+		o, err := queries.RemoveOrphans(w.ctx, c)
+		if err != nil {
+			return err
+		}
+		for _, e := range o.Edges {
+			delete(w.edges, [3]string{e[0], e[1], "session"})
+		}
+		for _, d := range o.Developers {
+			delete(w.devs, d)
+		}
+		for _, r := range o.Repos {
+			delete(w.repos, r)
+		}
+	}
+	if err := w.appendNames(b, keep); err != nil {
+		return err
+	}
+	if err := w.appendSessions(b, keep); err != nil {
+		return err
+	}
+	return w.writeEpisodes(c, b)
 }
 
 // decide returns the indexes of the batch's sessions to write and the ids of

@@ -5,10 +5,10 @@ import (
 	"database/sql"
 )
 
-// EpDeleteEpisode removes an episode with its messages, tool calls, checks
-// and probe findings.
+// EpDeleteEpisode removes an episode with its messages, tool calls, checks,
+// probe findings and probe applicability rows.
 func EpDeleteEpisode(ctx context.Context, db Querier, simulationID string) error {
-	for _, name := range []string{"ep_delete_messages", "ep_delete_tool_calls", "ep_delete_checks", "ep_delete_findings", "ep_delete_episode"} {
+	for _, name := range []string{"ep_delete_messages", "ep_delete_tool_calls", "ep_delete_checks", "ep_delete_findings", "ep_delete_applicable", "ep_delete_episode"} {
 		if _, err := db.ExecContext(ctx, q(name), simulationID); err != nil {
 			return err
 		}

@@ -1,0 +1,193 @@
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ub-bench/ub/queries"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// probeGoldenFiles are corpus/tau2 files whose findings cover every probe:
+// P0 (airline toolorchestra), P1/P1a (gpt-oss-120b), P2, P3, P5 and P6
+// (telecom gpt-4.1 and gpt-4o), and the tau-bench v1 format (tau_trait).
+var probeGoldenFiles = []string{
+	"results/airline__agent-toolorchestra__user-gpt-4.1__50tasks.json",
+	"results/airline__agent-gpt-oss-120b__user-gpt-oss-120b__50tasks.json",
+	"results/telecom__agent-gpt-4.1__user-gpt-4.1__40tasks.json",
+	"results/telecom__agent-gpt-4.1-mini__user-gpt-4.1-mini__1task.json",
+	"results/telecom__agent-gpt-4o__user-gpt-4o__20tasks.json",
+	"tau_trait/telecom__agent-gpt-5__user-trait-confusion.json",
+	"tau_trait/telehealth__agent-gpt-5__user-trait-skeptical.json",
+}
+
+// probeTables dumps the stored probe results, ordered: one line per finding
+// (simulation id, probe, turn, and a hash of the evidence and of the detail,
+// so that no corpus text is copied) and one line per episode with the
+// probes that apply to it.
+func probeTables(t *testing.T, ws *queries.Workspace) string {
+	t.Helper()
+	h := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return hex.EncodeToString(sum[:8])
+	}
+	var b strings.Builder
+	fs, err := queries.Findings(context.Background(), ws.Conn(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		turn, detail := "-", "-"
+		if f.TurnIdx != nil {
+			turn = fmt.Sprint(*f.TurnIdx)
+		}
+		if f.Detail != nil {
+			detail = h(*f.Detail)
+		}
+		fmt.Fprintf(&b, "finding %s %s %s %s %s\n", f.SimulationID, f.Probe, turn, h(f.Evidence), detail)
+	}
+	rows, err := ws.Conn().QueryContext(context.Background(), `SELECT e.simulation_id, coalesce(string_agg(a.probe, ' ' ORDER BY a.probe), '')
+		FROM ep_episodes e LEFT JOIN ep_probe_applicable a USING (simulation_id) GROUP BY 1 ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sim, probes string
+		if err := rows.Scan(&sim, &probes); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "applies %s %s\n", sim, probes)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	n := count(t, ws, `SELECT count(*) FROM (SELECT simulation_id, probe FROM ep_probe_applicable GROUP BY ALL HAVING count(*) > 1)`)
+	fmt.Fprintf(&b, "applicable rows stored twice: %d\n", n)
+	return b.String()
+}
+
+// TestProbeFindingsGolden ingests a few corpus/tau2 files and compares the
+// whole probe_findings and applicability tables with what ingest stored
+// before the probes moved from the stored messages to the parsed episodes
+// (testdata/tau2probes/findings.golden; -update rewrites it). A second
+// ingest of the same files changes nothing, and recomputing every probe
+// from the stored episodes (RunProbes, what `ub probes` does) gives the same
+// tables.
+func TestProbeFindingsGolden(t *testing.T) {
+	root := corpusDir(t, "tau2")
+	var paths []string
+	for _, f := range probeGoldenFiles {
+		paths = append(paths, filepath.Join(root, f))
+	}
+	ws := memWorkspace(t)
+	ctx := context.Background()
+	if _, err := Run(ctx, ws, paths, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// Paths in the workspace are as given; the golden names no path.
+	got := probeTables(t, ws)
+	golden := filepath.Join("testdata", "tau2probes", "findings.golden")
+	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("probe tables differ from %s:\n%s", golden, firstDiff(got, string(want)))
+	}
+	if _, err := Run(ctx, ws, paths, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if again := probeTables(t, ws); again != got {
+		t.Errorf("second ingest changed the probe tables:\n%s", firstDiff(again, got))
+	}
+	if _, err := RunProbes(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	if re := probeTables(t, ws); re != got {
+		t.Errorf("RunProbes over the stored episodes differs from ingest's:\n%s", firstDiff(re, got))
+	}
+}
+
+// firstDiff shows the first line where got and want differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n got  %q\n want %q\n(%d lines, want %d)", i+1, a, b, len(g), len(w))
+		}
+	}
+	return ""
+}
+
+// TestProbesOfReplacedEpisode: an episode stored with other content is
+// replaced with its probe results: after ingesting a file and then a changed
+// copy of it, the probe tables are those of a fresh workspace that read only
+// the copy, and those RunProbes derives from the stored episodes. In the
+// copy, s1's user no longer names its user id (P1 and P1a go) and s4's user
+// asks to stop on a confirmation (P4 comes).
+func TestProbesOfReplacedEpisode(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "airline__agent-x__user-y.json")
+	changed := strings.Replace(tau2Small, `"content": "I am mia_li_3668"`, `"content": "I need help"`, 1)
+	changed = strings.Replace(changed, `[{"role": "user", "content": "hello", "is_audio": false}]`,
+		`[{"role": "assistant", "content": "Shall I cancel it? Please confirm (yes/no)."}, {"role": "user", "content": "Yes, please proceed. ###STOP###"}]`, 1)
+	if changed == tau2Small {
+		t.Fatal("the copy does not differ")
+	}
+	ingestText := func(ws *queries.Workspace, text string) Stats {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st, _ := Run(context.Background(), ws, []string{p}, Options{})
+		return st
+	}
+	ws := memWorkspace(t)
+	ingestText(ws, tau2Small)
+	first := probeTables(t, ws)
+	st := ingestText(ws, changed)
+	if st.EpisodesReplaced != 2 {
+		t.Fatalf("%d episodes replaced, want 2", st.EpisodesReplaced)
+	}
+	got := probeTables(t, ws)
+	if got == first {
+		t.Fatalf("the probe tables did not change:\n%s", got)
+	}
+	fresh := memWorkspace(t)
+	ingestText(fresh, changed)
+	if want := probeTables(t, fresh); got != want {
+		t.Errorf("after the replacement:\n%s\nfresh ingest of the copy:\n%s", got, want)
+	}
+	if _, err := RunProbes(context.Background(), ws); err != nil {
+		t.Fatal(err)
+	}
+	if re := probeTables(t, ws); re != got {
+		t.Errorf("RunProbes gives\n%s\ningest stored\n%s", re, got)
+	}
+	if !strings.Contains(first, "finding s1 P1 ") || strings.Contains(got, "finding s1 P1") || !strings.Contains(got, "finding s4 P4 1 ") {
+		t.Errorf("want s1's P1 finding gone and s4's P4 at turn 1 come; before:\n%s\nafter:\n%s", first, got)
+	}
+}

@@ -1,0 +1,1 @@
+DELETE FROM ep_probe_applicable WHERE simulation_id = ?
