@@ -2,10 +2,7 @@ package ingest
 
 import (
 	"database/sql"
-	"database/sql/driver"
 	"fmt"
-
-	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/ub-bench/ub/queries"
 )
@@ -138,33 +135,6 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 		if err := w.appendProbes(eps); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// appendRows appends n rows to table in one appender. Only the probes'
-// results (probes.go) still go through it: the episode tables have typed
-// writers in queries (queries.RowWriter), which alone knows column order.
-func (w *writer) appendRows(table string, n int, row func(i int) []driver.Value) error {
-	if n == 0 {
-		return nil
-	}
-	a, err := w.ws.Appender(w.ctx, table)
-	if err != nil {
-		return err
-	}
-	return fillAppender(a, table, n, row)
-}
-
-func fillAppender(a *duckdb.Appender, table string, n int, row func(i int) []driver.Value) error {
-	for i := 0; i < n; i++ {
-		if err := a.AppendRow(row(i)...); err != nil {
-			a.Close()
-			return fmt.Errorf("%s: %w", table, err)
-		}
-	}
-	if err := a.Close(); err != nil {
-		return fmt.Errorf("%s: %w", table, err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package ingest
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 
 	"github.com/ub-bench/ub/analysis"
@@ -94,26 +93,19 @@ func (w *writer) appendProbes(eps []*Episode) error {
 }
 
 func (w *writer) appendProbeResults(res *probeResults) error {
-	findings, apps := res.findings, res.apps
-	err := w.appendRows("ep_probe_findings", len(findings), func(i int) []driver.Value {
-		f := findings[i]
-		var t any
-		if f.TurnIdx != nil {
-			t = int32(*f.TurnIdx)
-		}
-		var detail any
+	rw := queries.NewRowWriter(w.ctx, w.ws)
+	for _, f := range res.findings {
+		var detail json.RawMessage
 		if len(f.Detail) > 0 {
-			b, _ := json.Marshal(f.Detail)
-			detail = json.RawMessage(b)
+			detail, _ = json.Marshal(f.Detail) // a map[string]string always marshals
 		}
-		return []driver.Value{f.SimulationID, f.Probe, t, f.Evidence, detail}
-	})
-	if err != nil {
-		return err
+		rw.EpProbeFinding(queries.NewEpProbeFinding{SimulationID: f.SimulationID, Probe: f.Probe,
+			TurnIdx: f.TurnIdx, Evidence: f.Evidence, Detail: detail})
 	}
-	return w.appendRows("ep_probe_applicable", len(apps), func(i int) []driver.Value {
-		return []driver.Value{apps[i].sim, apps[i].probe}
-	})
+	for _, a := range res.apps {
+		rw.EpProbeApplicable(a.sim, a.probe)
+	}
+	return rw.Close()
 }
 
 // probeEpisodes makes the probes' episodes (without messages) from the

@@ -45,7 +45,7 @@ func AppendResponses(ctx context.Context, ws *Workspace, rows []ResponseRow) err
 	if len(rows) == 0 {
 		return nil
 	}
-	a, err := ws.Appender(ctx, "responses")
+	a, err := ws.tableAppender(ctx, "responses")
 	if err != nil {
 		return err
 	}

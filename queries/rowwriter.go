@@ -60,7 +60,7 @@ func (w *RowWriter) append(table string, vals ...driver.Value) error {
 	a := w.apps[table]
 	if a == nil {
 		var err error
-		if a, err = w.ws.Appender(w.ctx, table); err != nil {
+		if a, err = w.ws.tableAppender(w.ctx, table); err != nil {
 			w.err = err
 			return err
 		}

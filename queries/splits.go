@@ -99,7 +99,7 @@ func appendRows(ctx context.Context, ws *Workspace, table string, n int, row fun
 	if n == 0 {
 		return nil
 	}
-	a, err := ws.Appender(ctx, table)
+	a, err := ws.tableAppender(ctx, table)
 	if err != nil {
 		return err
 	}

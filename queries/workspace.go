@@ -150,9 +150,9 @@ func (ws *Workspace) Close() error {
 	return err
 }
 
-// Appender returns a DuckDB appender on table, for bulk loads on the
+// tableAppender returns a DuckDB appender on table, for bulk loads on the
 // workspace connection. Close it (which flushes) before committing.
-func (ws *Workspace) Appender(ctx context.Context, table string) (*duckdb.Appender, error) {
+func (ws *Workspace) tableAppender(ctx context.Context, table string) (*duckdb.Appender, error) {
 	return ws.appender(ctx, "", "", table)
 }
 
