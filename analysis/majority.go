@@ -25,13 +25,17 @@ type Majority struct {
 // never below the chance line, sum_m p_m^2 <= max_m p_m (a mean of the p_m
 // weighted by themselves cannot exceed their largest). Generated moves are
 // ignored.
-func MajorityLine(outcomes []Outcome) Majority {
+func MajorityLine[M Moment](outcomes []M) Majority {
 	count := map[string]map[string]int{}
-	for _, o := range outcomes {
+	for _, x := range outcomes {
+		o, c := x.moments()
+		if c == 0 {
+			continue
+		}
 		if count[o.Developer] == nil {
 			count[o.Developer] = map[string]int{}
 		}
-		count[o.Developer][o.Real]++
+		count[o.Developer][o.Real] += c
 	}
 	devs := sortedKeys(count)
 	var m Majority
