@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"sort"
 	"unicode"
 	"unicode/utf8"
 
@@ -55,6 +56,48 @@ type StudySetting struct {
 	Cost                 float64 // USD
 }
 
+// The default prompt setting: the leaderboard's live window N and history
+// K (SPEC section 5).
+const (
+	DefaultN = 14
+	DefaultK = 0
+)
+
+// Anchor returns the setting (N, K) the leaderboard and the report's
+// per-simulator figures score: DefaultN, DefaultK when any profile or
+// no-profile generation has it, else the (N, K) with the most such
+// generations (ties: the smaller N, then K). LoadStudy reads lengths at
+// this setting only; reports.Prepare anchors the report on it.
+func Anchor(settings []StudySetting) (n, k int) {
+	count := map[[2]int]int{}
+	for _, s := range settings {
+		if s.Condition == CondProfile || s.Condition == CondNoProfile {
+			count[[2]int{s.N, s.K}] += s.Generations
+		}
+	}
+	n, k = DefaultN, DefaultK
+	if count[[2]int{n, k}] > 0 {
+		return n, k
+	}
+	pairs := make([][2]int, 0, len(count))
+	for nk := range count {
+		pairs = append(pairs, nk)
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i][0] != pairs[j][0] {
+			return pairs[i][0] < pairs[j][0]
+		}
+		return pairs[i][1] < pairs[j][1]
+	})
+	best := -1
+	for _, nk := range pairs {
+		if count[nk] > best {
+			best, n, k = count[nk], nk[0], nk[1]
+		}
+	}
+	return n, k
+}
+
 // StudyOutcomes counts the scored moments of one setting (points whose real
 // message the judge labelled with a move other than "unparseable") of one
 // developer with one real move, generated move and constant-dose flag, of
@@ -70,7 +113,8 @@ type StudyOutcomes struct {
 }
 
 // StudyLengths counts the generations with text of one setting and
-// developer that are Words words long.
+// developer that are Words words long. LoadStudy reads them at the Anchor
+// setting only, where the report draws them.
 type StudyLengths struct {
 	Simulator, Condition string
 	N, K                 int
@@ -136,7 +180,7 @@ type Study struct {
 	Generations []StudyGeneration
 	Settings    []StudySetting   // by simulator, condition, N, K
 	Outcomes    []StudyOutcomes  // by setting, developer, real, generated, dose, kind
-	Lengths     []StudyLengths   // by setting, developer, words
+	Lengths     []StudyLengths   // by setting, developer, words; LoadStudy: at the Anchor (N, K) only
 	Simulators  []StudySimulator // by name
 	Judges      []JudgeCount     // by judge
 	Prompts     []PromptVersion
@@ -184,7 +228,7 @@ func StudyJudges(ctx context.Context, db Querier) ([]JudgeCount, error) {
 // LoadStudy reads the study of the workspace as scored by judge: the frozen
 // points with the judge's label of each real message, the generations at
 // those points aggregated per setting (totals, scored moments by developer
-// and move, lengths by developer; no generation is read one by one, so the
+// and move, lengths by developer at the Anchor setting; no generation is read one by one, so the
 // memory grows with developers and settings, not generations), the simulators, what every judge
 // labelled and where two judges overlap, the prompt versions, the split
 // and point set in force, and the totals.
@@ -409,7 +453,8 @@ func LoadGenerations(ctx context.Context, db Querier, judge string, points []Stu
 	return out, err
 }
 
-// studyAggregates fills st's Settings, Outcomes and Lengths.
+// studyAggregates fills st's Settings, Outcomes and Lengths (at the
+// Anchor setting).
 func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) error {
 	in := interner{}
 	var sim, cond, dev, real, gen, kind sql.RawBytes
@@ -441,7 +486,8 @@ func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) e
 	if err := registerWords(ctx, db); err != nil {
 		return fmt.Errorf("lengths: %w", err)
 	}
-	err = scanAll(ctx, db, "study_lengths", nil, func(rows *sql.Rows) error {
+	n, k := Anchor(st.Settings)
+	err = scanAll(ctx, db, "study_lengths", []any{n, k}, func(rows *sql.Rows) error {
 		var x StudyLengths
 		if err := rows.Scan(&sim, &cond, &x.N, &x.K, &dev, &x.Words, &x.Count); err != nil {
 			return err

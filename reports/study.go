@@ -15,8 +15,8 @@ import (
 
 // The default prompt setting: the leaderboard's live window and history.
 const (
-	defaultN = 14
-	defaultK = 0
+	defaultN = queries.DefaultN
+	defaultK = queries.DefaultK
 )
 
 // FigureInfo names one figure of the report.
@@ -158,21 +158,7 @@ func Prepare(in Input) *Report {
 		gr := r.groupOf(l.Simulator, l.Condition, l.N, l.K)
 		gr.lengths = append(gr.lengths, analysis.Lengths{Length: analysis.Length{Developer: l.Developer, Words: l.Words}, Count: l.Count})
 	}
-	r.anchorN, r.anchorK = defaultN, defaultK
-	count := map[[2]int]int{}
-	for k, g := range r.groups {
-		if k.cond == queries.CondProfile || k.cond == queries.CondNoProfile {
-			count[[2]int{k.n, k.k}] += g.generations
-		}
-	}
-	if count[[2]int{defaultN, defaultK}] == 0 {
-		best := -1
-		for _, nk := range sortedPairs(count) {
-			if count[nk] > best {
-				best, r.anchorN, r.anchorK = count[nk], nk[0], nk[1]
-			}
-		}
-	}
+	r.anchorN, r.anchorK = queries.Anchor(st.Settings)
 	return r
 }
 
@@ -252,20 +238,6 @@ func aggregate(st *queries.Study) *queries.Study {
 // scorable is whether a real move can be scored against: labelled and
 // readable. "other" is a move like any other (SPEC section 4).
 func scorable(m string) bool { return m != "" && m != "unparseable" }
-
-func sortedPairs(m map[[2]int]int) [][2]int {
-	out := make([][2]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i][0] != out[j][0] {
-			return out[i][0] < out[j][0]
-		}
-		return out[i][1] < out[j][1]
-	})
-	return out
-}
 
 // group returns the setting's group, or nil.
 func (r *Report) group(sim, cond string, n, k int) *group {
