@@ -159,18 +159,12 @@ type Chance struct {
 // moments themselves; generated moves are ignored. Seed 000 reports 0.419 on
 // its 20 test developers.
 func ChanceLine[M Moment](outcomes []M) Chance {
-	mix := map[string]map[string]int{} // real move counts by developer
+	mix := realMix(outcomes)
 	n := map[string]int{}
-	for _, m := range outcomes {
-		o, c := m.moments()
-		if c == 0 {
-			continue
+	for d, counts := range mix {
+		for _, c := range counts {
+			n[d] += c
 		}
-		if mix[o.Developer] == nil {
-			mix[o.Developer] = map[string]int{}
-		}
-		mix[o.Developer][o.Real] += c
-		n[o.Developer] += c
 	}
 	devs := sortedKeys(mix)
 	ch := Chance{Developers: make([]DeveloperChance, len(devs))}
@@ -185,6 +179,22 @@ func ChanceLine[M Moment](outcomes []M) Chance {
 	}
 	ch.Line = MeanCI(vals, Confidence)
 	return ch
+}
+
+// realMix counts the real moves of outcomes by developer and move.
+func realMix[M Moment](outcomes []M) map[string]map[string]int {
+	mix := map[string]map[string]int{}
+	for _, x := range outcomes {
+		o, c := x.moments()
+		if c == 0 {
+			continue
+		}
+		if mix[o.Developer] == nil {
+			mix[o.Developer] = map[string]int{}
+		}
+		mix[o.Developer][o.Real] += c
+	}
+	return mix
 }
 
 // Paired is a per-developer paired comparison of two conditions, a minus b.

@@ -26,17 +26,7 @@ type Majority struct {
 // weighted by themselves cannot exceed their largest). Generated moves are
 // ignored.
 func MajorityLine[M Moment](outcomes []M) Majority {
-	count := map[string]map[string]int{}
-	for _, x := range outcomes {
-		o, c := x.moments()
-		if c == 0 {
-			continue
-		}
-		if count[o.Developer] == nil {
-			count[o.Developer] = map[string]int{}
-		}
-		count[o.Developer][o.Real] += c
-	}
+	count := realMix(outcomes)
 	devs := sortedKeys(count)
 	var m Majority
 	vals := make([]float64, len(devs))
