@@ -136,6 +136,30 @@ func Prepare(in Input) *Report {
 	// The outcomes and lengths stay counted (analysis.Outcomes, Lengths):
 	// every statistic of analysis counts them per developer and move, so
 	// neither their order within a group nor rows with equal keys matter.
+	// Every slice is sized first: at scale the outcomes are most of the
+	// memory.
+	nOut, nDose, nLen := map[*group]int{}, map[*group]int{}, map[*group]int{}
+	for _, o := range st.Outcomes {
+		if o.Kind != queries.MomentUnlabelled {
+			gr := r.groupOf(o.Simulator, o.Condition, o.N, o.K)
+			nOut[gr]++
+			if o.ConstantDose {
+				nDose[gr]++
+			}
+		}
+	}
+	for _, l := range st.Lengths {
+		nLen[r.groupOf(l.Simulator, l.Condition, l.N, l.K)]++
+	}
+	for gr, n := range nOut {
+		gr.outcomes = make([]analysis.Outcomes, 0, n)
+	}
+	for gr, n := range nDose {
+		gr.dose = make([]analysis.Outcomes, 0, n)
+	}
+	for gr, n := range nLen {
+		gr.lengths = make([]analysis.Lengths, 0, n)
+	}
 	for _, o := range st.Outcomes {
 		gr := r.groupOf(o.Simulator, o.Condition, o.N, o.K)
 		switch o.Kind {
