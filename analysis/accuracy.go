@@ -17,6 +17,36 @@ type Outcome struct {
 	Generated string
 }
 
+// Outcomes is Count moments with the same developer and moves: the outcomes
+// of a large study counted (queries.LoadStudy aggregates them in DuckDB) so
+// that memory grows with developers and moves, not with moments. Every
+// statistic of this package counts moments per developer and move, so Count
+// moments passed as one Outcomes give exactly the numbers of Count equal
+// Outcome values.
+type Outcomes struct {
+	Outcome
+	Count int // moments; 0 or less counts none
+}
+
+// Moment is what the statistics take: one Outcome, or counted Outcomes.
+type Moment interface {
+	Outcome | Outcomes
+	moments() (Outcome, int)
+}
+
+func (o Outcome) moments() (Outcome, int)  { return o, 1 }
+func (o Outcomes) moments() (Outcome, int) { return o.Outcome, max(o.Count, 0) }
+
+// Total is the number of moments in outcomes.
+func Total[M Moment](outcomes []M) int {
+	n := 0
+	for _, m := range outcomes {
+		_, c := m.moments()
+		n += c
+	}
+	return n
+}
+
 // DeveloperScore is one developer's accuracy.
 type DeveloperScore struct {
 	Developer string
@@ -28,13 +58,17 @@ type DeveloperScore struct {
 // PerDeveloper returns each developer's accuracy, the share of their moments
 // where the generated move equals the real move (SPEC section 5), sorted by
 // developer. nil or empty outcomes give nil.
-func PerDeveloper(outcomes []Outcome) []DeveloperScore {
+func PerDeveloper[M Moment](outcomes []M) []DeveloperScore {
 	hits := map[string]int{}
 	n := map[string]int{}
-	for _, o := range outcomes {
-		n[o.Developer]++
+	for _, m := range outcomes {
+		o, c := m.moments()
+		if c == 0 {
+			continue
+		}
+		n[o.Developer] += c
 		if o.Generated == o.Real {
-			hits[o.Developer]++
+			hits[o.Developer] += c
 		}
 	}
 	devs := sortedKeys(n)
@@ -67,7 +101,7 @@ type Macro struct {
 //
 // over the n developers (SPEC section 5; seed 000, "a 95% CI (t, n=20)").
 // The NaN cases are those of [MeanCI]: one developer gives NaN bounds.
-func MacroAccuracy(outcomes []Outcome) Macro {
+func MacroAccuracy[M Moment](outcomes []M) Macro {
 	devs := PerDeveloper(outcomes)
 	acc := make([]float64, len(devs))
 	for i, d := range devs {
@@ -89,13 +123,17 @@ func CollisionProbability(moves []string) float64 {
 	for _, m := range moves {
 		counts[m]++
 	}
-	// Integer arithmetic, then one division: exact up to the final rounding
-	// and independent of map order.
+	return collision(counts, len(moves))
+}
+
+// collision is sum_m p_m^2 of the mix counts of n moves. Integer
+// arithmetic, then one division: exact up to the final rounding and
+// independent of map order.
+func collision(counts map[string]int, n int) float64 {
 	var sum int
 	for _, c := range counts {
 		sum += c * c
 	}
-	n := len(moves)
 	return float64(sum) / (float64(n) * float64(n))
 }
 
@@ -120,17 +158,20 @@ type Chance struct {
 // their move mix; averaged over developers"). The mix is that of the scored
 // moments themselves; generated moves are ignored. Seed 000 reports 0.419 on
 // its 20 test developers.
-func ChanceLine(outcomes []Outcome) Chance {
-	moves := map[string][]string{}
-	for _, o := range outcomes {
-		moves[o.Developer] = append(moves[o.Developer], o.Real)
+func ChanceLine[M Moment](outcomes []M) Chance {
+	mix := realMix(outcomes)
+	n := map[string]int{}
+	for d, counts := range mix {
+		for _, c := range counts {
+			n[d] += c
+		}
 	}
-	devs := sortedKeys(moves)
+	devs := sortedKeys(mix)
 	ch := Chance{Developers: make([]DeveloperChance, len(devs))}
 	vals := make([]float64, len(devs))
 	for i, d := range devs {
-		c := CollisionProbability(moves[d])
-		ch.Developers[i] = DeveloperChance{Developer: d, N: len(moves[d]), Collision: c}
+		c := collision(mix[d], n[d])
+		ch.Developers[i] = DeveloperChance{Developer: d, N: n[d], Collision: c}
 		vals[i] = c
 	}
 	if len(devs) == 0 {
@@ -138,6 +179,22 @@ func ChanceLine(outcomes []Outcome) Chance {
 	}
 	ch.Line = MeanCI(vals, Confidence)
 	return ch
+}
+
+// realMix counts the real moves of outcomes by developer and move.
+func realMix[M Moment](outcomes []M) map[string]map[string]int {
+	mix := map[string]map[string]int{}
+	for _, x := range outcomes {
+		o, c := x.moments()
+		if c == 0 {
+			continue
+		}
+		if mix[o.Developer] == nil {
+			mix[o.Developer] = map[string]int{}
+		}
+		mix[o.Developer][o.Real] += c
+	}
+	return mix
 }
 
 // Paired is a per-developer paired comparison of two conditions, a minus b.
@@ -162,12 +219,12 @@ type Paired struct {
 // and each history-sweep comparison with a = K, b = K = 0. Because it pairs
 // developers, between-developer spread cancels and the interval is narrower
 // than the difference of two macro intervals would suggest.
-func PairedAccuracy(a, b []Outcome) Paired {
+func PairedAccuracy[M Moment](a, b []M) Paired {
 	return pairScores(scoreMap(a), scoreMap(b))
 }
 
 // scoreMap returns accuracy by developer.
-func scoreMap(outcomes []Outcome) map[string]float64 {
+func scoreMap[M Moment](outcomes []M) map[string]float64 {
 	m := map[string]float64{}
 	for _, d := range PerDeveloper(outcomes) {
 		m[d.Developer] = d.Accuracy

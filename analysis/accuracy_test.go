@@ -135,7 +135,7 @@ func TestChanceLine(t *testing.T) {
 		})
 	}
 	t.Run("no outcomes give a NaN line", func(t *testing.T) {
-		ch := ChanceLine(nil)
+		ch := ChanceLine([]Outcome(nil))
 		if ch.Developers != nil || !math.IsNaN(ch.Line.Mean) {
 			t.Errorf("got %+v", ch)
 		}

@@ -25,14 +25,8 @@ type Majority struct {
 // never below the chance line, sum_m p_m^2 <= max_m p_m (a mean of the p_m
 // weighted by themselves cannot exceed their largest). Generated moves are
 // ignored.
-func MajorityLine(outcomes []Outcome) Majority {
-	count := map[string]map[string]int{}
-	for _, o := range outcomes {
-		if count[o.Developer] == nil {
-			count[o.Developer] = map[string]int{}
-		}
-		count[o.Developer][o.Real]++
-	}
+func MajorityLine[M Moment](outcomes []M) Majority {
+	count := realMix(outcomes)
 	devs := sortedKeys(count)
 	var m Majority
 	vals := make([]float64, len(devs))

@@ -45,7 +45,7 @@ func TestMajorityLine(t *testing.T) {
 	if m.Developers[2].Move != "critical" { // tie: first by name
 		t.Errorf("z's majority move %q, want critical", m.Developers[2].Move)
 	}
-	if e := MajorityLine(nil); e.Line.N != 0 || !math.IsNaN(e.Line.Mean) {
+	if e := MajorityLine([]Outcome(nil)); e.Line.N != 0 || !math.IsNaN(e.Line.Mean) {
 		t.Errorf("empty: %+v", e.Line)
 	}
 }

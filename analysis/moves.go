@@ -48,16 +48,20 @@ type MoveAgreement struct {
 //
 // which is the recall of m. A move that occurs in only one condition has
 // N = 0 and a NaN rate on the other side, and a NaN Lift.
-func MoveBreakdown(with, without []Outcome) []MoveAgreement {
+func MoveBreakdown[M Moment](with, without []M) []MoveAgreement {
 	type count struct{ hit, n int }
 	w, wo := map[string]count{}, map[string]count{}
 	moves := map[string]bool{}
-	tally := func(m map[string]count, outcomes []Outcome) {
-		for _, o := range outcomes {
+	tally := func(m map[string]count, outcomes []M) {
+		for _, x := range outcomes {
+			o, k := x.moments()
+			if k == 0 {
+				continue
+			}
 			c := m[o.Real]
-			c.n++
+			c.n += k
 			if o.Generated == o.Real {
-				c.hit++
+				c.hit += k
 			}
 			m[o.Real] = c
 			moves[o.Real] = true
@@ -65,7 +69,7 @@ func MoveBreakdown(with, without []Outcome) []MoveAgreement {
 	}
 	tally(w, with)
 	tally(wo, without)
-	total := len(with) + len(without)
+	total := Total(with) + Total(without)
 	var rows []MoveAgreement
 	for _, m := range sortedKeys(moves) {
 		r := MoveAgreement{
@@ -99,18 +103,19 @@ type MoveRate struct {
 
 // moveRate counts, per developer, moments where eligible holds and, among
 // them, those where counted holds too.
-func moveRate(outcomes []Outcome, eligible, counted func(Outcome) bool) MoveRate {
+func moveRate[M Moment](outcomes []M, eligible, counted func(Outcome) bool) MoveRate {
 	k, n := map[string]int{}, map[string]int{}
 	var tk, tn int
-	for _, o := range outcomes {
-		if !eligible(o) {
+	for _, x := range outcomes {
+		o, c := x.moments()
+		if c == 0 || !eligible(o) {
 			continue
 		}
-		n[o.Developer]++
-		tn++
+		n[o.Developer] += c
+		tn += c
 		if counted(o) {
-			k[o.Developer]++
-			tk++
+			k[o.Developer] += c
+			tk += c
 		}
 	}
 	mr := MoveRate{Pooled: newRate(tk, tn)}
@@ -131,7 +136,7 @@ func moveRate(outcomes []Outcome, eligible, counted func(Outcome) bool) MoveRate
 //
 // pooled and per developer. [CriticalRecall] is Recall(outcomes,
 // MoveCritical).
-func Recall(outcomes []Outcome, move string) MoveRate {
+func Recall[M Moment](outcomes []M, move string) MoveRate {
 	return moveRate(outcomes,
 		func(o Outcome) bool { return o.Real == move },
 		func(o Outcome) bool { return o.Generated == move })
@@ -144,7 +149,7 @@ func Recall(outcomes []Outcome, move string) MoveRate {
 //
 // pooled and per developer: the false-positive rate of m. [SpuriousInquiry]
 // is SpuriousRate(outcomes, MoveInquiry).
-func SpuriousRate(outcomes []Outcome, move string) MoveRate {
+func SpuriousRate[M Moment](outcomes []M, move string) MoveRate {
 	return moveRate(outcomes,
 		func(o Outcome) bool { return o.Real != move },
 		func(o Outcome) bool { return o.Generated == move })
@@ -165,7 +170,7 @@ func SpuriousRate(outcomes []Outcome, move string) MoveRate {
 // that were wrong" (K over #{Generated = inquiry}), cannot give the seed's
 // 0.11: with 8% real inquiries and an inquiry agree rate near 0.1, almost
 // every generated question is wrong, so it would be near 0.9.
-func SpuriousInquiry(outcomes []Outcome) MoveRate {
+func SpuriousInquiry[M Moment](outcomes []M) MoveRate {
 	return SpuriousRate(outcomes, MoveInquiry)
 }
 
@@ -173,6 +178,6 @@ func SpuriousInquiry(outcomes []Outcome) MoveRate {
 // fault (Real == critical) that the simulator also made critical (seed 000:
 // the terse-only prefix "craters critical recall (0.24 -> 0.17)"). See
 // [Recall].
-func CriticalRecall(outcomes []Outcome) MoveRate {
+func CriticalRecall[M Moment](outcomes []M) MoveRate {
 	return Recall(outcomes, MoveCritical)
 }

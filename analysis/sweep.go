@@ -59,7 +59,7 @@ type SweepResult struct {
 //
 // It is an error for settings to be empty, to lack the anchor, or to hold a
 // setting with no outcomes.
-func Sweep(settings map[int][]Outcome, anchor int) (SweepResult, error) {
+func Sweep[M Moment](settings map[int][]M, anchor int) (SweepResult, error) {
 	if len(settings) == 0 {
 		return SweepResult{}, errors.New("sweep: no settings")
 	}
@@ -68,7 +68,7 @@ func Sweep(settings map[int][]Outcome, anchor int) (SweepResult, error) {
 	}
 	keys := sortedKeys(settings)
 	for _, k := range keys {
-		if len(settings[k]) == 0 {
+		if Total(settings[k]) == 0 {
 			return SweepResult{}, fmt.Errorf("sweep: setting %d has no outcomes", k)
 		}
 	}
@@ -158,7 +158,7 @@ type SurfaceResult struct {
 //
 // It is an error for cells to be empty, to hold a cell with no outcomes, or
 // to have an N without both the KLo and the KHi cell.
-func Surface(cells map[Cell][]Outcome) (SurfaceResult, error) {
+func Surface[M Moment](cells map[Cell][]M) (SurfaceResult, error) {
 	if len(cells) == 0 {
 		return SurfaceResult{}, errors.New("surface: no cells")
 	}
@@ -176,7 +176,7 @@ func Surface(cells map[Cell][]Outcome) (SurfaceResult, error) {
 	scores := map[Cell]map[string]float64{}
 	ns := map[int]bool{}
 	for _, c := range keys {
-		if len(cells[c]) == 0 {
+		if Total(cells[c]) == 0 {
 			return SurfaceResult{}, fmt.Errorf("surface: cell N=%d K=%d has no outcomes", c.N, c.K)
 		}
 		res.KLo, res.KHi = min(res.KLo, c.K), max(res.KHi, c.K)

@@ -186,7 +186,7 @@ func TestSurface(t *testing.T) {
 		}
 	})
 	t.Run("no cells is an error", func(t *testing.T) {
-		if _, err := Surface(nil); err == nil {
+		if _, err := Surface(map[Cell][]Outcome(nil)); err == nil {
 			t.Error("no error")
 		}
 	})

@@ -12,6 +12,22 @@ type Length struct {
 	Words     int
 }
 
+// Lengths is Count messages of one developer that are Words words long:
+// lengths counted, as [Outcomes] counts outcomes.
+type Lengths struct {
+	Length
+	Count int // messages; 0 or less counts none
+}
+
+// Message is what [Verbosity] takes: one Length, or counted Lengths.
+type Message interface {
+	Length | Lengths
+	messages() (Length, int)
+}
+
+func (l Length) messages() (Length, int)  { return l, 1 }
+func (l Lengths) messages() (Length, int) { return l.Length, max(l.Count, 0) }
+
 // VerbosityStat summarises message lengths, in words per message.
 type VerbosityStat struct {
 	Messages int
@@ -31,30 +47,48 @@ type VerbosityStat struct {
 // macro mean over developers with its 95% t interval (SPEC section 5,
 // "verbosity: words per generation by simulator and condition, against the
 // real developers' messages"). Sums are of integers, so the result does
-// not depend on the order of lengths.
-func Verbosity(lengths []Length) VerbosityStat {
-	v := VerbosityStat{Messages: len(lengths), Mean: math.NaN(), Median: math.NaN()}
-	if len(lengths) == 0 {
-		v.Macro = MeanCI(nil, Confidence)
-		return v
-	}
-	words := make([]int, len(lengths))
+// not depend on the order of lengths, and counted [Lengths] give the
+// numbers of as many single Length values.
+func Verbosity[M Message](lengths []M) VerbosityStat {
+	v := VerbosityStat{Mean: math.NaN(), Median: math.NaN()}
+	// The distinct lengths with their counts, for the median.
+	type run struct{ words, n int }
+	runs := make([]run, 0, len(lengths))
 	sum := map[string]int{}
 	n := map[string]int{}
 	var total int
-	for i, l := range lengths {
-		words[i] = l.Words
-		total += l.Words
-		sum[l.Developer] += l.Words
-		n[l.Developer]++
+	for _, x := range lengths {
+		l, c := x.messages()
+		if c == 0 {
+			continue
+		}
+		runs = append(runs, run{l.Words, c})
+		v.Messages += c
+		total += l.Words * c
+		sum[l.Developer] += l.Words * c
+		n[l.Developer] += c
 	}
-	v.Mean = float64(total) / float64(len(lengths))
-	sort.Ints(words)
-	mid := len(words) / 2
-	if len(words)%2 == 1 {
-		v.Median = float64(words[mid])
+	if v.Messages == 0 {
+		v.Macro = MeanCI(nil, Confidence)
+		return v
+	}
+	v.Mean = float64(total) / float64(v.Messages)
+	sort.Slice(runs, func(i, j int) bool { return runs[i].words < runs[j].words })
+	// nth returns the i-th smallest length (from 0).
+	nth := func(i int) int {
+		for _, r := range runs[:len(runs)-1] {
+			if i < r.n {
+				return r.words
+			}
+			i -= r.n
+		}
+		return runs[len(runs)-1].words
+	}
+	mid := v.Messages / 2
+	if v.Messages%2 == 1 {
+		v.Median = float64(nth(mid))
 	} else {
-		v.Median = float64(words[mid-1]+words[mid]) / 2
+		v.Median = float64(nth(mid-1)+nth(mid)) / 2
 	}
 	devs := sortedKeys(n)
 	means := make([]float64, len(devs))

@@ -23,7 +23,7 @@ func TestVerbosity(t *testing.T) {
 		checkFloat(t, "Median", Verbosity([]Length{{"a", 7}, {"a", 1}, {"a", 3}}).Median, 3, 0)
 	})
 	t.Run("nothing gives NaN", func(t *testing.T) {
-		v := Verbosity(nil)
+		v := Verbosity([]Length(nil))
 		if !math.IsNaN(v.Mean) || !math.IsNaN(v.Median) || !math.IsNaN(v.Macro.Mean) {
 			t.Errorf("Verbosity(nil) = %+v", v)
 		}

@@ -3,10 +3,14 @@ package queries
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"sort"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/duckdb/duckdb-go/v2"
 )
 
 // StudyPoint is one frozen point as the report scores it.
@@ -52,6 +56,48 @@ type StudySetting struct {
 	Cost                 float64 // USD
 }
 
+// The default prompt setting: the leaderboard's live window N and history
+// K (SPEC section 5).
+const (
+	DefaultN = 14
+	DefaultK = 0
+)
+
+// Anchor returns the setting (N, K) the leaderboard and the report's
+// per-simulator figures score: DefaultN, DefaultK when any profile or
+// no-profile generation has it, else the (N, K) with the most such
+// generations (ties: the smaller N, then K). LoadStudy reads lengths at
+// this setting only; reports.Prepare anchors the report on it.
+func Anchor(settings []StudySetting) (n, k int) {
+	count := map[[2]int]int{}
+	for _, s := range settings {
+		if s.Condition == CondProfile || s.Condition == CondNoProfile {
+			count[[2]int{s.N, s.K}] += s.Generations
+		}
+	}
+	n, k = DefaultN, DefaultK
+	if count[[2]int{n, k}] > 0 {
+		return n, k
+	}
+	pairs := make([][2]int, 0, len(count))
+	for nk := range count {
+		pairs = append(pairs, nk)
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i][0] != pairs[j][0] {
+			return pairs[i][0] < pairs[j][0]
+		}
+		return pairs[i][1] < pairs[j][1]
+	})
+	best := -1
+	for _, nk := range pairs {
+		if count[nk] > best {
+			best, n, k = count[nk], nk[0], nk[1]
+		}
+	}
+	return n, k
+}
+
 // StudyOutcomes counts the scored moments of one setting (points whose real
 // message the judge labelled with a move other than "unparseable") of one
 // developer with one real move, generated move and constant-dose flag, of
@@ -67,7 +113,8 @@ type StudyOutcomes struct {
 }
 
 // StudyLengths counts the generations with text of one setting and
-// developer that are Words words long.
+// developer that are Words words long. LoadStudy reads them at the Anchor
+// setting only, where the report draws them.
 type StudyLengths struct {
 	Simulator, Condition string
 	N, K                 int
@@ -133,7 +180,7 @@ type Study struct {
 	Generations []StudyGeneration
 	Settings    []StudySetting   // by simulator, condition, N, K
 	Outcomes    []StudyOutcomes  // by setting, developer, real, generated, dose, kind
-	Lengths     []StudyLengths   // by setting, developer, words
+	Lengths     []StudyLengths   // by setting, developer, words; LoadStudy: at the Anchor (N, K) only
 	Simulators  []StudySimulator // by name
 	Judges      []JudgeCount     // by judge
 	Prompts     []PromptVersion
@@ -181,7 +228,7 @@ func StudyJudges(ctx context.Context, db Querier) ([]JudgeCount, error) {
 // LoadStudy reads the study of the workspace as scored by judge: the frozen
 // points with the judge's label of each real message, the generations at
 // those points aggregated per setting (totals, scored moments by developer
-// and move, lengths by developer; no generation is read one by one, so the
+// and move, lengths by developer at the Anchor setting; no generation is read one by one, so the
 // memory grows with developers and settings, not generations), the simulators, what every judge
 // labelled and where two judges overlap, the prompt versions, the split
 // and point set in force, and the totals.
@@ -320,6 +367,47 @@ func Words[T ~string | ~[]byte](s T) int {
 	return n
 }
 
+// wordsFunc is Words as the DuckDB scalar function ub_words(VARCHAR) ->
+// BIGINT (NULL for NULL), so that study_lengths counts words with the one
+// word counter of ub, next to the data. It is about ten times faster than
+// the regular expression it replaces (2.3 million texts: 4 s against 50 s
+// on a loaded 2-core machine).
+type wordsFunc struct{}
+
+func (wordsFunc) Config() duckdb.ScalarFuncConfig {
+	in, _ := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+	out, _ := duckdb.NewTypeInfo(duckdb.TYPE_BIGINT)
+	return duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{in}, ResultTypeInfo: out}
+}
+
+func (wordsFunc) Executor() duckdb.ScalarFuncExecutor {
+	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+		s, ok := values[0].(string)
+		if !ok {
+			return nil, fmt.Errorf("ub_words: %T is not text", values[0])
+		}
+		return int64(Words(s)), nil
+	}}
+}
+
+// registerWords makes ub_words (wordsFunc) known to the database of db,
+// once: a function registered on one connection is in the catalog of every
+// connection to that database.
+func registerWords(ctx context.Context, db Querier) error {
+	var known bool
+	if err := db.QueryRowContext(ctx, q("study_words_registered")).Scan(&known); err != nil {
+		return err
+	}
+	if known {
+		return nil
+	}
+	c, ok := db.(*sql.Conn)
+	if !ok {
+		return fmt.Errorf("register ub_words: %T is not a *sql.Conn", db)
+	}
+	return duckdb.RegisterScalarUDF(c, "ub_words", wordsFunc{})
+}
+
 // interner keeps one copy of each repeated string (simulator, condition,
 // move), so that a large study's rows share their text.
 type interner map[string]string
@@ -365,7 +453,8 @@ func LoadGenerations(ctx context.Context, db Querier, judge string, points []Stu
 	return out, err
 }
 
-// studyAggregates fills st's Settings, Outcomes and Lengths.
+// studyAggregates fills st's Settings, Outcomes and Lengths (at the
+// Anchor setting).
 func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) error {
 	in := interner{}
 	var sim, cond, dev, real, gen, kind sql.RawBytes
@@ -394,7 +483,11 @@ func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) e
 	if err != nil {
 		return fmt.Errorf("outcomes: %w", err)
 	}
-	err = scanAll(ctx, db, "study_lengths", nil, func(rows *sql.Rows) error {
+	if err := registerWords(ctx, db); err != nil {
+		return fmt.Errorf("lengths: %w", err)
+	}
+	n, k := Anchor(st.Settings)
+	err = scanAll(ctx, db, "study_lengths", []any{n, k}, func(rows *sql.Rows) error {
 		var x StudyLengths
 		if err := rows.Scan(&sim, &cond, &x.N, &x.K, &dev, &x.Words, &x.Count); err != nil {
 			return err

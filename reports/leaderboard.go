@@ -84,7 +84,7 @@ func (r *Report) leaderboard() (*figure, error) {
 			}
 			a := m.Accuracy
 			f.table.add(strconv.Itoa(i+1), x.sim, cond, f3(a.Mean), f3(a.Lo), f3(a.Hi),
-				strconv.Itoa(a.N), strconv.Itoa(len(g.outcomes)), strconv.Itoa(g.failed), strconv.Itoa(g.missing), strconv.Itoa(g.unlabelled))
+				strconv.Itoa(a.N), strconv.Itoa(g.moments), strconv.Itoa(g.failed), strconv.Itoa(g.missing), strconv.Itoa(g.unlabelled))
 			for _, v := range []float64{a.Lo, a.Hi, a.Mean} {
 				if !math.IsNaN(v) {
 					lo, hi = min(lo, v), max(hi, v)

@@ -159,7 +159,7 @@ func (r *Report) ablationTerse() (*figure, error) {
 			stats[[2]string{sim, cond}] = stat{si, cr}
 			acc[cond] = a.Mean
 			f.table.add(sim, cond, f3(a.Mean), f3(a.Lo), f3(a.Hi), f3(si.Pooled.P), f3(si.Macro.Mean), f3(si.Macro.Lo), f3(si.Macro.Hi),
-				f3(cr.Pooled.P), f3(cr.Macro.Mean), f3(cr.Macro.Lo), f3(cr.Macro.Hi), strconv.Itoa(len(o)))
+				f3(cr.Pooled.P), f3(cr.Macro.Mean), f3(cr.Macro.Lo), f3(cr.Macro.Hi), strconv.Itoa(analysis.Total(o)))
 		}
 		n, nok := acc[queries.CondNoProfile]
 		t, tok := acc[queries.CondTerse]
@@ -252,7 +252,7 @@ func rateChange[S any](stats map[[2]string]S, sim string, pick func(S) float64) 
 func (r *Report) simsWith(cond string) map[string]bool {
 	out := map[string]bool{}
 	for k, g := range r.groups {
-		if k.cond == cond && k.n == r.anchorN && k.k == r.anchorK && len(g.outcomes) > 0 {
+		if k.cond == cond && k.n == r.anchorN && k.k == r.anchorK && g.moments > 0 {
 			out[k.sim] = true
 		}
 	}

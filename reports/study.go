@@ -15,8 +15,8 @@ import (
 
 // The default prompt setting: the leaderboard's live window and history.
 const (
-	defaultN = 14
-	defaultK = 0
+	defaultN = queries.DefaultN
+	defaultK = queries.DefaultK
 )
 
 // FigureInfo names one figure of the report.
@@ -73,10 +73,11 @@ type groupKey struct {
 
 // group is the scored generations of one setting.
 type group struct {
-	generations int // at frozen points
-	outcomes    []analysis.Outcome
-	dose        []analysis.Outcome // the constant-dose subset
-	lengths     []analysis.Length  // words of every generation with text
+	generations int                 // at frozen points
+	outcomes    []analysis.Outcomes // scored moments, counted
+	moments     int                 // scored moments: analysis.Total(outcomes)
+	dose        []analysis.Outcomes // the constant-dose subset
+	lengths     []analysis.Lengths  // words of every generation with text, counted
 	failed      int
 	unlabelled  int
 	missing     int // scorable points with no generation in the group (scored as misses)
@@ -132,8 +133,33 @@ func Prepare(in Input) *Report {
 		gr.tokensOut += s.TokensOut
 		gr.cost += s.Cost
 	}
-	// Size every slice first: at scale the outcomes are most of the memory.
+	// The outcomes and lengths stay counted (analysis.Outcomes, Lengths):
+	// every statistic of analysis counts them per developer and move, so
+	// neither their order within a group nor rows with equal keys matter.
+	// Every slice is sized first: at scale the outcomes are most of the
+	// memory.
 	nOut, nDose, nLen := map[*group]int{}, map[*group]int{}, map[*group]int{}
+	for _, o := range st.Outcomes {
+		if o.Kind != queries.MomentUnlabelled {
+			gr := r.groupOf(o.Simulator, o.Condition, o.N, o.K)
+			nOut[gr]++
+			if o.ConstantDose {
+				nDose[gr]++
+			}
+		}
+	}
+	for _, l := range st.Lengths {
+		nLen[r.groupOf(l.Simulator, l.Condition, l.N, l.K)]++
+	}
+	for gr, n := range nOut {
+		gr.outcomes = make([]analysis.Outcomes, 0, n)
+	}
+	for gr, n := range nDose {
+		gr.dose = make([]analysis.Outcomes, 0, n)
+	}
+	for gr, n := range nLen {
+		gr.lengths = make([]analysis.Lengths, 0, n)
+	}
 	for _, o := range st.Outcomes {
 		gr := r.groupOf(o.Simulator, o.Condition, o.N, o.K)
 		switch o.Kind {
@@ -145,60 +171,18 @@ func Prepare(in Input) *Report {
 		case queries.MomentMissing:
 			gr.missing += o.Count
 		}
-		nOut[gr] += o.Count
+		x := analysis.Outcomes{Outcome: analysis.Outcome{Developer: o.Developer, Real: o.Real, Generated: o.Generated}, Count: o.Count}
+		gr.outcomes = append(gr.outcomes, x)
+		gr.moments += o.Count
 		if o.ConstantDose {
-			nDose[gr] += o.Count
-		}
-	}
-	for _, l := range st.Lengths {
-		nLen[r.groupOf(l.Simulator, l.Condition, l.N, l.K)] += l.Count
-	}
-	for gr, n := range nOut {
-		gr.outcomes = make([]analysis.Outcome, 0, n)
-	}
-	for gr, n := range nDose {
-		gr.dose = make([]analysis.Outcome, 0, n)
-	}
-	for gr, n := range nLen {
-		gr.lengths = make([]analysis.Length, 0, n)
-	}
-	// Every statistic of analysis counts outcomes and lengths per developer
-	// and move, so their order within a group does not matter.
-	for _, o := range st.Outcomes {
-		if o.Kind == queries.MomentUnlabelled {
-			continue
-		}
-		gr := r.groupOf(o.Simulator, o.Condition, o.N, o.K)
-		x := analysis.Outcome{Developer: o.Developer, Real: o.Real, Generated: o.Generated}
-		for range o.Count {
-			gr.outcomes = append(gr.outcomes, x)
-			if o.ConstantDose {
-				gr.dose = append(gr.dose, x)
-			}
+			gr.dose = append(gr.dose, x)
 		}
 	}
 	for _, l := range st.Lengths {
 		gr := r.groupOf(l.Simulator, l.Condition, l.N, l.K)
-		x := analysis.Length{Developer: l.Developer, Words: l.Words}
-		for range l.Count {
-			gr.lengths = append(gr.lengths, x)
-		}
+		gr.lengths = append(gr.lengths, analysis.Lengths{Length: analysis.Length{Developer: l.Developer, Words: l.Words}, Count: l.Count})
 	}
-	r.anchorN, r.anchorK = defaultN, defaultK
-	count := map[[2]int]int{}
-	for k, g := range r.groups {
-		if k.cond == queries.CondProfile || k.cond == queries.CondNoProfile {
-			count[[2]int{k.n, k.k}] += g.generations
-		}
-	}
-	if count[[2]int{defaultN, defaultK}] == 0 {
-		best := -1
-		for _, nk := range sortedPairs(count) {
-			if count[nk] > best {
-				best, r.anchorN, r.anchorK = count[nk], nk[0], nk[1]
-			}
-		}
-	}
+	r.anchorN, r.anchorK = queries.Anchor(st.Settings)
 	return r
 }
 
@@ -279,20 +263,6 @@ func aggregate(st *queries.Study) *queries.Study {
 // readable. "other" is a move like any other (SPEC section 4).
 func scorable(m string) bool { return m != "" && m != "unparseable" }
 
-func sortedPairs(m map[[2]int]int) [][2]int {
-	out := make([][2]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i][0] != out[j][0] {
-			return out[i][0] < out[j][0]
-		}
-		return out[i][1] < out[j][1]
-	})
-	return out
-}
-
 // group returns the setting's group, or nil.
 func (r *Report) group(sim, cond string, n, k int) *group {
 	return r.groups[groupKey{sim, cond, n, k}]
@@ -300,8 +270,8 @@ func (r *Report) group(sim, cond string, n, k int) *group {
 
 // anchor returns the scored outcomes of sim in cond at the anchor setting;
 // nil when there are none.
-func (r *Report) anchor(sim, cond string) []analysis.Outcome {
-	if g := r.group(sim, cond, r.anchorN, r.anchorK); g != nil && len(g.outcomes) > 0 {
+func (r *Report) anchor(sim, cond string) []analysis.Outcomes {
+	if g := r.group(sim, cond, r.anchorN, r.anchorK); g != nil && g.moments > 0 {
 		return g.outcomes
 	}
 	return nil
@@ -312,7 +282,7 @@ func (r *Report) anchor(sim, cond string) []analysis.Outcome {
 func (r *Report) leaderboardSims() []string {
 	seen := map[string]bool{}
 	for k, g := range r.groups {
-		if k.n == r.anchorN && k.k == r.anchorK && (k.cond == queries.CondNoProfile || k.cond == queries.CondProfile) && len(g.outcomes) > 0 {
+		if k.n == r.anchorN && k.k == r.anchorK && (k.cond == queries.CondNoProfile || k.cond == queries.CondProfile) && g.moments > 0 {
 			seen[k.sim] = true
 		}
 	}

@@ -25,7 +25,7 @@ func (r *Report) sweepTarget(keep func(groupKey) bool, setting func(groupKey) in
 	type pair struct{ sim, cond string }
 	found := map[pair]map[int]*group{}
 	for k, g := range r.groups {
-		if len(g.outcomes) == 0 || !keep(k) {
+		if g.moments == 0 || !keep(k) {
 			continue
 		}
 		pk := pair{k.sim, k.cond}
@@ -41,7 +41,7 @@ func (r *Report) sweepTarget(keep func(groupKey) bool, setting func(groupKey) in
 	moments := func(p pair) int {
 		n := 0
 		for _, g := range found[p] {
-			n += len(g.outcomes)
+			n += g.moments
 		}
 		return n
 	}
@@ -72,15 +72,16 @@ type sweepView struct {
 	moments map[int]int
 }
 
-func sweepOf(name string, settings map[int]*group, anchor int, pick func(*group) []analysis.Outcome) (*sweepView, error) {
-	in := map[int][]analysis.Outcome{}
+func sweepOf(name string, settings map[int]*group, anchor int, pick func(*group) []analysis.Outcomes) (*sweepView, error) {
+	in := map[int][]analysis.Outcomes{}
 	mom := map[int]int{}
 	for s, g := range settings {
 		o := pick(g)
-		if len(o) == 0 {
+		n := analysis.Total(o)
+		if n == 0 {
 			return nil, nil
 		}
-		in[s], mom[s] = o, len(o)
+		in[s], mom[s] = o, n
 	}
 	res, err := analysis.Sweep(in, anchor)
 	if err != nil {
@@ -191,11 +192,11 @@ func (r *Report) contextScaling() (*figure, error) {
 		return nil, missing("context-scaling", "no context sweep (one simulator at two or more live windows N, K = %d, including N = %d): "+
 			"run ub generate --experiment with a [[sweep]] over window_n, then ub judge", r.anchorK, r.anchorN)
 	}
-	all, err := sweepOf("all moments", settings, r.anchorN, func(g *group) []analysis.Outcome { return g.outcomes })
+	all, err := sweepOf("all moments", settings, r.anchorN, func(g *group) []analysis.Outcomes { return g.outcomes })
 	if err != nil {
 		return nil, err
 	}
-	dose, err := sweepOf("constant dose", settings, r.anchorN, func(g *group) []analysis.Outcome { return g.dose })
+	dose, err := sweepOf("constant dose", settings, r.anchorN, func(g *group) []analysis.Outcomes { return g.dose })
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +242,7 @@ func (r *Report) historySweep() (*figure, error) {
 		return nil, missing("history-sweep", "no generations with history_k > 0 at N = %d (with K = 0 to compare): "+
 			"run ub generate --experiment with a [[sweep]] over history_k, then ub judge", r.anchorN)
 	}
-	hist, err := sweepOf(fmt.Sprintf("history at N = %d", r.anchorN), settings, 0, func(g *group) []analysis.Outcome { return g.outcomes })
+	hist, err := sweepOf(fmt.Sprintf("history at N = %d", r.anchorN), settings, 0, func(g *group) []analysis.Outcomes { return g.outcomes })
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +253,7 @@ func (r *Report) historySweep() (*figure, error) {
 	subN := 0
 	byN := map[int]map[int]*group{}
 	for k, g := range r.groups {
-		if k.sim == sim && k.cond == cond && k.n != r.anchorN && len(g.outcomes) > 0 &&
+		if k.sim == sim && k.cond == cond && k.n != r.anchorN && g.moments > 0 &&
 			(k.k == 0 || slices.Contains(analysis.SubstitutionK, k.k)) {
 			if byN[k.n] == nil {
 				byN[k.n] = map[int]*group{}
@@ -268,7 +269,7 @@ func (r *Report) historySweep() (*figure, error) {
 	for _, n := range ns {
 		if byN[n][0] != nil && len(byN[n]) >= 2 {
 			subN = n
-			if sub, err = sweepOf(fmt.Sprintf("substitution at N = %d", n), byN[n], 0, func(g *group) []analysis.Outcome { return g.outcomes }); err != nil {
+			if sub, err = sweepOf(fmt.Sprintf("substitution at N = %d", n), byN[n], 0, func(g *group) []analysis.Outcomes { return g.outcomes }); err != nil {
 				return nil, err
 			}
 			break
@@ -327,14 +328,14 @@ func historyCaption(v *sweepView) string {
 
 func (r *Report) contextHeatmap() (*figure, error) {
 	type pair = struct{ sim, cond string }
-	cells := map[pair]map[analysis.Cell][]analysis.Outcome{}
+	cells := map[pair]map[analysis.Cell][]analysis.Outcomes{}
 	for k, g := range r.groups {
-		if len(g.outcomes) == 0 {
+		if g.moments == 0 {
 			continue
 		}
 		p := pair{k.sim, k.cond}
 		if cells[p] == nil {
-			cells[p] = map[analysis.Cell][]analysis.Outcome{}
+			cells[p] = map[analysis.Cell][]analysis.Outcomes{}
 		}
 		cells[p][analysis.Cell{N: k.n, K: k.k}] = g.outcomes
 	}
@@ -374,7 +375,7 @@ func (r *Report) contextHeatmap() (*figure, error) {
 			colsK[c.K]++
 		}
 	}
-	use := map[analysis.Cell][]analysis.Outcome{}
+	use := map[analysis.Cell][]analysis.Outcomes{}
 	for c, o := range all {
 		if rowsN[c.N] && colsK[c.K] == len(rowsN) {
 			use[c] = o
