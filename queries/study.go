@@ -112,6 +112,22 @@ type StudyOutcomes struct {
 	Count                      int
 }
 
+// StudyScores counts the moments of one setting and developer as
+// StudyOutcomes does, without their moves: whether the generated move was
+// the real one is all the accuracy statistics read, so LoadStudy reads
+// these at every setting and the moves (StudyOutcomes) at the Anchor
+// setting only.
+type StudyScores struct {
+	Simulator, Condition  string
+	N, K                  int
+	Developer             string
+	Hits                  int // scored moments whose generated move is the real move
+	Moments               int // scored, failed and missing moments
+	DoseHits, DoseMoments int // the same at constant-dose points
+	Failed, Missing       int // moments of these kinds
+	Unlabelled            int // generations the judge has not labelled (not moments)
+}
+
 // StudyLengths counts the generations with text of one setting and
 // developer that are Words words long. LoadStudy reads them at the Anchor
 // setting only, where the report draws them.
@@ -176,10 +192,11 @@ type Study struct {
 	Points []StudyPoint // by developer, then id
 	// Generations, when set, are the study's generations one by one (tests
 	// build small studies so); LoadStudy leaves it nil and fills Settings,
-	// Outcomes and Lengths, the same study aggregated in DuckDB.
+	// Scores, Outcomes and Lengths, the same study aggregated in DuckDB.
 	Generations []StudyGeneration
 	Settings    []StudySetting   // by simulator, condition, N, K
-	Outcomes    []StudyOutcomes  // by setting, developer, real, generated, dose, kind
+	Scores      []StudyScores    // by setting, developer
+	Outcomes    []StudyOutcomes  // by setting, developer, real, generated, dose, kind; LoadStudy: at the Anchor (N, K) only
 	Lengths     []StudyLengths   // by setting, developer, words; LoadStudy: at the Anchor (N, K) only
 	Simulators  []StudySimulator // by name
 	Judges      []JudgeCount     // by judge
@@ -227,9 +244,10 @@ func StudyJudges(ctx context.Context, db Querier) ([]JudgeCount, error) {
 
 // LoadStudy reads the study of the workspace as scored by judge: the frozen
 // points with the judge's label of each real message, the generations at
-// those points aggregated per setting (totals, scored moments by developer
-// and move, lengths by developer at the Anchor setting; no generation is read one by one, so the
-// memory grows with developers and settings, not generations), the simulators, what every judge
+// those points aggregated per setting (totals, scored moments by
+// developer; by developer and move, and lengths by developer, at the
+// Anchor setting only; no generation is read one by one, so the memory
+// grows with developers and settings, not generations), the simulators, what every judge
 // labelled and where two judges overlap, the prompt versions, the split
 // and point set in force, and the totals.
 func LoadStudy(ctx context.Context, db Querier, judge string) (*Study, error) {
@@ -453,8 +471,8 @@ func LoadGenerations(ctx context.Context, db Querier, judge string, points []Stu
 	return out, err
 }
 
-// studyAggregates fills st's Settings, Outcomes and Lengths (at the
-// Anchor setting).
+// studyAggregates fills st's Settings, Scores, and Outcomes and Lengths
+// at the Anchor setting.
 func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) error {
 	in := interner{}
 	var sim, cond, dev, real, gen, kind sql.RawBytes
@@ -470,7 +488,21 @@ func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) e
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
-	err = scanAll(ctx, db, "study_outcomes", []any{judge}, func(rows *sql.Rows) error {
+	n, k := Anchor(st.Settings)
+	err = scanAll(ctx, db, "study_scores", []any{judge}, func(rows *sql.Rows) error {
+		var x StudyScores
+		if err := rows.Scan(&sim, &cond, &x.N, &x.K, &dev, &x.Hits, &x.Moments, &x.DoseHits, &x.DoseMoments,
+			&x.Failed, &x.Missing, &x.Unlabelled); err != nil {
+			return err
+		}
+		x.Simulator, x.Condition, x.Developer = in.of(sim), in.of(cond), in.of(dev)
+		st.Scores = append(st.Scores, x)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("scores: %w", err)
+	}
+	err = scanAll(ctx, db, "study_outcomes", []any{judge, n, k}, func(rows *sql.Rows) error {
 		var x StudyOutcomes
 		if err := rows.Scan(&sim, &cond, &x.N, &x.K, &dev, &real, &gen, &x.ConstantDose, &kind, &x.Count); err != nil {
 			return err
@@ -486,7 +518,6 @@ func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) e
 	if err := registerWords(ctx, db); err != nil {
 		return fmt.Errorf("lengths: %w", err)
 	}
-	n, k := Anchor(st.Settings)
 	err = scanAll(ctx, db, "study_lengths", []any{n, k}, func(rows *sql.Rows) error {
 		var x StudyLengths
 		if err := rows.Scan(&sim, &cond, &x.N, &x.K, &dev, &x.Words, &x.Count); err != nil {

@@ -38,8 +38,9 @@ func TestWords(t *testing.T) {
 // TestStudyAggregates: study_lengths counts words exactly as Words does
 // (Unicode white space: U+00A0, tabs, newlines, ...), and study_outcomes
 // sorts each generation at a labelled point into its kind, with a missing
-// moment for a labelled point the setting has no generation at. The
-// expected kinds are written by hand.
+// moment for a labelled point the setting has no generation at, at the
+// anchor setting only; study_scores counts the same per developer at every
+// setting. The expected kinds and counts are written by hand.
 func TestStudyAggregates(t *testing.T) {
 	ctx := context.Background()
 	ws, err := Open(ctx, "", Options{})
@@ -75,6 +76,10 @@ func TestStudyAggregates(t *testing.T) {
 	gen("a2", "p2", "a", "", "boom")
 	gen("b1", "p1", "b", "hm", nil)
 	exec(`INSERT INTO labels (target, target_id, judge, move) VALUES ('generation', 'a1', 'j', 'approve')`)
+	// Off the anchor (N = 1): "a" hits at p2, p1 missing.
+	exec(`INSERT INTO generations (id, point_id, simulator, condition, window_n, history_k, request_key, key_parts, text, prompt_version)
+		VALUES ('a9', 'p2', 'a', 'noprofile', 1, 0, 'k', '{}', 'why?', 'v')`)
+	exec(`INSERT INTO labels (target, target_id, judge, move) VALUES ('generation', 'a9', 'j', 'inquiry')`)
 
 	var st Study
 	if err := studyAggregates(ctx, db, "j", &st); err != nil {
@@ -109,8 +114,40 @@ func TestStudyAggregates(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("outcomes of a and b = %v, want %v", got, want)
 	}
+	for _, o := range st.Outcomes {
+		if o.N != DefaultN || o.K != DefaultK {
+			t.Errorf("outcome off the anchor setting: %+v", o)
+		}
+	}
+	// Scores: per setting and developer (ann: p1 approve, p2 inquiry at a
+	// constant dose), written by hand from the generations above; the
+	// w.. simulators have one unlabelled generation at p1 each.
+	scores := map[string]StudyScores{}
+	for _, x := range st.Scores {
+		key := fmt.Sprintf("%s@%d", x.Simulator, x.N)
+		if _, dup := scores[key]; dup || x.Developer != "ann" {
+			t.Errorf("unexpected scores row %+v", x)
+		}
+		scores[key] = x
+	}
+	wantScores := map[string]StudyScores{
+		"a@14":   {Hits: 1, Moments: 2, DoseMoments: 1, Failed: 1},
+		"a@1":    {Hits: 1, Moments: 2, DoseHits: 1, DoseMoments: 1, Missing: 1},
+		"b@14":   {Moments: 1, DoseMoments: 1, Missing: 1, Unlabelled: 1},
+		"w00@14": {Moments: 1, DoseMoments: 1, Missing: 1, Unlabelled: 1},
+	}
+	if len(scores) != len(texts)+3 {
+		t.Errorf("%d scores rows, want %d", len(scores), len(texts)+3)
+	}
+	for key, w := range wantScores {
+		g := scores[key]
+		g.Simulator, g.Condition, g.N, g.K, g.Developer = "", "", 0, 0, ""
+		if g != w {
+			t.Errorf("scores of %s = %+v, want %+v", key, g, w)
+		}
+	}
 	for _, s := range st.Settings {
-		if s.Simulator == "a" && s.Generations != 2 {
+		if s.Simulator == "a" && s.N == DefaultN && s.Generations != 2 {
 			t.Errorf("setting a: %d generations, want 2", s.Generations)
 		}
 	}

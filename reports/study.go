@@ -74,9 +74,9 @@ type groupKey struct {
 // group is the scored generations of one setting.
 type group struct {
 	generations int                 // at frozen points
-	outcomes    []analysis.Outcomes // scored moments, counted
+	outcomes    []analysis.Outcomes // scored moments, counted: by move at the anchor setting, else hits and misses (tally)
 	moments     int                 // scored moments: analysis.Total(outcomes)
-	dose        []analysis.Outcomes // the constant-dose subset
+	dose        []analysis.Outcomes // the constant-dose subset, as hits and misses (tally)
 	lengths     []analysis.Lengths  // words of every generation with text, counted
 	failed      int
 	unlabelled  int
@@ -103,7 +103,8 @@ type Report struct {
 }
 
 // Prepare groups and scores the study's generations: its Settings,
-// Outcomes and Lengths as queries.LoadStudy aggregates them, or, for a
+// Scores, Outcomes and Lengths as queries.LoadStudy aggregates them (the
+// moves and lengths at the anchor setting only), or, for a
 // study built in memory, its Generations, aggregated here the same way. A
 // generation that failed, or is missing at a scorable point, scores as a
 // miss; one the judge has not labelled is left out and counted, as are
@@ -123,68 +124,62 @@ func Prepare(in Input) *Report {
 		}
 	}
 	for _, s := range st.Settings {
-		k := groupKey{s.Simulator, s.Condition, s.N, s.K}
-		gr := r.groups[k]
-		if gr == nil {
-			gr = &group{}
-			r.groups[k] = gr
-		}
+		gr := r.groupOf(s.Simulator, s.Condition, s.N, s.K)
 		gr.generations += s.Generations
 		gr.tokensOut += s.TokensOut
 		gr.cost += s.Cost
 	}
+	r.anchorN, r.anchorK = queries.Anchor(st.Settings)
 	// The outcomes and lengths stay counted (analysis.Outcomes, Lengths):
 	// every statistic of analysis counts them per developer and move, so
 	// neither their order within a group nor rows with equal keys matter.
-	// Every slice is sized first: at scale the outcomes are most of the
-	// memory.
-	nOut, nDose, nLen := map[*group]int{}, map[*group]int{}, map[*group]int{}
-	for _, o := range st.Outcomes {
-		if o.Kind != queries.MomentUnlabelled {
-			gr := r.groupOf(o.Simulator, o.Condition, o.N, o.K)
-			nOut[gr]++
-			if o.ConstantDose {
-				nDose[gr]++
-			}
+	// Off the anchor setting only the sweeps read a group's outcomes, and
+	// they score accuracy per developer: there the outcomes are the
+	// Scores' hits and misses (tally), not the moves.
+	for _, s := range st.Scores {
+		gr := r.groupOf(s.Simulator, s.Condition, s.N, s.K)
+		gr.moments += s.Moments
+		gr.failed += s.Failed
+		gr.missing += s.Missing
+		gr.unlabelled += s.Unlabelled
+		if !r.atAnchor(s.N, s.K) {
+			gr.outcomes = tally(gr.outcomes, s.Developer, s.Hits, s.Moments)
 		}
-	}
-	for _, l := range st.Lengths {
-		nLen[r.groupOf(l.Simulator, l.Condition, l.N, l.K)]++
-	}
-	for gr, n := range nOut {
-		gr.outcomes = make([]analysis.Outcomes, 0, n)
-	}
-	for gr, n := range nDose {
-		gr.dose = make([]analysis.Outcomes, 0, n)
-	}
-	for gr, n := range nLen {
-		gr.lengths = make([]analysis.Lengths, 0, n)
+		gr.dose = tally(gr.dose, s.Developer, s.DoseHits, s.DoseMoments)
 	}
 	for _, o := range st.Outcomes {
-		gr := r.groupOf(o.Simulator, o.Condition, o.N, o.K)
-		switch o.Kind {
-		case queries.MomentUnlabelled:
-			gr.unlabelled += o.Count
+		if o.Kind == queries.MomentUnlabelled || !r.atAnchor(o.N, o.K) {
 			continue
-		case queries.MomentFailed:
-			gr.failed += o.Count
-		case queries.MomentMissing:
-			gr.missing += o.Count
 		}
-		x := analysis.Outcomes{Outcome: analysis.Outcome{Developer: o.Developer, Real: o.Real, Generated: o.Generated}, Count: o.Count}
-		gr.outcomes = append(gr.outcomes, x)
-		gr.moments += o.Count
-		if o.ConstantDose {
-			gr.dose = append(gr.dose, x)
-		}
+		gr := r.groupOf(o.Simulator, o.Condition, o.N, o.K)
+		gr.outcomes = append(gr.outcomes, analysis.Outcomes{Outcome: analysis.Outcome{Developer: o.Developer, Real: o.Real, Generated: o.Generated}, Count: o.Count})
 	}
 	for _, l := range st.Lengths {
 		gr := r.groupOf(l.Simulator, l.Condition, l.N, l.K)
 		gr.lengths = append(gr.lengths, analysis.Lengths{Length: analysis.Length{Developer: l.Developer, Words: l.Words}, Count: l.Count})
 	}
-	r.anchorN, r.anchorK = queries.Anchor(st.Settings)
 	return r
 }
+
+// tallyMove is the move of the outcomes tally makes: a hit is tallyMove
+// against tallyMove, a miss tallyMove against "".
+const tallyMove = "="
+
+// tally appends developer's hits out of n moments to out as counted
+// outcomes that record only whether the generated move was the real one:
+// what per-developer accuracy (analysis.PerDeveloper) reads.
+func tally(out []analysis.Outcomes, developer string, hits, n int) []analysis.Outcomes {
+	if hits > 0 {
+		out = append(out, analysis.Outcomes{Outcome: analysis.Outcome{Developer: developer, Real: tallyMove, Generated: tallyMove}, Count: hits})
+	}
+	if n > hits {
+		out = append(out, analysis.Outcomes{Outcome: analysis.Outcome{Developer: developer, Real: tallyMove}, Count: n - hits})
+	}
+	return out
+}
+
+// atAnchor is whether (n, k) is the anchor setting.
+func (r *Report) atAnchor(n, k int) bool { return n == r.anchorN && k == r.anchorK }
 
 // groupOf returns the setting's group, making it when new.
 func (r *Report) groupOf(sim, cond string, n, k int) *group {
@@ -198,14 +193,15 @@ func (r *Report) groupOf(sim, cond string, n, k int) *group {
 }
 
 // aggregate returns a copy of st with its Generations aggregated into
-// Settings, Outcomes and Lengths as queries.LoadStudy reads them from a
-// workspace (study_settings.sql, study_outcomes.sql, study_lengths.sql), for
-// studies built in memory. Rows with equal keys are not merged; Prepare
-// adds them up.
+// Settings, Scores, Outcomes and Lengths as queries.LoadStudy reads them
+// from a workspace (study_settings.sql, study_scores.sql,
+// study_outcomes.sql and study_lengths.sql; outcomes at the anchor
+// setting only, lengths at every setting), for studies built in memory.
+// Rows with equal keys are not merged; Prepare adds them up.
 func aggregate(st *queries.Study) *queries.Study {
 	out := *st
 	out.Generations = nil
-	out.Settings, out.Outcomes, out.Lengths = nil, nil, nil
+	out.Settings, out.Scores, out.Outcomes, out.Lengths = nil, nil, nil, nil
 	type setting struct {
 		sim, cond string
 		n, k      int
@@ -226,33 +222,60 @@ func aggregate(st *queries.Study) *queries.Study {
 		s.TokensOut += g.TokensOut
 		s.Cost += g.Cost
 		present[key][g.Point] = true
-		p := st.Points[g.Point]
 		if !g.Failed {
 			out.Lengths = append(out.Lengths, queries.StudyLengths{Simulator: g.Simulator, Condition: g.Condition,
-				N: g.N, K: g.K, Developer: p.Developer, Words: g.Words, Count: 1})
+				N: g.N, K: g.K, Developer: st.Points[g.Point].Developer, Words: g.Words, Count: 1})
 		}
-		if !scorable(p.Real) {
-			continue
-		}
-		o := queries.StudyOutcomes{Simulator: g.Simulator, Condition: g.Condition, N: g.N, K: g.K,
-			Developer: p.Developer, Real: p.Real, ConstantDose: p.ConstantDose, Count: 1}
-		switch {
-		case g.Failed:
-			o.Kind = queries.MomentFailed
-		case g.Move == "":
-			o.Kind = queries.MomentUnlabelled
-		default:
-			o.Kind, o.Generated = queries.MomentScored, g.Move
-		}
-		out.Outcomes = append(out.Outcomes, o)
 	}
 	for _, key := range order {
 		out.Settings = append(out.Settings, *sets[key])
+	}
+	an, ak := queries.Anchor(out.Settings)
+	// moment counts one moment of kind at point p in the setting key.
+	moment := func(key setting, p queries.StudyPoint, kind, generated string) {
+		s := queries.StudyScores{Simulator: key.sim, Condition: key.cond, N: key.n, K: key.k, Developer: p.Developer}
+		switch kind {
+		case queries.MomentUnlabelled:
+			s.Unlabelled = 1
+		case queries.MomentFailed:
+			s.Failed = 1
+		case queries.MomentMissing:
+			s.Missing = 1
+		}
+		if kind != queries.MomentUnlabelled {
+			s.Moments = 1
+			if generated == p.Real {
+				s.Hits = 1
+			}
+			if p.ConstantDose {
+				s.DoseHits, s.DoseMoments = s.Hits, 1
+			}
+		}
+		out.Scores = append(out.Scores, s)
+		if key.n == an && key.k == ak {
+			out.Outcomes = append(out.Outcomes, queries.StudyOutcomes{Simulator: key.sim, Condition: key.cond, N: key.n, K: key.k,
+				Developer: p.Developer, Real: p.Real, Generated: generated, ConstantDose: p.ConstantDose, Kind: kind, Count: 1})
+		}
+	}
+	for _, g := range st.Generations {
+		p := st.Points[g.Point]
+		if !scorable(p.Real) {
+			continue
+		}
+		key := setting{g.Simulator, g.Condition, g.N, g.K}
+		switch {
+		case g.Failed:
+			moment(key, p, queries.MomentFailed, "")
+		case g.Move == "":
+			moment(key, p, queries.MomentUnlabelled, "")
+		default:
+			moment(key, p, queries.MomentScored, g.Move)
+		}
+	}
+	for _, key := range order {
 		for pi, p := range st.Points {
 			if scorable(p.Real) && !present[key][pi] {
-				out.Outcomes = append(out.Outcomes, queries.StudyOutcomes{Simulator: key.sim, Condition: key.cond,
-					N: key.n, K: key.k, Developer: p.Developer, Real: p.Real, ConstantDose: p.ConstantDose,
-					Kind: queries.MomentMissing, Count: 1})
+				moment(key, p, queries.MomentMissing, "")
 			}
 		}
 	}

@@ -1,4 +1,7 @@
--- study_outcomes: the scored moments of every setting, counted. A moment is
+-- study_outcomes: the scored moments of the settings at live window $2 and
+-- history $3 (the report's anchor, queries.Anchor: the only (N, K) whose
+-- moves it draws; study_scores counts every setting without the moves),
+-- counted. A moment is
 -- a frozen point whose real message judge $1 labelled with a move other
 -- than 'unparseable'. Per setting, developer, real move, move generated and
 -- constant-dose flag, the number of moments of each kind:
@@ -6,7 +9,7 @@
 --   failed      a generation with an error or no text (generated = '')
 --   unlabelled  a generation the judge has not labelled (generated = '')
 --   missing     no generation of the setting at the point (generated = '')
--- Settings are those of study_settings.
+-- Settings are those of study_settings at ($2, $3).
 WITH pts AS (
     SELECT p.id, p.developer, p.constant_dose, coalesce(l.move, '') AS real_move
     FROM points p
@@ -25,6 +28,7 @@ gens AS (
     FROM generations g
     JOIN points p ON p.id = g.point_id
     LEFT JOIN labels l ON l.target = 'generation' AND l.target_id = g.id AND l.judge = $1
+    WHERE g.window_n = $2 AND g.history_k = $3
 ),
 settings AS (
     SELECT DISTINCT simulator, condition, window_n, history_k FROM gens
