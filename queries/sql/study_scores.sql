@@ -10,8 +10,10 @@
 --   dose_hits, dose_moments  the same at constant-dose points
 --   failed, missing, unlabelled
 -- A developer without a generation of the setting has every scorable
--- point missing. Points with a generation are counted per setting and
--- developer (present) instead of being looked up one by one.
+-- point missing. The generations are first counted per setting (numbered)
+-- and point, so that the points present are a count(*) of integer-keyed
+-- groups instead of a count(DISTINCT point_id) per setting and developer
+-- (half the time at scale 100).
 WITH scorable AS (
     SELECT p.id, p.developer, p.constant_dose, l.move AS real_move
     FROM points p
@@ -32,21 +34,31 @@ gens AS (
     LEFT JOIN labels l ON l.target = 'generation' AND l.target_id = g.id AND l.judge = $1
 ),
 settings AS (
-    SELECT DISTINCT simulator, condition, window_n, history_k FROM gens
+    SELECT simulator, condition, window_n, history_k,
+           row_number() OVER (ORDER BY simulator, condition, window_n, history_k) AS setting
+    FROM (SELECT DISTINCT simulator, condition, window_n, history_k FROM gens)
 ),
-agg AS (
-    SELECT g.simulator, g.condition, g.window_n, g.history_k, s.developer,
+per_point AS (
+    SELECT st.setting, g.point_id,
            count(*) FILTER (WHERE NOT g.failed AND g.move = s.real_move) AS hits,
            count(*) FILTER (WHERE NOT g.failed AND g.move <> '') AS scored,
            count(*) FILTER (WHERE g.failed) AS failed,
            count(*) FILTER (WHERE NOT g.failed AND g.move = '') AS unlabelled,
-           count(*) FILTER (WHERE s.constant_dose AND NOT g.failed AND g.move = s.real_move) AS dose_hits,
-           count(*) FILTER (WHERE s.constant_dose AND (g.failed OR g.move <> '')) AS dose_counted,
-           count(DISTINCT g.point_id) AS present,
-           count(DISTINCT g.point_id) FILTER (WHERE s.constant_dose) AS dose_present
+           any_value(s.developer) AS developer, any_value(s.constant_dose) AS constant_dose
     FROM gens g
+    JOIN settings st USING (simulator, condition, window_n, history_k)
     JOIN scorable s ON s.id = g.point_id
-    GROUP BY g.simulator, g.condition, g.window_n, g.history_k, s.developer
+    GROUP BY st.setting, g.point_id
+),
+agg AS (
+    SELECT setting, developer,
+           sum(hits) AS hits, sum(scored) AS scored, sum(failed) AS failed, sum(unlabelled) AS unlabelled,
+           sum(hits) FILTER (WHERE constant_dose) AS dose_hits,
+           sum(scored + failed) FILTER (WHERE constant_dose) AS dose_counted,
+           count(*) AS present,
+           count(*) FILTER (WHERE constant_dose) AS dose_present
+    FROM per_point
+    GROUP BY setting, developer
 )
 SELECT st.simulator, st.condition, st.window_n, st.history_k, d.developer,
        coalesce(a.hits, 0) AS hits,
@@ -58,6 +70,5 @@ SELECT st.simulator, st.condition, st.window_n, st.history_k, d.developer,
        coalesce(a.unlabelled, 0) AS unlabelled
 FROM settings st
 CROSS JOIN devs d
-LEFT JOIN agg a ON a.simulator = st.simulator AND a.condition = st.condition
-    AND a.window_n = st.window_n AND a.history_k = st.history_k AND a.developer = d.developer
+LEFT JOIN agg a ON a.setting = st.setting AND a.developer = d.developer
 ORDER BY st.simulator, st.condition, st.window_n, st.history_k, d.developer
