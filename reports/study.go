@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -146,6 +147,23 @@ func Prepare(in Input) *Report {
 			gr.outcomes = tally(gr.outcomes, s.Developer, s.Hits, s.Moments)
 		}
 		gr.dose = tally(gr.dose, s.Developer, s.DoseHits, s.DoseMoments)
+	}
+	// The anchor's outcomes and lengths are most of the memory at scale:
+	// their slices are sized first.
+	nOut, nLen := map[*group]int{}, map[*group]int{}
+	for _, o := range st.Outcomes {
+		if o.Kind != queries.MomentUnlabelled && r.atAnchor(o.N, o.K) {
+			nOut[r.groupOf(o.Simulator, o.Condition, o.N, o.K)]++
+		}
+	}
+	for _, l := range st.Lengths {
+		nLen[r.groupOf(l.Simulator, l.Condition, l.N, l.K)]++
+	}
+	for gr, n := range nOut {
+		gr.outcomes = slices.Grow(gr.outcomes, n)
+	}
+	for gr, n := range nLen {
+		gr.lengths = make([]analysis.Lengths, 0, n)
 	}
 	for _, o := range st.Outcomes {
 		if o.Kind == queries.MomentUnlabelled || !r.atAnchor(o.N, o.K) {
