@@ -55,8 +55,9 @@ func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
 		if err := queries.ClearProbeResults(ctx, c); err != nil {
 			return err
 		}
-		w := &writer{ctx: ctx, ws: ws}
-		return w.appendProbeResults(&res)
+		rw := queries.NewRowWriter(ctx, ws)
+		appendProbeResults(rw, &res)
+		return rw.Close()
 	})
 	return st, err
 }
@@ -84,16 +85,17 @@ func (r *probeResults) run(e *analysis.ProbeEpisode) {
 // current transaction: the same rows RunProbes derives from the stored
 // episodes, since the probes read the same data (JSON values as the
 // appender stores them).
-func (w *writer) appendProbes(eps []*Episode) error {
+func (w *writer) appendProbes(rw *queries.RowWriter, eps []*Episode) {
 	var res probeResults
 	for _, e := range eps {
 		res.run(probeEpisodeOf(e))
 	}
-	return w.appendProbeResults(&res)
+	appendProbeResults(rw, &res)
 }
 
-func (w *writer) appendProbeResults(res *probeResults) error {
-	rw := queries.NewRowWriter(w.ctx, w.ws)
+// appendProbeResults appends findings and applicability rows on rw, which
+// keeps the first error for its Close.
+func appendProbeResults(rw *queries.RowWriter, res *probeResults) {
 	for _, f := range res.findings {
 		var detail json.RawMessage
 		if len(f.Detail) > 0 {
@@ -105,7 +107,6 @@ func (w *writer) appendProbeResults(res *probeResults) error {
 	for _, a := range res.apps {
 		rw.EpProbeApplicable(a.sim, a.probe)
 	}
-	return rw.Close()
 }
 
 // probeEpisodes makes the probes' episodes (without messages) from the
