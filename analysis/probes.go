@@ -58,6 +58,28 @@ type ProbeTask struct {
 	KnownInfo   string
 	UserActions []GoldAction // gold actions with requestor user
 	InitActions []GoldAction // initial_state user-side initialization_actions
+
+	// What the probes derive from the blueprint, once per task however many
+	// episodes share it (a ProbeTask is not for concurrent use).
+	derived bool
+	own     map[string]bool // user ids of the blueprint
+	ids     []identifier    // knownIdentifiers(KnownInfo)
+}
+
+// derive fills what the probes derive from the task's texts, once; the
+// texts must not change after the first probe ran on the task.
+func (t *ProbeTask) derive() {
+	if t.derived {
+		return
+	}
+	t.own = map[string]bool{}
+	for _, b := range t.Blueprint {
+		for _, id := range userIDs(Normalize(b)) {
+			t.own[id] = true
+		}
+	}
+	t.ids = knownIdentifiers(t.KnownInfo)
+	t.derived = true
 }
 
 // GoldAction is a gold or initialization action. CompareArgs nil means all
@@ -128,7 +150,8 @@ func RunProbes(e *ProbeEpisode, only map[string]bool) ProbeResult {
 	run(ProbeP0, e.Task != nil, func() []Finding { return ProbeTaskMismatch(e) })
 	ids := []identifier(nil)
 	if e.Task != nil {
-		ids = knownIdentifiers(e.Task.KnownInfo)
+		e.Task.derive()
+		ids = e.Task.ids
 	}
 	run(ProbeP1, len(ids) > 0, func() []Finding { return probeDisclosure(e, ids, false) })
 	run(ProbeP1a, len(ids) > 0, func() []Finding { return probeDisclosure(e, ids, true) })
@@ -300,12 +323,8 @@ func ProbeTaskMismatch(e *ProbeEpisode) []Finding {
 	if e.Task == nil {
 		return nil
 	}
-	own := map[string]bool{}
-	for _, b := range e.Task.Blueprint {
-		for _, id := range userIDs(Normalize(b)) {
-			own[id] = true
-		}
-	}
+	e.Task.derive()
+	own := e.Task.own
 	agentSaid := map[string]bool{}
 	var first *Finding
 	statesOwn := false
@@ -412,17 +431,20 @@ var askWords = map[string][]string{
 
 var identityAsk = []string{"identify", "verify", "authenticate", "look up your account", "locate your account", "your account", "your details"}
 
-func asksFor(norm, kind string) bool {
-	for _, w := range askWords[kind] {
-		if strings.Contains(norm, w) {
-			return true
-		}
+// asksFor reports whether an agent's normalised message asks for a kind of
+// field; identity says whether it asks to identify the customer
+// (containsAny(norm, identityAsk), the same for every kind).
+func asksFor(norm, kind string, identity bool) bool {
+	if identity && kind != "reservation" && kind != "order" {
+		return true
 	}
-	if kind != "reservation" && kind != "order" {
-		for _, w := range identityAsk {
-			if strings.Contains(norm, w) {
-				return true
-			}
+	return containsAny(norm, askWords[kind])
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, w := range subs {
+		if strings.Contains(s, w) {
+			return true
 		}
 	}
 	return false
@@ -437,7 +459,8 @@ func ProbeDisclosure(e *ProbeEpisode, firstOnly bool) []Finding {
 	if e.Task == nil {
 		return nil
 	}
-	return probeDisclosure(e, knownIdentifiers(e.Task.KnownInfo), firstOnly)
+	e.Task.derive()
+	return probeDisclosure(e, e.Task.ids, firstOnly)
 }
 
 // probeDisclosure is ProbeDisclosure with the task's known identifiers
@@ -452,8 +475,9 @@ func probeDisclosure(e *ProbeEpisode, ids []identifier, firstOnly bool) []Findin
 		}
 		norm := e.Messages[mi].text()
 		if m.Role == "assistant" {
+			identity := containsAny(norm, identityAsk)
 			for k := range askWords {
-				if asksFor(norm, k) {
+				if !asked[k] && asksFor(norm, k, identity) {
 					asked[k] = true
 				}
 			}
