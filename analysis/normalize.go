@@ -24,10 +24,10 @@ var spaces = strings.NewReplacer("\u00a0", " ", "\u202f", " ", "**", "", "\u2019
 // result: NFKC leaves ASCII as it is, of the replacements only "**" can
 // occur, and case folding of ASCII is lower-casing.
 //
-// Text whose only non-ASCII characters are common punctuation (quotes,
-// dashes, arrows, bullets, no-break spaces: plainRunes) takes it too:
-// those characters have no compatibility form but a space or themselves,
-// fold to themselves and compose with nothing ASCII.
+// Text whose only non-ASCII characters are common punctuation and symbols
+// (quotes, dashes, arrows, bullets, no-break spaces, a few emoji:
+// plainRunes) takes it too: those characters fold to themselves, compose
+// with nothing, and their compatibility forms are fixed strings.
 func Normalize(s string) string {
 	if isPlain(s) {
 		return normalizeASCII(s)
@@ -36,13 +36,18 @@ func Normalize(s string) string {
 }
 
 // plainRunes maps the non-ASCII characters of Normalize's short path to
-// what NFKC, the replacements and case folding make of them: no-break
-// spaces a space, typographic single quotes "'", the others themselves
-// (ordered by how often the tau2 corpus has them).
+// what NFKC, the replacements and case folding make of them: no-break and
+// em spaces a space, typographic single quotes "'", the non-breaking hyphen
+// a hyphen, the ellipsis "...", superscript four "4", the others themselves
+// (roughly ordered by how often the tau2 corpus has them). None is a
+// combining mark or composes with a neighbour (tested against the general
+// path).
 var plainRunes = map[rune]string{
 	'\u2019': "'", '\u201c': "\u201c", '\u201d': "\u201d", '\u2014': "\u2014", '\u2192': "\u2192",
 	'\u202f': " ", '\u2013': "\u2013", '\u2022': "\u2022", '\u00d7': "\u00d7", '\u2194': "\u2194",
-	'\u00a0': " ", '\u2018': "'",
+	'\u00a0': " ", '\u2018': "'", '\u2011': "\u2010", '\u2003': " ", '\u2026': "...", '\u2212': "\u2212",
+	'\u2264': "\u2264", '\u2265': "\u2265", '\u2074': "4", '\U0001f50b': "\U0001f50b", '\U0001f4f5': "\U0001f4f5",
+	'\U0001f4f6': "\U0001f4f6", '\U0001f4f1': "\U0001f4f1",
 }
 
 // isPlain reports whether s is ASCII but for plainRunes.
