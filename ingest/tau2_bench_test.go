@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -56,38 +54,19 @@ func peakHeapIncrease(fn func()) (inuse, live uint64) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	base := ms.HeapInuse
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(sample)
-	baseLive := sample[0].Value.Uint64()
-	var peakLive atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	live1 := func() uint64 {
 		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(s)
-			if v := s[0].Value.Uint64(); v > peakLive.Load() {
-				peakLive.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	peak := peakHeap(fn)
-	close(stop)
-	wg.Wait()
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	baseLive := live1()
+	var peak uint64
+	peakLive := samplePeak(2*time.Millisecond, live1, func() { peak = peakHeap(fn) })
 	if peak > base {
 		inuse = peak - base
 	}
-	if pl := peakLive.Load(); pl > baseLive {
-		live = pl - baseLive
+	if peakLive > baseLive {
+		live = peakLive - baseLive
 	}
 	return inuse, live
 }
