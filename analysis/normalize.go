@@ -23,11 +23,47 @@ var spaces = strings.NewReplacer("\u00a0", " ", "\u202f", " ", "**", "", "\u2019
 // ASCII text, most of a transcript, takes a shorter path with the same
 // result: NFKC leaves ASCII as it is, of the replacements only "**" can
 // occur, and case folding of ASCII is lower-casing.
+//
+// Text whose only non-ASCII characters are common punctuation and symbols
+// (quotes, dashes, arrows, bullets, no-break spaces, a few emoji:
+// plainRunes) takes it too: those characters fold to themselves, compose
+// with nothing, and their compatibility forms are fixed strings.
 func Normalize(s string) string {
-	if isASCII(s) {
+	if isPlain(s) {
 		return normalizeASCII(s)
 	}
 	return collapseSpace(normalizeUnicode(s))
+}
+
+// plainRunes maps the non-ASCII characters of Normalize's short path to
+// what NFKC, the replacements and case folding make of them: no-break and
+// em spaces a space, typographic single quotes "'", the non-breaking hyphen
+// a hyphen, the ellipsis "...", superscript four "4", the others themselves
+// (roughly ordered by how often the tau2 corpus has them). None is a
+// combining mark or composes with a neighbour (tested against the general
+// path).
+var plainRunes = map[rune]string{
+	'\u2019': "'", '\u201c': "\u201c", '\u201d': "\u201d", '\u2014': "\u2014", '\u2192': "\u2192",
+	'\u202f': " ", '\u2013': "\u2013", '\u2022': "\u2022", '\u00d7': "\u00d7", '\u2194': "\u2194",
+	'\u00a0': " ", '\u2018': "'", '\u2011': "\u2010", '\u2003': " ", '\u2026': "...", '\u2212': "\u2212",
+	'\u2264': "\u2264", '\u2265': "\u2265", '\u2074': "4", '\U0001f50b': "\U0001f50b", '\U0001f4f5': "\U0001f4f5",
+	'\U0001f4f6': "\U0001f4f6", '\U0001f4f1': "\U0001f4f1",
+}
+
+// isPlain reports whether s is ASCII but for plainRunes.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if _, ok := plainRunes[r]; !ok {
+			return false
+		}
+		i += n
+	}
+	return true
 }
 
 // collapseSpace is strings.Join(strings.Fields(s), " ") without the slice
@@ -57,15 +93,31 @@ func collapseSpace(s string) string {
 	return b.String()
 }
 
-// normalizeASCII is Normalize of ASCII text in one pass: "**" removed (left
-// to right, as strings.ReplaceAll), lower-cased, runs of white space (as
-// strings.Fields sees it in ASCII) one space, none at either end.
+// normalizeASCII is Normalize of ASCII text (and of plain text, isPlain)
+// in one pass: "**" removed (left to right, as strings.ReplaceAll),
+// lower-cased, plainRunes replaced, runs of white space (as strings.Fields
+// sees it in ASCII, and the no-break spaces) one space, none at either end.
 func normalizeASCII(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			i += n - 1
+			to := plainRunes[r]
+			if to == " " {
+				space = b.Len() > 0
+				continue
+			}
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteString(to)
+			continue
+		}
 		switch {
 		case c == '*' && i+1 < len(s) && s[i+1] == '*':
 			i++

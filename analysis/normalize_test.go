@@ -1,8 +1,11 @@
 package analysis
 
 import (
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestNormalizeASCIIPath checks Normalize's ASCII shortcut against its
@@ -108,6 +111,101 @@ func FuzzMayHoldUserID(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		if userIDRE.MatchString(in) && !mayHoldUserID(in) {
 			t.Errorf("mayHoldUserID(%q) = false, but userIDRE matches", in)
+		}
+	})
+}
+
+// userIDCases are texts for userIDLocs against userIDRE: ids at either end,
+// in punctuation, inside longer words, with capitals, four parts, payment
+// ids, non-ASCII neighbours and invalid UTF-8.
+var userIDCases = []string{
+	"my user id is mia_li_3668.",
+	"raj_sanchez_7340",
+	"a_b_c_123 and more",
+	"a_b_c_d_123 five parts",
+	"credit_card_4421486, then mia_li_3668",
+	"xmia_li_3668 mia_li_3668x mia_li_3668_ _mia_li_3668",
+	"Mia_li_3668 mia_Li_3668 mia_li_36 mia_li_12a4",
+	"(mia_li_3668)é\u202fmia_li_3668\xffmia_li_3668",
+	"mia__li_3668 mia_li__3668 mia_li_3668_123 mia_3668",
+	"mia_li_3668,raj_sanchez_7340;noah_brown_9999",
+	"",
+}
+
+// TestUserIDLocs checks the one-pass matcher against the regexp it
+// implements.
+func TestUserIDLocs(t *testing.T) {
+	for _, in := range userIDCases {
+		if got, want := userIDLocs(in), userIDRE.FindAllStringIndex(in, -1); !reflect.DeepEqual(got, want) {
+			t.Errorf("userIDLocs(%q) = %v, userIDRE finds %v", in, got, want)
+		}
+	}
+}
+
+func FuzzUserIDLocs(f *testing.F) {
+	for _, in := range userIDCases {
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if got, want := userIDLocs(in), userIDRE.FindAllStringIndex(in, -1); !reflect.DeepEqual(got, want) {
+			t.Errorf("userIDLocs(%q) = %v, userIDRE finds %v", in, got, want)
+		}
+	})
+}
+
+// plainText makes text of ASCII and plainRunes from arbitrary bytes: a byte
+// of 0x80 and above picks a plain rune, so the fuzzer reaches the short
+// path with every neighbour (emphasis, capitals, white space).
+func plainText(in string) string {
+	var runes []rune
+	for r := range plainRunes {
+		runes = append(runes, r)
+	}
+	sort.Slice(runes, func(i, j int) bool { return runes[i] < runes[j] })
+	var b strings.Builder
+	for i := 0; i < len(in); i++ {
+		if c := in[i]; c < utf8.RuneSelf {
+			b.WriteByte(c)
+		} else {
+			b.WriteRune(runes[int(c)%len(runes)])
+		}
+	}
+	return b.String()
+}
+
+// TestNormalizePlainPath checks the short path on text with plainRunes
+// against the general path (NFKC, replacements, case folding).
+func TestNormalizePlainPath(t *testing.T) {
+	tests := []string{
+		"I\u2019m **Mia**\u00a0Li \u2014 \u201cok\u201d \u2192 \u2022 2\u00d73 \u2194 \u2018x\u2019",
+		"\u202f\u00a0lead and trail\u00a0 \u202f",
+		"*\u2019* *\u00a0* **\u2014**",
+		"A\u2013B\u2192C\n\u2022 D",
+	}
+	for r := range plainRunes {
+		tests = append(tests, string(r), "X"+string(r)+"Y", " "+string(r)+" ", "**"+string(r))
+	}
+	for _, in := range tests {
+		if !isPlain(in) {
+			t.Fatalf("isPlain(%q) = false", in)
+		}
+		want := strings.Join(strings.Fields(normalizeUnicode(in)), " ")
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, general path gives %q", in, got, want)
+		}
+	}
+	if isPlain("caf\u00e9") || isPlain("\u00bd") || isPlain("\u212a") || isPlain("\xff") {
+		t.Error("isPlain passes a character NFKC or folding changes, or invalid UTF-8")
+	}
+}
+
+func FuzzNormalizePlainPath(f *testing.F) {
+	f.Add("I\x80m **Mia**\x8b Li \x81 ok")
+	f.Fuzz(func(t *testing.T, in string) {
+		in = plainText(in)
+		want := strings.Join(strings.Fields(normalizeUnicode(in)), " ")
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, general path gives %q", in, got, want)
 		}
 	})
 }

@@ -58,6 +58,28 @@ type ProbeTask struct {
 	KnownInfo   string
 	UserActions []GoldAction // gold actions with requestor user
 	InitActions []GoldAction // initial_state user-side initialization_actions
+
+	// What the probes derive from the blueprint, once per task however many
+	// episodes share it (a ProbeTask is not for concurrent use).
+	derived bool
+	own     map[string]bool // user ids of the blueprint
+	ids     []identifier    // knownIdentifiers(KnownInfo)
+}
+
+// derive fills what the probes derive from the task's texts, once; the
+// texts must not change after the first probe ran on the task.
+func (t *ProbeTask) derive() {
+	if t.derived {
+		return
+	}
+	t.own = map[string]bool{}
+	for _, b := range t.Blueprint {
+		for _, id := range userIDs(Normalize(b)) {
+			t.own[id] = true
+		}
+	}
+	t.ids = knownIdentifiers(t.KnownInfo)
+	t.derived = true
 }
 
 // GoldAction is a gold or initialization action. CompareArgs nil means all
@@ -128,10 +150,11 @@ func RunProbes(e *ProbeEpisode, only map[string]bool) ProbeResult {
 	run(ProbeP0, e.Task != nil, func() []Finding { return ProbeTaskMismatch(e) })
 	ids := []identifier(nil)
 	if e.Task != nil {
-		ids = knownIdentifiers(e.Task.KnownInfo)
+		e.Task.derive()
+		ids = e.Task.ids
 	}
-	run(ProbeP1, len(ids) > 0, func() []Finding { return ProbeDisclosure(e, false) })
-	run(ProbeP1a, len(ids) > 0, func() []Finding { return ProbeDisclosure(e, true) })
+	run(ProbeP1, len(ids) > 0, func() []Finding { return probeDisclosure(e, ids, false) })
+	run(ProbeP1a, len(ids) > 0, func() []Finding { return probeDisclosure(e, ids, true) })
 	run(ProbeP2, e.Task != nil && len(e.Task.UserActions) > 0, func() []Finding { return ProbeMissedWrite(e) })
 	withDevice := userTools || e.Task != nil && (len(e.Task.UserActions) > 0 || len(e.Task.InitActions) > 0)
 	run(ProbeP3, withDevice, func() []Finding { return ProbeDeviceState(e) })
@@ -181,7 +204,8 @@ func span(s string, lo, hi int) string {
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // userIDRE matches tau-bench user ids (mia_li_3668, raj_sanchez_7340) in
-// normalised text.
+// normalised text. It is the definition userIDLocs implements without the
+// regexp engine (tested and fuzzed against it).
 var userIDRE = regexp.MustCompile(`\b[a-z]+_[a-z]+(?:_[a-z]+)?_\d{3,}\b`)
 
 // paymentPrefixes mark payment-method ids (credit_card_4421486,
@@ -215,16 +239,80 @@ func mayHoldUserID(s string) bool {
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func userIDs(norm string) []string {
-	if !mayHoldUserID(norm) {
-		return nil
-	}
 	var out []string
-	for _, id := range userIDRE.FindAllString(norm, -1) {
-		if !isPaymentID(id) {
+	for _, loc := range userIDLocs(norm) {
+		if id := norm[loc[0]:loc[1]]; !isPaymentID(id) {
 			out = append(out, id)
 		}
 	}
 	return out
+}
+
+// userIDLocs is userIDRE.FindAllStringIndex(s, -1) in one pass over s. A
+// match runs from a word boundary to a word boundary over word characters
+// only (ASCII letters, digits, "_"), so it is a whole maximal run of them:
+// the matches are the runs that fit the pattern as a whole.
+func userIDLocs(s string) [][]int {
+	if !mayHoldUserID(s) {
+		return nil
+	}
+	var out [][]int
+	for i := 0; i < len(s); {
+		if !isWordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && isWordByte(s[j]) {
+			j++
+		}
+		if isUserID(s[i:j]) {
+			out = append(out, []int{i, j})
+		}
+		i = j
+	}
+	return out
+}
+
+// isWordByte reports whether c is a word character of the regexp \b
+// (ASCII letters, digits and "_").
+func isWordByte(c byte) bool {
+	return c == '_' || isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// isUserID reports whether w matches userIDRE's pattern as a whole: two or
+// three "_"-separated runs of a-z, then "_" and at least three digits.
+func isUserID(w string) bool {
+	parts := 0
+	for {
+		k := strings.IndexByte(w, '_')
+		if k < 0 {
+			break
+		}
+		if k == 0 || !allLower(w[:k]) {
+			return false
+		}
+		parts++
+		w = w[k+1:]
+	}
+	if parts < 2 || parts > 3 || len(w) < 3 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if !isDigit(w[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func allLower(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // ProbeTaskMismatch (P0): the user states a user id that is not in its
@@ -235,12 +323,8 @@ func ProbeTaskMismatch(e *ProbeEpisode) []Finding {
 	if e.Task == nil {
 		return nil
 	}
-	own := map[string]bool{}
-	for _, b := range e.Task.Blueprint {
-		for _, id := range userIDs(Normalize(b)) {
-			own[id] = true
-		}
-	}
+	e.Task.derive()
+	own := e.Task.own
 	agentSaid := map[string]bool{}
 	var first *Finding
 	statesOwn := false
@@ -255,10 +339,7 @@ func ProbeTaskMismatch(e *ProbeEpisode) []Finding {
 				agentSaid[id] = true
 			}
 		case "user":
-			if !mayHoldUserID(norm) {
-				continue
-			}
-			for _, loc := range userIDRE.FindAllStringIndex(norm, -1) {
+			for _, loc := range userIDLocs(norm) {
 				id := norm[loc[0]:loc[1]]
 				switch {
 				case isPaymentID(id) || agentSaid[id]:
@@ -350,17 +431,20 @@ var askWords = map[string][]string{
 
 var identityAsk = []string{"identify", "verify", "authenticate", "look up your account", "locate your account", "your account", "your details"}
 
-func asksFor(norm, kind string) bool {
-	for _, w := range askWords[kind] {
-		if strings.Contains(norm, w) {
-			return true
-		}
+// asksFor reports whether an agent's normalised message asks for a kind of
+// field; identity says whether it asks to identify the customer
+// (containsAny(norm, identityAsk), the same for every kind).
+func asksFor(norm, kind string, identity bool) bool {
+	if identity && kind != "reservation" && kind != "order" {
+		return true
 	}
-	if kind != "reservation" && kind != "order" {
-		for _, w := range identityAsk {
-			if strings.Contains(norm, w) {
-				return true
-			}
+	return containsAny(norm, askWords[kind])
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, w := range subs {
+		if strings.Contains(s, w) {
+			return true
 		}
 	}
 	return false
@@ -375,7 +459,13 @@ func ProbeDisclosure(e *ProbeEpisode, firstOnly bool) []Finding {
 	if e.Task == nil {
 		return nil
 	}
-	ids := knownIdentifiers(e.Task.KnownInfo)
+	e.Task.derive()
+	return probeDisclosure(e, e.Task.ids, firstOnly)
+}
+
+// probeDisclosure is ProbeDisclosure with the task's known identifiers
+// extracted already (RunProbes extracts them once for P1 and P1a).
+func probeDisclosure(e *ProbeEpisode, ids []identifier, firstOnly bool) []Finding {
 	asked := map[string]bool{}
 	done := map[identifier]bool{}
 	var out []Finding
@@ -385,8 +475,9 @@ func ProbeDisclosure(e *ProbeEpisode, firstOnly bool) []Finding {
 		}
 		norm := e.Messages[mi].text()
 		if m.Role == "assistant" {
+			identity := containsAny(norm, identityAsk)
 			for k := range askWords {
-				if asksFor(norm, k) {
+				if !asked[k] && asksFor(norm, k, identity) {
 					asked[k] = true
 				}
 			}

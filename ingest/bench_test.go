@@ -80,22 +80,30 @@ func benchJSONL(b *testing.B, mb int) string {
 // DuckDB's own buffers are outside the Go heap; they are bounded by its
 // memory_limit, the same for both sides of the comparison.
 func peakHeap(fn func()) uint64 {
+	return samplePeak(20*time.Millisecond, func() uint64 {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapInuse
+	}, fn)
+}
+
+// samplePeak calls read every interval while fn runs and returns the
+// largest value it read.
+func samplePeak(interval time.Duration, read func() uint64, fn func()) uint64 {
 	var peak atomic.Uint64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		var ms runtime.MemStats
 		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
+			if v := read(); v > peak.Load() {
+				peak.Store(v)
 			}
 			select {
 			case <-stop:
 				return
-			case <-time.After(20 * time.Millisecond):
+			case <-time.After(interval):
 			}
 		}
 	}()

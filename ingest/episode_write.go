@@ -83,12 +83,15 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 			return err
 		}
 	}
+	// One writer for the batch's files: each appender's flush costs about
+	// a millisecond however few its rows, and a file has few runs, tasks and
+	// findings. It is flushed before an episode is deleted, so that the
+	// delete sees the rows of the batch's earlier files.
+	rw := queries.NewRowWriter(w.ctx, w.ws)
 	for k, f := range b.epFiles {
 		st := &w.st.EpisodeFiles[b.epStat[k]]
 		if f.Run.RunID != "" && !w.epRuns[f.Run.RunID] {
-			if err := w.appendRun(&f.Run); err != nil {
-				return err
-			}
+			w.appendRun(rw, &f.Run)
 			w.epRuns[f.Run.RunID] = true
 		}
 		var tasks []*EpTask
@@ -103,9 +106,7 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 				w.epTasks[t.Key] = true
 			}
 		}
-		if err := w.appendTasks(tasks); err != nil {
-			return err
-		}
+		w.appendTasks(rw, tasks)
 		st.Tasks += len(tasks)
 		w.st.Tasks += len(tasks)
 		var eps []*Episode
@@ -118,6 +119,9 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 				w.st.EpisodesUnchanged++
 				continue
 			case ok:
+				if err := rw.Close(); err != nil {
+					return err
+				}
 				if err := queries.EpDeleteEpisode(w.ctx, c, e.SimulationID); err != nil {
 					return err
 				}
@@ -129,32 +133,24 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 			}
 			eps = append(eps, e)
 		}
-		if err := w.appendEpisodes(eps); err != nil {
-			return err
-		}
-		if err := w.appendProbes(eps); err != nil {
-			return err
-		}
+		w.appendEpisodes(rw, eps)
+		w.appendProbes(rw, eps)
 	}
-	return nil
+	return rw.Close()
 }
 
-// appendRun writes a run. Each append function closes its writer before it
-// returns, so that a later batch file's EpDeleteEpisode sees its rows.
-func (w *writer) appendRun(r *EpRun) error {
-	rw := queries.NewRowWriter(w.ctx, w.ws)
+// appendRun writes a run. The append functions write on the batch's
+// writer: rw keeps the first error and its Close returns it.
+func (w *writer) appendRun(rw *queries.RowWriter, r *EpRun) {
 	rw.EpRun(queries.NewEpRun{RunID: r.RunID, SourceFile: r.SourceFile, Format: r.Format, Domain: r.Domain,
 		GitCommit: r.GitCommit, Tau2Version: r.Tau2Version, Started: r.Started, UserImpl: r.UserImpl,
 		UserModel: r.UserModel, UserArgs: r.UserArgs, UserSim: r.UserSim, AgentImpl: r.AgentImpl,
 		AgentModel: r.AgentModel, AgentArgs: r.AgentArgs, Agent: r.Agent, Guidelines: r.Guidelines,
 		PolicySHA: r.PolicySHA, MaxSteps: r.MaxSteps, Seed: r.Seed})
-	return rw.Close()
 }
 
-// appendTasks writes tasks, then their gold actions, then their assertions
-// (a RowWriter keeps the first error and Close returns it).
-func (w *writer) appendTasks(ts []*EpTask) error {
-	rw := queries.NewRowWriter(w.ctx, w.ws)
+// appendTasks writes tasks, then their gold actions, then their assertions.
+func (w *writer) appendTasks(rw *queries.RowWriter, ts []*EpTask) {
 	for _, t := range ts {
 		rw.EpTask(queries.NewEpTask{Key: t.Key, Domain: t.Domain, TaskID: t.TaskID, Format: t.Format,
 			ReasonForCall: t.ReasonForCall, KnownInfo: t.KnownInfo, UnknownInfo: t.UnknownInfo,
@@ -174,13 +170,11 @@ func (w *writer) appendTasks(ts []*EpTask) error {
 				FuncName: a.FuncName, Arguments: a.Arguments, AssertValue: a.AssertValue, Message: a.Message})
 		}
 	}
-	return rw.Close()
 }
 
 // appendEpisodes writes episodes, then their messages, tool calls and
 // checks.
-func (w *writer) appendEpisodes(eps []*Episode) error {
-	rw := queries.NewRowWriter(w.ctx, w.ws)
+func (w *writer) appendEpisodes(rw *queries.RowWriter, eps []*Episode) {
 	for _, e := range eps {
 		rw.Episode(queries.NewEpisode{SimulationID: e.SimulationID, RunID: e.RunID, SourceFile: e.SourceFile,
 			SourceIndex: e.SourceIndex, ContentHash: e.ContentHash, Domain: e.Domain, TaskID: e.TaskID,
@@ -210,5 +204,4 @@ func (w *writer) appendEpisodes(eps []*Episode) error {
 				Requestor: c.Requestor, Met: c.Met, Reward: c.Reward, Detail: c.Detail})
 		}
 	}
-	return rw.Close()
 }

@@ -55,8 +55,9 @@ func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
 		if err := queries.ClearProbeResults(ctx, c); err != nil {
 			return err
 		}
-		w := &writer{ctx: ctx, ws: ws}
-		return w.appendProbeResults(&res)
+		rw := queries.NewRowWriter(ctx, ws)
+		appendProbeResults(rw, &res)
+		return rw.Close()
 	})
 	return st, err
 }
@@ -84,16 +85,18 @@ func (r *probeResults) run(e *analysis.ProbeEpisode) {
 // current transaction: the same rows RunProbes derives from the stored
 // episodes, since the probes read the same data (JSON values as the
 // appender stores them).
-func (w *writer) appendProbes(eps []*Episode) error {
+func (w *writer) appendProbes(rw *queries.RowWriter, eps []*Episode) {
 	var res probeResults
+	tasks := map[*EpTask]*analysis.ProbeTask{}
 	for _, e := range eps {
-		res.run(probeEpisodeOf(e))
+		res.run(probeEpisodeOf(e, tasks))
 	}
-	return w.appendProbeResults(&res)
+	appendProbeResults(rw, &res)
 }
 
-func (w *writer) appendProbeResults(res *probeResults) error {
-	rw := queries.NewRowWriter(w.ctx, w.ws)
+// appendProbeResults appends findings and applicability rows on rw, which
+// keeps the first error for its Close.
+func appendProbeResults(rw *queries.RowWriter, res *probeResults) {
 	for _, f := range res.findings {
 		var detail json.RawMessage
 		if len(f.Detail) > 0 {
@@ -105,7 +108,6 @@ func (w *writer) appendProbeResults(res *probeResults) error {
 	for _, a := range res.apps {
 		rw.EpProbeApplicable(a.sim, a.probe)
 	}
-	return rw.Close()
 }
 
 // probeEpisodes makes the probes' episodes (without messages) from the
@@ -138,25 +140,16 @@ func probeEpisodes(d *queries.ProbeData) []*analysis.ProbeEpisode {
 	return out
 }
 
-// probeEpisodeOf makes the probes' episode from a parsed one.
-func probeEpisodeOf(e *Episode) *analysis.ProbeEpisode {
+// probeEpisodeOf makes the probes' episode from a parsed one. tasks holds
+// the probes' tasks made so far: episodes of one task share it (and what
+// the probes derive from it).
+func probeEpisodeOf(e *Episode, tasks map[*EpTask]*analysis.ProbeTask) *analysis.ProbeEpisode {
 	pe := &analysis.ProbeEpisode{SimulationID: e.SimulationID, Messages: make([]analysis.ProbeMessage, len(e.Messages))}
 	if t := e.TaskRef; t != nil && e.TaskKey != nil {
-		var acts []analysis.GoldAction
-		for _, a := range t.Actions {
-			if a.Requestor != "user" {
-				continue
-			}
-			var args []byte
-			if len(a.Arguments) > 0 {
-				// The evidence quotes the arguments as stored: the
-				// appender stores a JSON value as json.Marshal writes it.
-				args, _ = json.Marshal(a.Arguments)
-			}
-			acts = append(acts, goldAction(a.Name, args, a.CompareArgs))
+		if pe.Task = tasks[t]; pe.Task == nil {
+			pe.Task = probeTaskOf(t)
+			tasks[t] = pe.Task
 		}
-		pe.Task = probeTask([7]*string{t.ReasonForCall, t.KnownInfo, t.UnknownInfo, t.TaskInstructions, t.Persona, t.Instruction, t.UserID},
-			t.InitialState, acts)
 	}
 	for i, m := range e.Messages {
 		pe.Messages[i] = analysis.ProbeMessage{TurnIdx: m.TurnIdx, Role: m.Role, Content: deref(m.Content),
@@ -167,6 +160,25 @@ func probeEpisodeOf(e *Episode) *analysis.ProbeEpisode {
 		pm.Calls = append(pm.Calls, analysis.ProbeCall{ID: deref(c.CallID), Name: c.Name, Arguments: c.Arguments})
 	}
 	return pe
+}
+
+// probeTaskOf makes the probes' task from a parsed one.
+func probeTaskOf(t *EpTask) *analysis.ProbeTask {
+	var acts []analysis.GoldAction
+	for _, a := range t.Actions {
+		if a.Requestor != "user" {
+			continue
+		}
+		var args []byte
+		if len(a.Arguments) > 0 {
+			// The evidence quotes the arguments as stored: the
+			// appender stores a JSON value as json.Marshal writes it.
+			args, _ = json.Marshal(a.Arguments)
+		}
+		acts = append(acts, goldAction(a.Name, args, a.CompareArgs))
+	}
+	return probeTask([7]*string{t.ReasonForCall, t.KnownInfo, t.UnknownInfo, t.TaskInstructions, t.Persona, t.Instruction, t.UserID},
+		t.InitialState, acts)
 }
 
 // goldAction makes a gold user action from its arguments and compare_args

@@ -262,7 +262,13 @@ func (w *writer) file(f inputFile) error {
 		r = fh
 	}
 	w.cur.clear = append(w.cur.clear, f.path)
-	br := bufio.NewReaderSize(&countingReader{r, w}, 1<<20)
+	br := w.spare
+	w.spare = nil
+	if br == nil {
+		br = bufio.NewReaderSize(&countingReader{r, w}, 1<<20)
+	} else {
+		br.Reset(&countingReader{r, w})
+	}
 	head, _ := br.Peek(headSize)
 	w.path = f.path
 	format := w.opts.Format
@@ -285,7 +291,11 @@ func (w *writer) file(f inputFile) error {
 	if parse, ok := episodeParsers[format]; ok {
 		w.format = format
 		w.st.Files++
-		if err := parse(f.path, br, w); err != nil {
+		err := parse(f.path, br, w)
+		// The episode parsers read in this goroutine and are done with br:
+		// the next file reuses its MiB (26 files, 26 MiB allocated less).
+		w.spare = br
+		if err != nil {
 			select {
 			case <-w.failed:
 				return w.werr

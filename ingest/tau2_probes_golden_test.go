@@ -191,3 +191,58 @@ func TestProbesOfReplacedEpisode(t *testing.T) {
 		t.Errorf("want s1's P1 finding gone and s4's P4 at turn 1 come; before:\n%s\nafter:\n%s", first, got)
 	}
 }
+
+// TestReplacedInOneBatch: a file and a changed copy of it (another name,
+// the same simulation ids) ingested in one run share a batch and its
+// writer; the copy's episodes replace the file's, so the delete must see
+// the rows the batch wrote for the file: the messages and probe tables are
+// those of a fresh workspace that read only the copy.
+func TestReplacedInOneBatch(t *testing.T) {
+	dir := t.TempDir()
+	p1 := filepath.Join(dir, "airline__agent-x__user-y.json")
+	p2 := filepath.Join(dir, "airline__agent-x__user-y-copy.json")
+	changed := strings.Replace(tau2Small, `"content": "I am mia_li_3668"`, `"content": "I need help"`, 1)
+	changed = strings.Replace(changed, `[{"role": "user", "content": "hello", "is_audio": false}]`,
+		`[{"role": "assistant", "content": "Shall I cancel it? Please confirm (yes/no)."}, {"role": "user", "content": "Yes, please proceed. ###STOP###"}]`, 1)
+	if err := os.WriteFile(p1, []byte(tau2Small), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p2, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	messages := func(ws *queries.Workspace) string {
+		rows, err := ws.Conn().QueryContext(context.Background(), `SELECT simulation_id, count(*), string_agg(coalesce(content, ''), '|' ORDER BY idx)
+			FROM ep_messages GROUP BY 1 ORDER BY 1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var b strings.Builder
+		for rows.Next() {
+			var sim, text string
+			var n int
+			if err := rows.Scan(&sim, &n, &text); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "%s %d %q\n", sim, n, text)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	ws := memWorkspace(t)
+	// tau2Small holds two bad simulations; the others land.
+	st, _ := Run(context.Background(), ws, []string{p1, p2}, Options{})
+	if st.EpisodesReplaced != 2 {
+		t.Fatalf("%d episodes replaced, want 2", st.EpisodesReplaced)
+	}
+	fresh := memWorkspace(t)
+	Run(context.Background(), fresh, []string{p2}, Options{})
+	if got, want := messages(ws), messages(fresh); got != want {
+		t.Errorf("messages after the replacement:\n%s\nfresh ingest of the copy:\n%s", got, want)
+	}
+	if got, want := probeTables(t, ws), probeTables(t, fresh); got != want {
+		t.Errorf("probe tables after the replacement:\n%s\nfresh ingest of the copy:\n%s", got, want)
+	}
+}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -24,6 +25,7 @@ type writer struct {
 	cur    *batch
 	format string // of the file being read
 	path   string
+	spare  *bufio.Reader // the reader of the last episode file, for the next file
 
 	// write side
 	devs, repos map[string]bool
