@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ub-bench/ub/queries"
 	"io"
 	"path/filepath"
 	"sort"
@@ -30,20 +31,9 @@ type EpisodeFile struct {
 	Episodes []*Episode
 }
 
-// EpRun is one result file's configuration (ep_runs).
-type EpRun struct {
-	RunID, SourceFile, Format, Domain string
-	GitCommit, Tau2Version, Started   *string
-	UserImpl, UserModel               *string
-	UserArgs                          json.RawMessage
-	UserSim                           string
-	AgentImpl, AgentModel             *string
-	AgentArgs                         json.RawMessage
-	Agent                             string
-	Guidelines, PolicySHA             *string
-	MaxSteps                          *int
-	Seed                              *int64
-}
+// EpRun is one result file's configuration (ep_runs): the row as the
+// table holds it, one type for both.
+type EpRun = queries.NewEpRun
 
 // EpTask is one task definition (ep_tasks) with its gold actions and env
 // assertions.

@@ -142,11 +142,7 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 // appendRun writes a run. The append functions write on the batch's
 // writer: rw keeps the first error and its Close returns it.
 func (w *writer) appendRun(rw *queries.RowWriter, r *EpRun) {
-	rw.EpRun(queries.NewEpRun{RunID: r.RunID, SourceFile: r.SourceFile, Format: r.Format, Domain: r.Domain,
-		GitCommit: r.GitCommit, Tau2Version: r.Tau2Version, Started: r.Started, UserImpl: r.UserImpl,
-		UserModel: r.UserModel, UserArgs: r.UserArgs, UserSim: r.UserSim, AgentImpl: r.AgentImpl,
-		AgentModel: r.AgentModel, AgentArgs: r.AgentArgs, Agent: r.Agent, Guidelines: r.Guidelines,
-		PolicySHA: r.PolicySHA, MaxSteps: r.MaxSteps, Seed: r.Seed})
+	rw.EpRun(*r)
 }
 
 // appendTasks writes tasks, then their gold actions, then their assertions.

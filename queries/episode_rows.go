@@ -11,9 +11,10 @@ import (
 //
 // ingest's parsed types (EpRun, EpTask, Episode, ... in ingest/episode.go)
 // have the same fields, in the same order: they are what a file holds,
-// these what a table holds. Where the two are equal (EpRun = NewEpRun) the
-// ingest type can become an alias of this one; it is not yet, because
-// ingest/episode.go is being changed for speed at the same time.
+// these what a table holds. Where the two are equal the ingest type is an
+// alias (ingest.EpRun = NewEpRun); the others carry what a file nests (a
+// task's actions, an episode's messages) and lack the parent key a row
+// repeats.
 
 // NewEpRun is one row of ep_runs.
 type NewEpRun struct {
