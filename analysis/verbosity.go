@@ -43,6 +43,19 @@ type VerbosityStat struct {
 	Macro Interval
 }
 
+// LengthCount is Messages messages that are Words words long: a bar of the
+// pooled distribution of lengths that [VerbosityCounted] reads.
+type LengthCount struct {
+	Words, Messages int
+}
+
+// DeveloperWords is Messages messages of one developer, Words words in all:
+// what [VerbosityCounted] reads for the macro mean.
+type DeveloperWords struct {
+	Developer       string
+	Messages, Words int
+}
+
 // Verbosity returns the pooled mean and median length of lengths and the
 // macro mean over developers with its 95% t interval (SPEC section 5,
 // "verbosity: words per generation by simulator and condition, against the
@@ -50,23 +63,55 @@ type VerbosityStat struct {
 // not depend on the order of lengths, and counted [Lengths] give the
 // numbers of as many single Length values.
 func Verbosity[M Message](lengths []M) VerbosityStat {
-	v := VerbosityStat{Mean: math.NaN(), Median: math.NaN()}
-	// The distinct lengths with their counts, for the median.
-	type run struct{ words, n int }
-	runs := make([]run, 0, len(lengths))
-	sum := map[string]int{}
-	n := map[string]int{}
-	var total int
+	counts := make([]LengthCount, 0, len(lengths))
+	devs := map[string]*DeveloperWords{}
 	for _, x := range lengths {
 		l, c := x.messages()
 		if c == 0 {
 			continue
 		}
-		runs = append(runs, run{l.Words, c})
-		v.Messages += c
-		total += l.Words * c
-		sum[l.Developer] += l.Words * c
-		n[l.Developer] += c
+		counts = append(counts, LengthCount{l.Words, c})
+		d := devs[l.Developer]
+		if d == nil {
+			d = &DeveloperWords{Developer: l.Developer}
+			devs[l.Developer] = d
+		}
+		d.Messages += c
+		d.Words += l.Words * c
+	}
+	perDev := make([]DeveloperWords, 0, len(devs))
+	for _, d := range devs {
+		perDev = append(perDev, *d)
+	}
+	return VerbosityCounted(counts, perDev)
+}
+
+// VerbosityCounted is [Verbosity] of messages given counted twice: by
+// length (lengths: the pooled mean and median) and by developer
+// (developers: the macro mean). Both must count the same messages; rows
+// with equal keys add up, and their order does not matter.
+func VerbosityCounted(lengths []LengthCount, developers []DeveloperWords) VerbosityStat {
+	v := VerbosityStat{Mean: math.NaN(), Median: math.NaN()}
+	// The distinct lengths with their counts, for the median.
+	type run struct{ words, n int }
+	runs := make([]run, 0, len(lengths))
+	var total int
+	for _, l := range lengths {
+		if l.Messages <= 0 {
+			continue
+		}
+		runs = append(runs, run{l.Words, l.Messages})
+		v.Messages += l.Messages
+		total += l.Words * l.Messages
+	}
+	sum := map[string]int{}
+	n := map[string]int{}
+	for _, d := range developers {
+		if d.Messages <= 0 {
+			continue
+		}
+		sum[d.Developer] += d.Words
+		n[d.Developer] += d.Messages
 	}
 	if v.Messages == 0 {
 		v.Macro = MeanCI(nil, Confidence)

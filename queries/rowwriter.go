@@ -142,19 +142,20 @@ func (w *RowWriter) PromptTemplate(version, name, text string) error {
 }
 
 // Generation appends a row of generations; Text is stored as NULL when
-// Error is set, Error and Experiment "" as NULL.
+// Error is set, Error and Experiment "" as NULL, and words is the length
+// of Text in words (Words; NULL with Text).
 func (w *RowWriter) Generation(g GenerationRow) error {
 	return w.append("generations", generationValues(g)...)
 }
 
 func generationValues(g GenerationRow) []driver.Value {
-	var text driver.Value = g.Text
+	var text, words driver.Value = g.Text, int32(Words(g.Text))
 	if g.Error != "" {
-		text = nil
+		text, words = nil, nil
 	}
 	return []driver.Value{g.ID, g.PointID, g.Simulator, g.Condition, int32(g.WindowN), int32(g.HistoryK),
 		g.RequestKey, g.KeyParts, text, int32(g.TokensIn), int32(g.TokensOut), g.Cost, int32(g.LatencyMS),
-		nullable(g.Error), g.PromptVersion, nullable(g.Experiment)}
+		nullable(g.Error), g.PromptVersion, nullable(g.Experiment), words}
 }
 
 // Label appends a row of labels; Label7, PromptVersion, RequestKey and Raw

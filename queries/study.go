@@ -38,14 +38,6 @@ type StudyGeneration struct {
 	Cost                 float64 // USD
 }
 
-// Kinds of moment in StudyOutcomes.
-const (
-	MomentScored     = "scored"     // a generation the judge labelled
-	MomentFailed     = "failed"     // a generation with an error or no text
-	MomentUnlabelled = "unlabelled" // a generation the judge has not labelled
-	MomentMissing    = "missing"    // no generation of the setting at the point
-)
-
 // StudySetting is one setting (a simulator in a condition at live window N
 // and history K) with generations at frozen points, and their totals.
 type StudySetting struct {
@@ -98,17 +90,15 @@ func Anchor(settings []StudySetting) (n, k int) {
 	return n, k
 }
 
-// StudyOutcomes counts the scored moments of one setting (points whose real
-// message the judge labelled with a move other than "unparseable") of one
-// developer with one real move, generated move and constant-dose flag, of
-// one Kind (MomentScored, ...). Generated is "" unless Kind is
-// MomentScored.
+// StudyOutcomes counts the moments (StudyScores) of one setting and
+// developer with one real move and move generated: a scored moment (a
+// generation the judge labelled) has the judge's move as Generated, a
+// failed or missing one "". Generations the judge has not labelled are not
+// moments. LoadStudy reads them at the Anchor setting only.
 type StudyOutcomes struct {
 	Simulator, Condition       string
 	N, K                       int
 	Developer, Real, Generated string
-	ConstantDose               bool
-	Kind                       string
 	Count                      int
 }
 
@@ -128,14 +118,23 @@ type StudyScores struct {
 	Unlabelled            int // generations the judge has not labelled (not moments)
 }
 
-// StudyLengths counts the generations with text of one setting and
-// developer that are Words words long. LoadStudy reads them at the Anchor
-// setting only, where the report draws them.
-type StudyLengths struct {
+// StudyLengthWords counts the generations with text of one setting that
+// are Words words long (Words). LoadStudy reads them at the Anchor setting
+// only, where the report draws them.
+type StudyLengthWords struct {
+	Simulator, Condition string
+	N, K                 int
+	Words, Count         int
+}
+
+// StudyLengthDeveloper counts the generations with text of one setting and
+// developer, Count of them with Words words in all. LoadStudy reads them at
+// the Anchor setting only, beside StudyLengthWords.
+type StudyLengthDeveloper struct {
 	Simulator, Condition string
 	N, K                 int
 	Developer            string
-	Words, Count         int
+	Count, Words         int
 }
 
 // StudySimulator is one row of the simulators table.
@@ -192,13 +191,15 @@ type Study struct {
 	Points []StudyPoint // by developer, then id
 	// Generations, when set, are the study's generations one by one (tests
 	// build small studies so); LoadStudy leaves it nil and fills Settings,
-	// Scores, Outcomes and Lengths, the same study aggregated in DuckDB.
-	Generations []StudyGeneration
-	Settings    []StudySetting   // by simulator, condition, N, K
-	Scores      []StudyScores    // by setting, developer
-	Outcomes    []StudyOutcomes  // by setting, developer, real, generated, dose, kind; LoadStudy: at the Anchor (N, K) only
-	Lengths     []StudyLengths   // by setting, developer, words; LoadStudy: at the Anchor (N, K) only
-	Simulators  []StudySimulator // by name
+	// Scores, Outcomes, LengthWords and LengthDevelopers, the same study
+	// aggregated in DuckDB.
+	Generations      []StudyGeneration
+	Settings         []StudySetting         // by simulator, condition, N, K
+	Scores           []StudyScores          // by setting, developer
+	Outcomes         []StudyOutcomes        // by setting, developer, real, generated; LoadStudy: at the Anchor (N, K) only
+	LengthWords      []StudyLengthWords     // by setting, words; LoadStudy: at the Anchor (N, K) only
+	LengthDevelopers []StudyLengthDeveloper // by setting, developer; LoadStudy: at the Anchor (N, K) only
+	Simulators       []StudySimulator       // by name
 	Judges      []JudgeCount     // by judge
 	Prompts     []PromptVersion
 	Experiments []ExperimentCount
@@ -471,60 +472,130 @@ func LoadGenerations(ctx context.Context, db Querier, judge string, points []Stu
 	return out, err
 }
 
-// studyAggregates fills st's Settings, Scores, and Outcomes and Lengths
-// at the Anchor setting.
-func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) error {
-	in := interner{}
-	var sim, cond, dev, real, gen, kind sql.RawBytes
-	err := scanAll(ctx, db, "study_settings", nil, func(rows *sql.Rows) error {
+// studyAggregates fills st's Settings, Scores, and Outcomes, LengthWords
+// and LengthDevelopers at the Anchor setting. It joins the generations at
+// frozen points to judge's labels once, into temporary tables
+// (study_cells), which the aggregate queries read by integer keys: the
+// setting and developer numbers they give are resolved here to names.
+func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) (err error) {
+	for _, name := range []string{"study_cells_points", "study_cells_settings", "study_cells"} {
+		if _, err := db.ExecContext(ctx, q(name), judge); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	defer func() {
+		if _, derr := db.ExecContext(ctx, q("study_cells_drop")); derr != nil && err == nil {
+			err = fmt.Errorf("study_cells_drop: %w", derr)
+		}
+	}()
+	var settings []StudySetting // by number - 1
+	err = scanAll(ctx, db, "study_settings", nil, func(rows *sql.Rows) error {
 		var x StudySetting
-		if err := rows.Scan(&sim, &cond, &x.N, &x.K, &x.Generations, &x.TokensOut, &x.Cost); err != nil {
+		var n int
+		if err := rows.Scan(&n, &x.Simulator, &x.Condition, &x.N, &x.K, &x.Generations, &x.TokensOut, &x.Cost); err != nil {
 			return err
 		}
-		x.Simulator, x.Condition = in.of(sim), in.of(cond)
-		st.Settings = append(st.Settings, x)
+		if n != len(settings)+1 {
+			return fmt.Errorf("setting %d out of order", n)
+		}
+		settings = append(settings, x)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
-	n, k := Anchor(st.Settings)
-	err = scanAll(ctx, db, "study_scores", []any{judge}, func(rows *sql.Rows) error {
+	st.Settings = settings
+	var devs []string // by number - 1
+	err = scanAll(ctx, db, "study_developers", nil, func(rows *sql.Rows) error {
+		var n int
+		var d string
+		if err := rows.Scan(&n, &d); err != nil {
+			return err
+		}
+		if n != len(devs)+1 {
+			return fmt.Errorf("developer %d out of order", n)
+		}
+		devs = append(devs, d)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("developers: %w", err)
+	}
+	// at resolves the numbers of a setting and a developer (0: none).
+	at := func(set, dev int) (*StudySetting, string, error) {
+		if set < 1 || set > len(settings) || dev < 0 || dev > len(devs) {
+			return nil, "", fmt.Errorf("setting %d or developer %d unknown", set, dev)
+		}
+		if dev == 0 {
+			return &settings[set-1], "", nil
+		}
+		return &settings[set-1], devs[dev-1], nil
+	}
+	var set, dev int
+	err = scanAll(ctx, db, "study_scores", nil, func(rows *sql.Rows) error {
 		var x StudyScores
-		if err := rows.Scan(&sim, &cond, &x.N, &x.K, &dev, &x.Hits, &x.Moments, &x.DoseHits, &x.DoseMoments,
+		if err := rows.Scan(&set, &dev, &x.Hits, &x.Moments, &x.DoseHits, &x.DoseMoments,
 			&x.Failed, &x.Missing, &x.Unlabelled); err != nil {
 			return err
 		}
-		x.Simulator, x.Condition, x.Developer = in.of(sim), in.of(cond), in.of(dev)
+		s, d, err := at(set, dev)
+		if err != nil {
+			return err
+		}
+		x.Simulator, x.Condition, x.N, x.K, x.Developer = s.Simulator, s.Condition, s.N, s.K, d
 		st.Scores = append(st.Scores, x)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("scores: %w", err)
 	}
-	err = scanAll(ctx, db, "study_outcomes", []any{judge, n, k}, func(rows *sql.Rows) error {
+	n, k := Anchor(st.Settings)
+	in := interner{}
+	var real, gen sql.RawBytes
+	err = scanAll(ctx, db, "study_outcomes", []any{n, k}, func(rows *sql.Rows) error {
 		var x StudyOutcomes
-		if err := rows.Scan(&sim, &cond, &x.N, &x.K, &dev, &real, &gen, &x.ConstantDose, &kind, &x.Count); err != nil {
+		if err := rows.Scan(&set, &dev, &real, &gen, &x.Count); err != nil {
 			return err
 		}
-		x.Simulator, x.Condition, x.Developer = in.of(sim), in.of(cond), in.of(dev)
-		x.Real, x.Generated, x.Kind = in.of(real), in.of(gen), in.of(kind)
+		s, d, err := at(set, dev)
+		if err != nil {
+			return err
+		}
+		x.Simulator, x.Condition, x.N, x.K, x.Developer = s.Simulator, s.Condition, s.N, s.K, d
+		x.Real, x.Generated = in.of(real), in.of(gen)
 		st.Outcomes = append(st.Outcomes, x)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("outcomes: %w", err)
 	}
-	if err := registerWords(ctx, db); err != nil {
-		return fmt.Errorf("lengths: %w", err)
-	}
-	err = scanAll(ctx, db, "study_lengths", []any{n, k}, func(rows *sql.Rows) error {
-		var x StudyLengths
-		if err := rows.Scan(&sim, &cond, &x.N, &x.K, &dev, &x.Words, &x.Count); err != nil {
+	err = scanAll(ctx, db, "study_length_words", []any{n, k}, func(rows *sql.Rows) error {
+		var x StudyLengthWords
+		if err := rows.Scan(&set, &x.Words, &x.Count); err != nil {
 			return err
 		}
-		x.Simulator, x.Condition, x.Developer = in.of(sim), in.of(cond), in.of(dev)
-		st.Lengths = append(st.Lengths, x)
+		s, _, err := at(set, 0)
+		if err != nil {
+			return err
+		}
+		x.Simulator, x.Condition, x.N, x.K = s.Simulator, s.Condition, s.N, s.K
+		st.LengthWords = append(st.LengthWords, x)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("lengths: %w", err)
+	}
+	err = scanAll(ctx, db, "study_length_developers", []any{n, k}, func(rows *sql.Rows) error {
+		var x StudyLengthDeveloper
+		if err := rows.Scan(&set, &dev, &x.Count, &x.Words); err != nil {
+			return err
+		}
+		s, d, err := at(set, dev)
+		if err != nil {
+			return err
+		}
+		x.Simulator, x.Condition, x.N, x.K, x.Developer = s.Simulator, s.Condition, s.N, s.K, d
+		st.LengthDevelopers = append(st.LengthDevelopers, x)
 		return nil
 	})
 	if err != nil {

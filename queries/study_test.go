@@ -2,7 +2,10 @@ package queries
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"testing"
 )
 
@@ -35,12 +38,14 @@ func TestWords(t *testing.T) {
 	}
 }
 
-// TestStudyAggregates: study_lengths counts words exactly as Words does
-// (Unicode white space: U+00A0, tabs, newlines, ...), and study_outcomes
-// sorts each generation at a labelled point into its kind, with a missing
-// moment for a labelled point the setting has no generation at, at the
-// anchor setting only; study_scores counts the same per developer at every
-// setting. The expected kinds and counts are written by hand.
+// TestStudyAggregates: the study's lengths count words exactly as Words
+// does (Unicode white space: U+00A0, tabs, newlines, ...; these
+// generations are written without their words column, so study_cells
+// counts them with ub_words), and study_outcomes counts each generation at
+// a labelled point by its moves, failed ones and a missing moment for a
+// labelled point the setting has no generation at as "", at the anchor
+// setting only; study_scores counts the same per developer at every
+// setting. The expected moves and counts are written by hand.
 func TestStudyAggregates(t *testing.T) {
 	ctx := context.Background()
 	ws, err := Open(ctx, "", Options{})
@@ -86,30 +91,41 @@ func TestStudyAggregates(t *testing.T) {
 		t.Fatal(err)
 	}
 	words := map[string]int{}
-	for _, l := range st.Lengths {
+	for _, l := range st.LengthWords {
 		if l.Count != 1 {
 			t.Errorf("%s: %d generations of %d words, want 1", l.Simulator, l.Count, l.Words)
 		}
 		words[l.Simulator] = l.Words
 	}
+	devWords := map[string]StudyLengthDeveloper{}
+	for _, l := range st.LengthDevelopers {
+		devWords[l.Simulator] = l
+	}
 	for i, s := range texts {
 		sim := fmt.Sprintf("w%02d", i)
 		if got, want := words[sim], Words(s); got != want {
-			t.Errorf("study_lengths(%q) = %d words, Words = %d", s, got, want)
+			t.Errorf("study_length_words(%q) = %d words, Words = %d", s, got, want)
+		}
+		if d := devWords[sim]; d.Developer != "ann" || d.Count != 1 || d.Words != Words(s) {
+			t.Errorf("study_length_developers(%q) = %+v, want ann, 1 generation, %d words", s, d, Words(s))
 		}
 	}
-	type kindKey struct{ sim, real, gen, kind string }
-	got := map[kindKey]int{}
+	// a: p1 "yes" has a length, p2 failed has none; b: p1 "hm".
+	if len(st.LengthWords) != len(texts)+2 || words["a"] != 1 || words["b"] != 1 {
+		t.Errorf("%d length rows, want %d", len(st.LengthWords), len(texts)+2)
+	}
+	type moveKey struct{ sim, real, gen string }
+	got := map[moveKey]int{}
 	for _, o := range st.Outcomes {
 		if o.Simulator == "a" || o.Simulator == "b" {
-			got[kindKey{o.Simulator, o.Real, o.Generated, o.Kind}] += o.Count
+			got[moveKey{o.Simulator, o.Real, o.Generated}] += o.Count
 		}
 	}
-	want := map[kindKey]int{
-		{"a", "approve", "approve", MomentScored}: 1,
-		{"a", "inquiry", "", MomentFailed}:        1,
-		{"b", "approve", "", MomentUnlabelled}:    1,
-		{"b", "inquiry", "", MomentMissing}:       1,
+	// a: p1 scored, p2 failed; b: p1 unlabelled (not a moment), p2 missing.
+	want := map[moveKey]int{
+		{"a", "approve", "approve"}: 1,
+		{"a", "inquiry", ""}:        1,
+		{"b", "inquiry", ""}:        1,
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("outcomes of a and b = %v, want %v", got, want)
@@ -151,4 +167,102 @@ func TestStudyAggregates(t *testing.T) {
 			t.Errorf("setting a: %d generations, want 2", s.Generations)
 		}
 	}
+}
+
+// TestGenerationWords: generations.words is the length of the text in
+// words (Words) for a generation written through the row writer, NULL
+// for one that failed; and migration 0010 fills it for the generations of
+// a workspace written before it (a workspace built here at schema 9).
+func TestGenerationWords(t *testing.T) {
+	ctx := context.Background()
+	texts := map[string]string{"g1": "looks good,  go ahead\n", "g2": "x\u00a0y z", "g3": "", "g4": "全角\u3000スペース"}
+	check := func(t *testing.T, db Querier) {
+		t.Helper()
+		rows, err := db.QueryContext(ctx, `SELECT id, words FROM generations ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		n := 0
+		for rows.Next() {
+			var id string
+			var words sql.NullInt64
+			if err := rows.Scan(&id, &words); err != nil {
+				t.Fatal(err)
+			}
+			n++
+			text, ok := texts[id]
+			switch {
+			case !ok && words.Valid: // gx failed: no text
+				t.Errorf("%s: words %d, want NULL", id, words.Int64)
+			case ok && (!words.Valid || int(words.Int64) != Words(text)):
+				t.Errorf("%s: words %v, want %d", id, words, Words(text))
+			}
+		}
+		if n != len(texts)+1 {
+			t.Errorf("%d generations, want %d", n, len(texts)+1)
+		}
+	}
+	t.Run("written", func(t *testing.T) {
+		ws, err := Open(ctx, "", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws.Close()
+		var gens []GenerationRow
+		for id, text := range texts {
+			gens = append(gens, GenerationRow{ID: id, PointID: "p", Simulator: "s", Condition: CondNoProfile,
+				RequestKey: "k", KeyParts: json.RawMessage("{}"), Text: text, PromptVersion: "v"})
+		}
+		gens = append(gens, GenerationRow{ID: "gx", PointID: "p", Simulator: "s", Condition: CondNoProfile,
+			RequestKey: "k", KeyParts: json.RawMessage("{}"), Text: "partial answer", Error: "timeout", PromptVersion: "v"})
+		if err := ReplaceGenerations(ctx, ws, gens); err != nil {
+			t.Fatal(err)
+		}
+		check(t, ws.Conn())
+	})
+	t.Run("migrated", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "old.duckdb")
+		db, err := sql.Open("duckdb", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := Migrations()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if m.Version >= 10 {
+				break
+			}
+			if _, err := db.ExecContext(ctx, m.SQL); err != nil {
+				t.Fatalf("%s: %v", m.Name, err)
+			}
+		}
+		exec := func(query string, args ...any) {
+			t.Helper()
+			if _, err := db.ExecContext(ctx, query, args...); err != nil {
+				t.Fatalf("%s: %v", query, err)
+			}
+		}
+		exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL)`)
+		for _, m := range ms[:9] {
+			exec(`INSERT INTO schema_migrations VALUES (?, ?)`, m.Version, m.Name)
+		}
+		for id, text := range texts {
+			exec(`INSERT INTO generations (id, point_id, simulator, condition, window_n, history_k, request_key, key_parts, text, prompt_version)
+				VALUES (?, 'p', 's', 'noprofile', 14, 0, 'k', '{}', ?, 'v')`, id, text)
+		}
+		exec(`INSERT INTO generations (id, point_id, simulator, condition, window_n, history_k, request_key, key_parts, text, error, prompt_version)
+			VALUES ('gx', 'p', 's', 'noprofile', 14, 0, 'k', '{}', NULL, 'timeout', 'v')`)
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ws, err := Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws.Close()
+		check(t, ws.Conn())
+	})
 }

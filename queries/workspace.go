@@ -112,6 +112,12 @@ func Open(ctx context.Context, path string, opts Options) (*Workspace, error) {
 		return nil, openError(path, err)
 	}
 	ws := &Workspace{DB: db, Path: path, conn: conn}
+	// ub_words is known to every statement, the migrations included
+	// (0010 counts the words of the generations stored before it).
+	if err := registerWords(ctx, conn); err != nil {
+		ws.Close()
+		return nil, openError(path, err)
+	}
 	if !opts.ReadOnly {
 		if err := ws.migrate(ctx); err != nil {
 			ws.Close()

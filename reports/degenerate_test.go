@@ -33,7 +33,7 @@ func synthStudy(t *testing.T) *queries.Study {
 	if st.Generations, err = queries.LoadGenerations(ctx, ws.Conn(), synth.Judge, st.Points); err != nil {
 		t.Fatal(err)
 	}
-	st.Settings, st.Scores, st.Outcomes, st.Lengths = nil, nil, nil, nil
+	st.Settings, st.Scores, st.Outcomes, st.LengthWords, st.LengthDevelopers = nil, nil, nil, nil, nil
 	return st
 }
 

@@ -78,7 +78,8 @@ type group struct {
 	outcomes    []analysis.Outcomes // scored moments, counted: by move at the anchor setting, else hits and misses (tally)
 	moments     int                 // scored moments: analysis.Total(outcomes)
 	dose        []analysis.Outcomes // the constant-dose subset, as hits and misses (tally)
-	lengths     []analysis.Lengths  // words of every generation with text, counted
+	lengthWords []analysis.LengthCount    // generations with text by length in words
+	lengthDevs  []analysis.DeveloperWords // the same by developer, with their words
 	failed      int
 	unlabelled  int
 	missing     int // scorable points with no generation in the group (scored as misses)
@@ -104,7 +105,7 @@ type Report struct {
 }
 
 // Prepare groups and scores the study's generations: its Settings,
-// Scores, Outcomes and Lengths as queries.LoadStudy aggregates them (the
+// Scores, Outcomes and lengths as queries.LoadStudy aggregates them (the
 // moves and lengths at the anchor setting only), or, for a
 // study built in memory, its Generations, aggregated here the same way. A
 // generation that failed, or is missing at a scorable point, scores as a
@@ -131,7 +132,8 @@ func Prepare(in Input) *Report {
 		gr.cost += s.Cost
 	}
 	r.anchorN, r.anchorK = queries.Anchor(st.Settings)
-	// The outcomes and lengths stay counted (analysis.Outcomes, Lengths):
+	// The outcomes and lengths stay counted (analysis.Outcomes,
+	// LengthCount, DeveloperWords):
 	// every statistic of analysis counts them per developer and move, so
 	// neither their order within a group nor rows with equal keys matter.
 	// Off the anchor setting only the sweeps read a group's outcomes, and
@@ -148,33 +150,31 @@ func Prepare(in Input) *Report {
 		}
 		gr.dose = tally(gr.dose, s.Developer, s.DoseHits, s.DoseMoments)
 	}
-	// The anchor's outcomes and lengths are most of the memory at scale:
-	// their slices are sized first.
-	nOut, nLen := map[*group]int{}, map[*group]int{}
+	// The anchor's outcomes are most of the memory at scale: their
+	// slices are sized first.
+	nOut := map[*group]int{}
 	for _, o := range st.Outcomes {
-		if o.Kind != queries.MomentUnlabelled && r.atAnchor(o.N, o.K) {
+		if r.atAnchor(o.N, o.K) {
 			nOut[r.groupOf(o.Simulator, o.Condition, o.N, o.K)]++
 		}
-	}
-	for _, l := range st.Lengths {
-		nLen[r.groupOf(l.Simulator, l.Condition, l.N, l.K)]++
 	}
 	for gr, n := range nOut {
 		gr.outcomes = slices.Grow(gr.outcomes, n)
 	}
-	for gr, n := range nLen {
-		gr.lengths = make([]analysis.Lengths, 0, n)
-	}
 	for _, o := range st.Outcomes {
-		if o.Kind == queries.MomentUnlabelled || !r.atAnchor(o.N, o.K) {
+		if !r.atAnchor(o.N, o.K) {
 			continue
 		}
 		gr := r.groupOf(o.Simulator, o.Condition, o.N, o.K)
 		gr.outcomes = append(gr.outcomes, analysis.Outcomes{Outcome: analysis.Outcome{Developer: o.Developer, Real: o.Real, Generated: o.Generated}, Count: o.Count})
 	}
-	for _, l := range st.Lengths {
+	for _, l := range st.LengthWords {
 		gr := r.groupOf(l.Simulator, l.Condition, l.N, l.K)
-		gr.lengths = append(gr.lengths, analysis.Lengths{Length: analysis.Length{Developer: l.Developer, Words: l.Words}, Count: l.Count})
+		gr.lengthWords = append(gr.lengthWords, analysis.LengthCount{Words: l.Words, Messages: l.Count})
+	}
+	for _, l := range st.LengthDevelopers {
+		gr := r.groupOf(l.Simulator, l.Condition, l.N, l.K)
+		gr.lengthDevs = append(gr.lengthDevs, analysis.DeveloperWords{Developer: l.Developer, Messages: l.Count, Words: l.Words})
 	}
 	return r
 }
@@ -211,15 +211,16 @@ func (r *Report) groupOf(sim, cond string, n, k int) *group {
 }
 
 // aggregate returns a copy of st with its Generations aggregated into
-// Settings, Scores, Outcomes and Lengths as queries.LoadStudy reads them
-// from a workspace (study_settings.sql, study_scores.sql,
-// study_outcomes.sql and study_lengths.sql; outcomes at the anchor
-// setting only, lengths at every setting), for studies built in memory.
-// Rows with equal keys are not merged; Prepare adds them up.
+// Settings, Scores, Outcomes, LengthWords and LengthDevelopers as
+// queries.LoadStudy reads them from a workspace (study_settings.sql,
+// study_scores.sql, study_outcomes.sql, study_length_words.sql and
+// study_length_developers.sql; outcomes at the anchor setting only,
+// lengths at every setting), for studies built in memory. Rows with equal
+// keys are not merged; Prepare adds them up.
 func aggregate(st *queries.Study) *queries.Study {
 	out := *st
 	out.Generations = nil
-	out.Settings, out.Scores, out.Outcomes, out.Lengths = nil, nil, nil, nil
+	out.Settings, out.Scores, out.Outcomes, out.LengthWords, out.LengthDevelopers = nil, nil, nil, nil, nil
 	type setting struct {
 		sim, cond string
 		n, k      int
@@ -241,38 +242,30 @@ func aggregate(st *queries.Study) *queries.Study {
 		s.Cost += g.Cost
 		present[key][g.Point] = true
 		if !g.Failed {
-			out.Lengths = append(out.Lengths, queries.StudyLengths{Simulator: g.Simulator, Condition: g.Condition,
-				N: g.N, K: g.K, Developer: st.Points[g.Point].Developer, Words: g.Words, Count: 1})
+			out.LengthWords = append(out.LengthWords, queries.StudyLengthWords{Simulator: g.Simulator, Condition: g.Condition,
+				N: g.N, K: g.K, Words: g.Words, Count: 1})
+			out.LengthDevelopers = append(out.LengthDevelopers, queries.StudyLengthDeveloper{Simulator: g.Simulator, Condition: g.Condition,
+				N: g.N, K: g.K, Developer: st.Points[g.Point].Developer, Count: 1, Words: g.Words})
 		}
 	}
 	for _, key := range order {
 		out.Settings = append(out.Settings, *sets[key])
 	}
 	an, ak := queries.Anchor(out.Settings)
-	// moment counts one moment of kind at point p in the setting key.
-	moment := func(key setting, p queries.StudyPoint, kind, generated string) {
-		s := queries.StudyScores{Simulator: key.sim, Condition: key.cond, N: key.n, K: key.k, Developer: p.Developer}
-		switch kind {
-		case queries.MomentUnlabelled:
-			s.Unlabelled = 1
-		case queries.MomentFailed:
-			s.Failed = 1
-		case queries.MomentMissing:
-			s.Missing = 1
+	// moment counts one moment at point p in the setting key: generated
+	// is the judge's move of a scored one, "" of a failed or missing one.
+	moment := func(key setting, p queries.StudyPoint, generated string) {
+		s := queries.StudyScores{Simulator: key.sim, Condition: key.cond, N: key.n, K: key.k, Developer: p.Developer, Moments: 1}
+		if generated == p.Real {
+			s.Hits = 1
 		}
-		if kind != queries.MomentUnlabelled {
-			s.Moments = 1
-			if generated == p.Real {
-				s.Hits = 1
-			}
-			if p.ConstantDose {
-				s.DoseHits, s.DoseMoments = s.Hits, 1
-			}
+		if p.ConstantDose {
+			s.DoseHits, s.DoseMoments = s.Hits, 1
 		}
 		out.Scores = append(out.Scores, s)
 		if key.n == an && key.k == ak {
 			out.Outcomes = append(out.Outcomes, queries.StudyOutcomes{Simulator: key.sim, Condition: key.cond, N: key.n, K: key.k,
-				Developer: p.Developer, Real: p.Real, Generated: generated, ConstantDose: p.ConstantDose, Kind: kind, Count: 1})
+				Developer: p.Developer, Real: p.Real, Generated: generated, Count: 1})
 		}
 	}
 	for _, g := range st.Generations {
@@ -283,17 +276,20 @@ func aggregate(st *queries.Study) *queries.Study {
 		key := setting{g.Simulator, g.Condition, g.N, g.K}
 		switch {
 		case g.Failed:
-			moment(key, p, queries.MomentFailed, "")
+			moment(key, p, "")
+			out.Scores[len(out.Scores)-1].Failed = 1
 		case g.Move == "":
-			moment(key, p, queries.MomentUnlabelled, "")
+			out.Scores = append(out.Scores, queries.StudyScores{Simulator: key.sim, Condition: key.cond, N: key.n, K: key.k,
+				Developer: p.Developer, Unlabelled: 1})
 		default:
-			moment(key, p, queries.MomentScored, g.Move)
+			moment(key, p, g.Move)
 		}
 	}
 	for _, key := range order {
 		for pi, p := range st.Points {
 			if scorable(p.Real) && !present[key][pi] {
-				moment(key, p, queries.MomentMissing, "")
+				moment(key, p, "")
+				out.Scores[len(out.Scores)-1].Missing = 1
 			}
 		}
 	}

@@ -30,8 +30,8 @@ func (r *Report) verbosity() (*figure, error) {
 	var cells []cell
 	for _, x := range rank {
 		for _, cond := range conds {
-			if g := r.group(x.sim, cond, r.anchorN, r.anchorK); g != nil && len(g.lengths) > 0 {
-				cells = append(cells, cell{x.sim, cond, analysis.Verbosity(g.lengths)})
+			if g := r.group(x.sim, cond, r.anchorN, r.anchorK); g != nil && len(g.lengthWords) > 0 {
+				cells = append(cells, cell{x.sim, cond, analysis.VerbosityCounted(g.lengthWords, g.lengthDevs)})
 			}
 		}
 	}
