@@ -200,13 +200,13 @@ type Study struct {
 	LengthWords      []StudyLengthWords     // by setting, words; LoadStudy: at the Anchor (N, K) only
 	LengthDevelopers []StudyLengthDeveloper // by setting, developer; LoadStudy: at the Anchor (N, K) only
 	Simulators       []StudySimulator       // by name
-	Judges      []JudgeCount     // by judge
-	Prompts     []PromptVersion
-	Experiments []ExperimentCount
-	Agreement   []AgreementCount
-	Counts      StudyCounts
-	Split       *SplitRun // nil when no split was made
-	PointSet    *PointSet // nil when no points were frozen
+	Judges           []JudgeCount           // by judge
+	Prompts          []PromptVersion
+	Experiments      []ExperimentCount
+	Agreement        []AgreementCount
+	Counts           StudyCounts
+	Split            *SplitRun // nil when no split was made
+	PointSet         *PointSet // nil when no points were frozen
 	// StaleGenerations counts generations whose point is no longer frozen
 	// (made before ub points drew again); they are not scored.
 	StaleGenerations int

@@ -74,10 +74,10 @@ type groupKey struct {
 
 // group is the scored generations of one setting.
 type group struct {
-	generations int                 // at frozen points
-	outcomes    []analysis.Outcomes // scored moments, counted: by move at the anchor setting, else hits and misses (tally)
-	moments     int                 // scored moments: analysis.Total(outcomes)
-	dose        []analysis.Outcomes // the constant-dose subset, as hits and misses (tally)
+	generations int                       // at frozen points
+	outcomes    []analysis.Outcomes       // scored moments, counted: by move at the anchor setting, else hits and misses (tally)
+	moments     int                       // scored moments: analysis.Total(outcomes)
+	dose        []analysis.Outcomes       // the constant-dose subset, as hits and misses (tally)
 	lengthWords []analysis.LengthCount    // generations with text by length in words
 	lengthDevs  []analysis.DeveloperWords // the same by developer, with their words
 	failed      int
