@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // Outcome is one scored moment: the move the developer really made next and
@@ -59,30 +61,33 @@ type DeveloperScore struct {
 // where the generated move equals the real move (SPEC section 5), sorted by
 // developer. nil or empty outcomes give nil.
 func PerDeveloper[M Moment](outcomes []M) []DeveloperScore {
-	hits := map[string]int{}
-	n := map[string]int{}
+	// One entry per developer in the order first met, then sorted: a
+	// counted study has a few outcomes per developer, thousands of
+	// developers, and this runs for every setting of every figure.
+	index := map[string]int{}
+	var out []DeveloperScore
 	for _, m := range outcomes {
 		o, c := m.moments()
 		if c == 0 {
 			continue
 		}
-		n[o.Developer] += c
+		i, ok := index[o.Developer]
+		if !ok {
+			i = len(out)
+			index[o.Developer] = i
+			out = append(out, DeveloperScore{Developer: o.Developer})
+		}
+		out[i].N += c
 		if o.Generated == o.Real {
-			hits[o.Developer] += c
+			out[i].Hits += c
 		}
 	}
-	devs := sortedKeys(n)
-	if len(devs) == 0 {
+	if len(out) == 0 {
 		return nil
 	}
-	out := make([]DeveloperScore, len(devs))
-	for i, d := range devs {
-		out[i] = DeveloperScore{
-			Developer: d,
-			Hits:      hits[d],
-			N:         n[d],
-			Accuracy:  float64(hits[d]) / float64(n[d]),
-		}
+	slices.SortFunc(out, func(a, b DeveloperScore) int { return strings.Compare(a.Developer, b.Developer) })
+	for i := range out {
+		out[i].Accuracy = float64(out[i].Hits) / float64(out[i].N)
 	}
 	return out
 }

@@ -1,12 +1,15 @@
 package queries
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -253,11 +256,19 @@ func StudyJudges(ctx context.Context, db Querier) ([]JudgeCount, error) {
 // and point set in force, and the totals.
 func LoadStudy(ctx context.Context, db Querier, judge string) (*Study, error) {
 	st := &Study{Judge: judge}
-	var err error
-	if st.Points, err = studyPoints(ctx, db, judge); err != nil {
+	drop, err := studyCells(ctx, db, judge)
+	if err != nil {
+		return nil, fmt.Errorf("load generations: %w", err)
+	}
+	if st.Points, err = studyPoints(ctx, db); err != nil {
+		drop()
 		return nil, fmt.Errorf("load points: %w", err)
 	}
-	if err := studyAggregates(ctx, db, judge, st); err != nil {
+	err = studyAggregates(ctx, db, st)
+	if derr := drop(); err == nil {
+		err = derr
+	}
+	if err != nil {
 		return nil, fmt.Errorf("load generations: %w", err)
 	}
 	if err := db.QueryRowContext(ctx, q("study_stale_generations")).Scan(&st.StaleGenerations); err != nil {
@@ -337,9 +348,11 @@ func scanAll(ctx context.Context, db Querier, name string, args []any, fn func(*
 	return rows.Err()
 }
 
-func studyPoints(ctx context.Context, db Querier, judge string) ([]StudyPoint, error) {
+// studyPoints reads the frozen points of the temporary tables of
+// studyCells.
+func studyPoints(ctx context.Context, db Querier) ([]StudyPoint, error) {
 	var out []StudyPoint
-	err := scanAll(ctx, db, "study_points", []any{judge}, func(rows *sql.Rows) error {
+	err := scanAll(ctx, db, "study_points", nil, func(rows *sql.Rows) error {
 		var p StudyPoint
 		var text sql.NullString
 		if err := rows.Scan(&p.ID, &p.Developer, &p.SessionID, &p.TurnIdx, &p.PriorTurns, &p.ConstantDose, &p.Real, &text); err != nil {
@@ -472,24 +485,38 @@ func LoadGenerations(ctx context.Context, db Querier, judge string, points []Stu
 	return out, err
 }
 
-// studyAggregates fills st's Settings, Scores, and Outcomes, LengthWords
-// and LengthDevelopers at the Anchor setting. It joins the generations at
-// frozen points to judge's labels once, into temporary tables
-// (study_cells), which the aggregate queries read by integer keys: the
-// setting and developer numbers they give are resolved here to names.
-func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) (err error) {
-	for _, name := range []string{"study_cells_points", "study_cells_settings", "study_cells"} {
-		if _, err := db.ExecContext(ctx, q(name), judge); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+// studyCells joins the generations at frozen points to judge's labels
+// once, into temporary tables (study_cells) that studyPoints and
+// studyAggregates read; drop drops them.
+func studyCells(ctx context.Context, db Querier, judge string) (drop func() error, err error) {
+	drop = func() error {
+		if _, err := db.ExecContext(ctx, q("study_cells_drop")); err != nil {
+			return fmt.Errorf("study_cells_drop: %w", err)
+		}
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, q("study_cells_words")); err != nil {
+		return nil, fmt.Errorf("study_cells_words: %w", err)
+	}
+	for _, step := range []struct {
+		name string
+		args []any
+	}{{"study_cells_points", []any{judge}}, {"study_cells_settings", nil}, {"study_cells", []any{judge}}} {
+		if _, err := db.ExecContext(ctx, q(step.name), step.args...); err != nil {
+			drop()
+			return nil, fmt.Errorf("%s: %w", step.name, err)
 		}
 	}
-	defer func() {
-		if _, derr := db.ExecContext(ctx, q("study_cells_drop")); derr != nil && err == nil {
-			err = fmt.Errorf("study_cells_drop: %w", derr)
-		}
-	}()
+	return drop, nil
+}
+
+// studyAggregates fills st's Settings, Scores, and Outcomes, LengthWords
+// and LengthDevelopers at the Anchor setting, from the temporary tables of
+// studyCells, which give settings and developers by number: they are
+// resolved here to names.
+func studyAggregates(ctx context.Context, db Querier, st *Study) error {
 	var settings []StudySetting // by number - 1
-	err = scanAll(ctx, db, "study_settings", nil, func(rows *sql.Rows) error {
+	err := scanAll(ctx, db, "study_settings", nil, func(rows *sql.Rows) error {
 		var x StudySetting
 		var n int
 		if err := rows.Scan(&n, &x.Simulator, &x.Condition, &x.N, &x.K, &x.Generations, &x.TokensOut, &x.Cost); err != nil {
@@ -550,23 +577,7 @@ func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) (
 		return fmt.Errorf("scores: %w", err)
 	}
 	n, k := Anchor(st.Settings)
-	in := interner{}
-	var real, gen sql.RawBytes
-	err = scanAll(ctx, db, "study_outcomes", []any{n, k}, func(rows *sql.Rows) error {
-		var x StudyOutcomes
-		if err := rows.Scan(&set, &dev, &real, &gen, &x.Count); err != nil {
-			return err
-		}
-		s, d, err := at(set, dev)
-		if err != nil {
-			return err
-		}
-		x.Simulator, x.Condition, x.N, x.K, x.Developer = s.Simulator, s.Condition, s.N, s.K, d
-		x.Real, x.Generated = in.of(real), in.of(gen)
-		st.Outcomes = append(st.Outcomes, x)
-		return nil
-	})
-	if err != nil {
+	if err := studyOutcomes(ctx, db, st, settings, devs, n, k); err != nil {
 		return fmt.Errorf("outcomes: %w", err)
 	}
 	err = scanAll(ctx, db, "study_length_words", []any{n, k}, func(rows *sql.Rows) error {
@@ -600,6 +611,96 @@ func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) (
 	})
 	if err != nil {
 		return fmt.Errorf("lengths: %w", err)
+	}
+	return nil
+}
+
+// studyOutcomes fills st.Outcomes at the settings at (n, k) from
+// study_outcomes and the points (st.Points): the missing moments of a
+// setting, the scorable points with no generation of it, are each
+// developer's scorable points with a real move less those its generations
+// are at.
+func studyOutcomes(ctx context.Context, db Querier, st *Study, settings []StudySetting, devs []string, n, k int) error {
+	// The scorable points per developer (by number) and real move.
+	type devReal struct {
+		dev  int
+		real string
+	}
+	points := map[devReal]int{}
+	var pairs []devReal
+	dev := 0
+	for i, p := range st.Points {
+		if i == 0 || p.Developer != st.Points[i-1].Developer {
+			dev++
+		}
+		if dev > len(devs) || devs[dev-1] != p.Developer {
+			return fmt.Errorf("point %s: developer %s out of order", p.ID, p.Developer)
+		}
+		if p.Real == "" || p.Real == "unparseable" {
+			continue
+		}
+		key := devReal{dev, p.Real}
+		if points[key] == 0 {
+			pairs = append(pairs, key)
+		}
+		points[key]++
+	}
+	type row struct {
+		setting int
+		devReal
+		generated string
+		n         int
+	}
+	var rows []row
+	present := map[int]map[devReal]int{} // setting -> points with a generation
+	in := interner{}
+	var set int
+	var real, gen sql.RawBytes
+	err := scanAll(ctx, db, "study_outcomes", []any{n, k}, func(r *sql.Rows) error {
+		var x row
+		var unlabelled int
+		if err := r.Scan(&set, &x.dev, &real, &gen, &x.n, &unlabelled); err != nil {
+			return err
+		}
+		if set < 1 || set > len(settings) || x.dev < 1 || x.dev > len(devs) {
+			return fmt.Errorf("setting %d or developer %d unknown", set, x.dev)
+		}
+		x.setting, x.real, x.generated = set, in.of(real), in.of(gen)
+		if present[set] == nil {
+			present[set] = map[devReal]int{}
+		}
+		present[set][x.devReal] += x.n + unlabelled
+		if x.n > 0 {
+			rows = append(rows, x)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for set := 1; set <= len(settings); set++ {
+		if s := settings[set-1]; s.N != n || s.K != k {
+			continue
+		}
+		for _, p := range pairs {
+			if missing := points[p] - present[set][p]; missing > 0 {
+				rows = append(rows, row{set, p, "", missing})
+			}
+		}
+	}
+	// Failed and missing moments of a point both generated "": one row.
+	slices.SortFunc(rows, func(a, b row) int {
+		return cmp.Or(cmp.Compare(a.setting, b.setting), cmp.Compare(a.dev, b.dev),
+			strings.Compare(a.real, b.real), strings.Compare(a.generated, b.generated))
+	})
+	for i, x := range rows {
+		if i > 0 && rows[i-1].setting == x.setting && rows[i-1].devReal == x.devReal && rows[i-1].generated == x.generated {
+			st.Outcomes[len(st.Outcomes)-1].Count += x.n
+			continue
+		}
+		s := settings[x.setting-1]
+		st.Outcomes = append(st.Outcomes, StudyOutcomes{Simulator: s.Simulator, Condition: s.Condition, N: s.N, K: s.K,
+			Developer: devs[x.dev-1], Real: x.real, Generated: x.generated, Count: x.n})
 	}
 	return nil
 }

@@ -86,9 +86,16 @@ func TestStudyAggregates(t *testing.T) {
 		VALUES ('a9', 'p2', 'a', 'noprofile', 1, 0, 'k', '{}', 'why?', 'v')`)
 	exec(`INSERT INTO labels (target, target_id, judge, move) VALUES ('generation', 'a9', 'j', 'inquiry')`)
 
-	var st Study
-	if err := studyAggregates(ctx, db, "j", &st); err != nil {
+	st, err := LoadStudy(ctx, db, "j")
+	if err != nil {
 		t.Fatal(err)
+	}
+	var temp int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM duckdb_tables() WHERE temporary`).Scan(&temp); err != nil || temp != 0 {
+		t.Errorf("LoadStudy left %d temporary tables (%v)", temp, err)
+	}
+	if len(st.Points) != 2 || st.Points[0].ID != "p1" || st.Points[0].Real != "approve" || st.Points[1].Real != "inquiry" || !st.Points[1].ConstantDose {
+		t.Errorf("points = %+v, want p1 approve, p2 inquiry at a constant dose", st.Points)
 	}
 	words := map[string]int{}
 	for _, l := range st.LengthWords {

@@ -2,3 +2,4 @@
 DROP TABLE IF EXISTS ub_study_cells;
 DROP TABLE IF EXISTS ub_study_settings;
 DROP TABLE IF EXISTS ub_study_points;
+DROP TABLE IF EXISTS ub_study_words;

@@ -1,5 +1,5 @@
--- study_cells_points: the frozen points as the aggregate queries of the
--- report read them (study_cells), in a temporary table: each numbered in
+-- study_cells_points: the frozen points as study_points and the aggregate
+-- queries of the report read them (study_cells), in a temporary table: each numbered in
 -- the order of study_points (pt: by developer, then id) and its developer
 -- numbered by name (dev, from 1), with its constant-dose flag and the move
 -- judge $1 gave its real message ('' when unlabelled); scorable when that
@@ -7,7 +7,7 @@
 CREATE OR REPLACE TEMP TABLE ub_study_points AS
 SELECT row_number() OVER (ORDER BY p.developer, p.id)::INTEGER AS pt,
        dense_rank() OVER (ORDER BY p.developer)::INTEGER AS dev,
-       p.id, p.developer, p.constant_dose,
+       p.id, p.developer, p.session_id, p.turn_idx, p.prior_turns, p.constant_dose,
        coalesce(l.move, '') AS real_move,
        coalesce(l.move, '') NOT IN ('', 'unparseable') AS scorable
 FROM points p

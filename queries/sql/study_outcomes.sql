@@ -1,28 +1,21 @@
--- study_outcomes: the moments (study_scores) of the settings at live window
--- $1 and history $2 (the report's anchor, queries.Anchor: the only (N, K)
--- whose moves it draws; study_scores counts every setting without the
--- moves), counted per setting, developer (by number), real move and move
--- generated: a scored moment has the judge's move as generated, a failed
--- or missing one ''. Read from study_cells.
-WITH anchor AS (
-    SELECT setting FROM ub_study_settings WHERE window_n = $1 AND history_k = $2
-),
-cells AS (
-    SELECT c.* FROM ub_study_cells c SEMI JOIN anchor a ON a.setting = c.setting
-),
-moments AS (
-    SELECT c.setting, sp.dev, sp.real_move, CASE WHEN c.failed THEN '' ELSE c.move END AS generated
-    FROM cells c
-    JOIN ub_study_points sp USING (pt)
-    WHERE sp.scorable AND (c.failed OR c.move <> '')
-    UNION ALL
-    SELECT a.setting, sp.dev, sp.real_move, '' AS generated
-    FROM anchor a
-    CROSS JOIN ub_study_points sp
-    ANTI JOIN cells c ON c.setting = a.setting AND c.pt = sp.pt
-    WHERE sp.scorable
-)
-SELECT setting, dev, real_move, generated, count(*) AS n
-FROM moments
+-- study_outcomes: the generations at scorable points (study_scores) of the
+-- settings at live window $1 and history $2 (the report's anchor,
+-- queries.Anchor: the only (N, K) whose moves it draws; study_scores
+-- counts every setting without the moves), counted per setting, developer
+-- (by number), real move and move generated: n counts the moments, scored
+-- (generated is the judge's move) and failed (generated ''); unlabelled
+-- counts the generations the judge has not labelled, which are not
+-- moments (generated ''). Read from study_cells. The missing moments, a
+-- scorable point with no generation of the setting, are the points not
+-- counted here (a point has at most one generation of a setting):
+-- LoadStudy adds them.
+SELECT c.setting, sp.dev, sp.real_move,
+       CASE WHEN c.failed THEN '' ELSE c.move END AS generated,
+       count(*) FILTER (WHERE c.failed OR c.move <> '') AS n,
+       count(*) FILTER (WHERE NOT c.failed AND c.move = '') AS unlabelled
+FROM ub_study_cells c
+JOIN ub_study_settings st USING (setting)
+JOIN ub_study_points sp USING (pt)
+WHERE st.window_n = $1 AND st.history_k = $2 AND sp.scorable
 GROUP BY ALL
-ORDER BY setting, dev, real_move, generated
+ORDER BY c.setting, sp.dev, sp.real_move, generated

@@ -13,33 +13,28 @@
 --   dose_hits, dose_moments  the same at constant-dose points
 --   failed, missing, unlabelled
 -- A developer without a generation of the setting has every scorable
--- point missing.
+-- point missing. A point has at most one generation of a setting
+-- (study_cells), so the points present are the generations counted.
 WITH devs AS (
     SELECT dev, count(*) AS points, count(*) FILTER (WHERE constant_dose) AS dose_points
     FROM ub_study_points
     WHERE scorable
     GROUP BY dev
 ),
-per_point AS (
-    SELECT c.setting, c.pt, sp.dev, sp.constant_dose,
+agg AS (
+    SELECT c.setting, sp.dev,
            count(*) FILTER (WHERE NOT c.failed AND c.move = sp.real_move) AS hits,
            count(*) FILTER (WHERE NOT c.failed AND c.move <> '') AS scored,
            count(*) FILTER (WHERE c.failed) AS failed,
-           count(*) FILTER (WHERE NOT c.failed AND c.move = '') AS unlabelled
+           count(*) FILTER (WHERE NOT c.failed AND c.move = '') AS unlabelled,
+           count(*) FILTER (WHERE sp.constant_dose AND NOT c.failed AND c.move = sp.real_move) AS dose_hits,
+           count(*) FILTER (WHERE sp.constant_dose AND (c.failed OR c.move <> '')) AS dose_counted,
+           count(*) AS present,
+           count(*) FILTER (WHERE sp.constant_dose) AS dose_present
     FROM ub_study_cells c
     JOIN ub_study_points sp USING (pt)
     WHERE sp.scorable
-    GROUP BY c.setting, c.pt, sp.dev, sp.constant_dose, sp.real_move
-),
-agg AS (
-    SELECT setting, dev,
-           sum(hits) AS hits, sum(scored) AS scored, sum(failed) AS failed, sum(unlabelled) AS unlabelled,
-           sum(hits) FILTER (WHERE constant_dose) AS dose_hits,
-           sum(scored + failed) FILTER (WHERE constant_dose) AS dose_counted,
-           count(*) AS present,
-           count(*) FILTER (WHERE constant_dose) AS dose_present
-    FROM per_point
-    GROUP BY setting, dev
+    GROUP BY c.setting, sp.dev
 )
 SELECT st.setting, d.dev,
        coalesce(a.hits, 0) AS hits,
