@@ -1,15 +1,12 @@
 package queries
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -300,15 +297,20 @@ func LoadStudy(ctx context.Context, db Querier, judge string) (*Study, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("load experiments: %w", err)
 	}
-	if err := scanAll(ctx, db, "study_agreement", nil, func(rows *sql.Rows) error {
-		var a AgreementCount
-		if err := rows.Scan(&a.JudgeA, &a.JudgeB, &a.Target, &a.MoveA, &a.MoveB, &a.N); err != nil {
-			return err
+	// Every pair of judges, in the order of their names (StudyJudges).
+	for i, a := range st.Judges {
+		for _, b := range st.Judges[i+1:] {
+			if err := scanAll(ctx, db, "study_agreement_pair", []any{a.Judge, b.Judge}, func(rows *sql.Rows) error {
+				x := AgreementCount{JudgeA: a.Judge, JudgeB: b.Judge}
+				if err := rows.Scan(&x.Target, &x.MoveA, &x.MoveB, &x.N); err != nil {
+					return err
+				}
+				st.Agreement = append(st.Agreement, x)
+				return nil
+			}); err != nil {
+				return nil, fmt.Errorf("load judge agreement: %w", err)
+			}
 		}
-		st.Agreement = append(st.Agreement, a)
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("load judge agreement: %w", err)
 	}
 	c := &st.Counts
 	if err := db.QueryRowContext(ctx, q("study_counts")).Scan(&c.Developers, &c.Sessions, &c.Turns,
@@ -352,12 +354,19 @@ func scanAll(ctx context.Context, db Querier, name string, args []any, fn func(*
 // studyCells.
 func studyPoints(ctx context.Context, db Querier) ([]StudyPoint, error) {
 	var out []StudyPoint
+	in := interner{}
+	var dev, real sql.RawBytes
+	var text sql.NullString
+	var total int
 	err := scanAll(ctx, db, "study_points", nil, func(rows *sql.Rows) error {
 		var p StudyPoint
-		var text sql.NullString
-		if err := rows.Scan(&p.ID, &p.Developer, &p.SessionID, &p.TurnIdx, &p.PriorTurns, &p.ConstantDose, &p.Real, &text); err != nil {
+		if err := rows.Scan(&p.ID, &dev, &p.SessionID, &p.TurnIdx, &p.PriorTurns, &p.ConstantDose, &real, &text, &total); err != nil {
 			return err
 		}
+		if out == nil {
+			out = make([]StudyPoint, 0, total)
+		}
+		p.Developer, p.Real = in.of(dev), in.of(real)
 		p.Words = -1
 		if text.Valid {
 			p.Words = Words(text.String)
@@ -559,6 +568,7 @@ func studyAggregates(ctx context.Context, db Querier, st *Study) error {
 		return &settings[set-1], devs[dev-1], nil
 	}
 	var set, dev int
+	st.Scores = make([]StudyScores, 0, len(settings)*len(devs))
 	err = scanAll(ctx, db, "study_scores", nil, func(rows *sql.Rows) error {
 		var x StudyScores
 		if err := rows.Scan(&set, &dev, &x.Hits, &x.Moments, &x.DoseHits, &x.DoseMoments,
@@ -616,93 +626,29 @@ func studyAggregates(ctx context.Context, db Querier, st *Study) error {
 }
 
 // studyOutcomes fills st.Outcomes at the settings at (n, k) from
-// study_outcomes and the points (st.Points): the missing moments of a
-// setting, the scorable points with no generation of it, are each
-// developer's scorable points with a real move less those its generations
-// are at.
+// study_outcomes; settings and devs name the settings and developers by
+// number (from 1).
 func studyOutcomes(ctx context.Context, db Querier, st *Study, settings []StudySetting, devs []string, n, k int) error {
-	// The scorable points per developer (by number) and real move.
-	type devReal struct {
-		dev  int
-		real string
-	}
-	points := map[devReal]int{}
-	var pairs []devReal
-	dev := 0
-	for i, p := range st.Points {
-		if i == 0 || p.Developer != st.Points[i-1].Developer {
-			dev++
-		}
-		if dev > len(devs) || devs[dev-1] != p.Developer {
-			return fmt.Errorf("point %s: developer %s out of order", p.ID, p.Developer)
-		}
-		if p.Real == "" || p.Real == "unparseable" {
-			continue
-		}
-		key := devReal{dev, p.Real}
-		if points[key] == 0 {
-			pairs = append(pairs, key)
-		}
-		points[key]++
-	}
-	type row struct {
-		setting int
-		devReal
-		generated string
-		n         int
-	}
-	var rows []row
-	present := map[int]map[devReal]int{} // setting -> points with a generation
 	in := interner{}
-	var set int
+	var set, dev, total int
 	var real, gen sql.RawBytes
-	err := scanAll(ctx, db, "study_outcomes", []any{n, k}, func(r *sql.Rows) error {
-		var x row
-		var unlabelled int
-		if err := r.Scan(&set, &x.dev, &real, &gen, &x.n, &unlabelled); err != nil {
+	return scanAll(ctx, db, "study_outcomes", []any{n, k}, func(rows *sql.Rows) error {
+		var x StudyOutcomes
+		if err := rows.Scan(&set, &dev, &real, &gen, &x.Count, &total); err != nil {
 			return err
 		}
-		if set < 1 || set > len(settings) || x.dev < 1 || x.dev > len(devs) {
-			return fmt.Errorf("setting %d or developer %d unknown", set, x.dev)
+		if set < 1 || set > len(settings) || dev < 1 || dev > len(devs) {
+			return fmt.Errorf("setting %d or developer %d unknown", set, dev)
 		}
-		x.setting, x.real, x.generated = set, in.of(real), in.of(gen)
-		if present[set] == nil {
-			present[set] = map[devReal]int{}
+		if st.Outcomes == nil {
+			st.Outcomes = make([]StudyOutcomes, 0, total)
 		}
-		present[set][x.devReal] += x.n + unlabelled
-		if x.n > 0 {
-			rows = append(rows, x)
-		}
+		s := settings[set-1]
+		x.Simulator, x.Condition, x.N, x.K, x.Developer = s.Simulator, s.Condition, s.N, s.K, devs[dev-1]
+		x.Real, x.Generated = in.of(real), in.of(gen)
+		st.Outcomes = append(st.Outcomes, x)
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	for set := 1; set <= len(settings); set++ {
-		if s := settings[set-1]; s.N != n || s.K != k {
-			continue
-		}
-		for _, p := range pairs {
-			if missing := points[p] - present[set][p]; missing > 0 {
-				rows = append(rows, row{set, p, "", missing})
-			}
-		}
-	}
-	// Failed and missing moments of a point both generated "": one row.
-	slices.SortFunc(rows, func(a, b row) int {
-		return cmp.Or(cmp.Compare(a.setting, b.setting), cmp.Compare(a.dev, b.dev),
-			strings.Compare(a.real, b.real), strings.Compare(a.generated, b.generated))
-	})
-	for i, x := range rows {
-		if i > 0 && rows[i-1].setting == x.setting && rows[i-1].devReal == x.devReal && rows[i-1].generated == x.generated {
-			st.Outcomes[len(st.Outcomes)-1].Count += x.n
-			continue
-		}
-		s := settings[x.setting-1]
-		st.Outcomes = append(st.Outcomes, StudyOutcomes{Simulator: s.Simulator, Condition: s.Condition, N: s.N, K: s.K,
-			Developer: devs[x.dev-1], Real: x.real, Generated: x.generated, Count: x.n})
-	}
-	return nil
 }
 
 func studySimulators(ctx context.Context, db Querier) ([]StudySimulator, error) {

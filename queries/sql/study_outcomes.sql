@@ -1,21 +1,48 @@
--- study_outcomes: the generations at scorable points (study_scores) of the
--- settings at live window $1 and history $2 (the report's anchor,
--- queries.Anchor: the only (N, K) whose moves it draws; study_scores
--- counts every setting without the moves), counted per setting, developer
--- (by number), real move and move generated: n counts the moments, scored
--- (generated is the judge's move) and failed (generated ''); unlabelled
--- counts the generations the judge has not labelled, which are not
--- moments (generated ''). Read from study_cells. The missing moments, a
--- scorable point with no generation of the setting, are the points not
--- counted here (a point has at most one generation of a setting):
--- LoadStudy adds them.
-SELECT c.setting, sp.dev, sp.real_move,
-       CASE WHEN c.failed THEN '' ELSE c.move END AS generated,
-       count(*) FILTER (WHERE c.failed OR c.move <> '') AS n,
-       count(*) FILTER (WHERE NOT c.failed AND c.move = '') AS unlabelled
-FROM ub_study_cells c
-JOIN ub_study_settings st USING (setting)
-JOIN ub_study_points sp USING (pt)
-WHERE st.window_n = $1 AND st.history_k = $2 AND sp.scorable
-GROUP BY ALL
-ORDER BY c.setting, sp.dev, sp.real_move, generated
+-- study_outcomes: the moments (study_scores) of the settings at live window
+-- $1 and history $2 (the report's anchor, queries.Anchor: the only (N, K)
+-- whose moves it draws; study_scores counts every setting without the
+-- moves), counted per setting, developer (by number), real move and move
+-- generated: a scored moment has the judge's move as generated, a failed
+-- or missing one ''. Read from study_cells. The missing moments of a real
+-- move are the developer's scorable points with that move less those with
+-- a generation of the setting (a point has at most one), labelled or not.
+-- The last column is the number of rows, for the reader's slice.
+WITH anchor AS (
+    SELECT setting FROM ub_study_settings WHERE window_n = $1 AND history_k = $2
+),
+gens AS (
+    SELECT c.setting, sp.dev, sp.real_move,
+           CASE WHEN c.failed THEN '' ELSE c.move END AS generated,
+           count(*) FILTER (WHERE c.failed OR c.move <> '') AS n,
+           count(*) AS present
+    FROM ub_study_cells c
+    SEMI JOIN anchor a ON a.setting = c.setting
+    JOIN ub_study_points sp USING (pt)
+    WHERE sp.scorable
+    GROUP BY ALL
+),
+pairs AS (
+    SELECT dev, real_move, count(*) AS points
+    FROM ub_study_points
+    WHERE scorable
+    GROUP BY ALL
+),
+missing AS (
+    SELECT a.setting, p.dev, p.real_move, '' AS generated,
+           p.points - coalesce(sum(g.present), 0) AS n
+    FROM anchor a
+    CROSS JOIN pairs p
+    LEFT JOIN gens g ON g.setting = a.setting AND g.dev = p.dev AND g.real_move = p.real_move
+    GROUP BY a.setting, p.dev, p.real_move, p.points
+),
+moments AS (
+    SELECT setting, dev, real_move, generated, sum(n)::BIGINT AS n
+    FROM (SELECT setting, dev, real_move, generated, n FROM gens
+          UNION ALL
+          SELECT setting, dev, real_move, generated, n FROM missing)
+    GROUP BY ALL
+    HAVING sum(n) > 0
+)
+SELECT setting, dev, real_move, generated, n, count(*) OVER () AS rows
+FROM moments
+ORDER BY setting, dev, real_move, generated
