@@ -44,6 +44,7 @@ func (w *writer) EpisodeFile(f *EpisodeFile) error {
 	}
 	f.Episodes = keep
 	w.cur.epFiles = append(w.cur.epFiles, f)
+	w.cur.epProbes = append(w.cur.epProbes, w.probeFile(f))
 	w.st.EpisodeFiles = append(w.st.EpisodeFiles, EpisodeFileStat{Path: f.Run.SourceFile, Format: f.Run.Format,
 		UserSim: f.Run.UserSim, Episodes: len(f.Episodes)})
 	w.cur.epStat = append(w.cur.epStat, len(w.st.EpisodeFiles)-1)
@@ -75,14 +76,6 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 	if len(b.epFiles) == 0 {
 		return nil
 	}
-	if w.epHashes == nil {
-		// Episodes, runs and tasks are few next to turns: keep what is
-		// stored in memory, read once per run.
-		var err error
-		if w.epHashes, w.epRuns, w.epTasks, err = queries.EpStored(w.ctx, c); err != nil {
-			return err
-		}
-	}
 	// One writer for the batch's files: each appender's flush costs about
 	// a millisecond however few its rows, and a file has few runs, tasks and
 	// findings. It is flushed before an episode is deleted, so that the
@@ -110,7 +103,8 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 		st.Tasks += len(tasks)
 		w.st.Tasks += len(tasks)
 		var eps []*Episode
-		for _, e := range f.Episodes {
+		var probes []*probeResults
+		for i, e := range f.Episodes {
 			hash, ok := w.epHashes[e.SimulationID]
 			w.epHashes[e.SimulationID] = e.ContentHash
 			switch {
@@ -132,9 +126,10 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 				w.st.Episodes++
 			}
 			eps = append(eps, e)
+			probes = append(probes, b.epProbes[k][i])
 		}
 		w.appendEpisodes(rw, eps)
-		w.appendProbes(rw, eps)
+		w.appendProbes(rw, eps, probes)
 	}
 	return rw.Close()
 }

@@ -6,7 +6,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 
+	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -38,11 +40,16 @@ type writer struct {
 
 	done, total int64
 
-	// What the workspace holds of episodes (write side, read at the first
-	// episode batch and kept up to date): content hash by simulation id,
-	// run ids, task keys.
+	// What the workspace holds of episodes (write side, read when the run
+	// begins and kept up to date): content hash by simulation id, run ids,
+	// task keys.
 	epHashes        map[string]string
 	epRuns, epTasks map[string]bool
+	// storedHashes is epHashes as the run began, for the reading side
+	// (probeFile), which must not read the map the write side changes.
+	storedHashes map[string]string
+	// probeTasks are the probes' tasks made so far, by task key (probeFile).
+	probeTasks map[string]*analysis.ProbeTask
 }
 
 // batch is what one transaction writes.
@@ -56,7 +63,8 @@ type batch struct {
 	errFormats []string
 	edgesIn    [][3]string // manifest edges
 	epFiles    []*EpisodeFile
-	epStat     []int // index of each epFiles entry in Stats.EpisodeFiles
+	epStat     []int             // index of each epFiles entry in Stats.EpisodeFiles
+	epProbes   [][]*probeResults // of each epFiles entry, by episode (probeFile)
 	// open: the batch was sent to bound memory, not because it reached
 	// BatchTurns or BatchBytes; its transaction stays open for the next.
 	open bool
@@ -92,6 +100,12 @@ func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Sta
 	if err := queries.PrepareIngestKeys(ctx, ws.Conn()); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
+	// Episodes, runs and tasks are few next to turns: keep what is stored
+	// in memory, read once per run.
+	if w.epHashes, w.epRuns, w.epTasks, err = queries.EpStored(ctx, ws.Conn()); err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	w.storedHashes = maps.Clone(w.epHashes)
 	w.out = make(chan *batch) // one batch filling while one is written
 	w.finished = make(chan struct{})
 	w.failed = make(chan struct{})
