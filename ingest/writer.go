@@ -50,6 +50,9 @@ type writer struct {
 	storedHashes map[string]string
 	// probeTasks are the probes' tasks made so far, by task key (probeFile).
 	probeTasks map[string]*analysis.ProbeTask
+	// taskKeys holds the task keys computed so far (taskKey), by the hash
+	// of the domain, the task id and the task's JSON as the file has it.
+	taskKeys map[string]string
 }
 
 // batch is what one transaction writes.
@@ -163,6 +166,21 @@ func (w *writer) Error(e *ParseError) {
 	}
 	w.cur.errs = append(w.cur.errs, e)
 	w.cur.errFormats = append(w.cur.errFormats, w.format)
+}
+
+// taskKey is TaskKey, computed once per task text of the run (the
+// episode parsers find it with sinkTaskKey). Reading side only.
+func (w *writer) taskKey(domain, taskID string, raw json.RawMessage) string {
+	h := sha([]byte(domain), []byte(taskID), raw)
+	if k, ok := w.taskKeys[h]; ok {
+		return k
+	}
+	if w.taskKeys == nil {
+		w.taskKeys = map[string]string{}
+	}
+	k := TaskKey(domain, taskID, raw)
+	w.taskKeys[h] = k
+	return k
 }
 
 // Skip counts a session not kept (Sink).
