@@ -76,11 +76,15 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 	if len(b.epFiles) == 0 {
 		return nil
 	}
-	// One writer for the batch's files: each appender's flush costs about
-	// a millisecond however few its rows, and a file has few runs, tasks and
-	// findings. It is flushed before an episode is deleted, so that the
-	// delete sees the rows of the batch's earlier files.
-	rw := queries.NewRowWriter(w.ctx, w.ws)
+	// One writer for the transaction's files: each appender's flush costs
+	// about a millisecond however few its rows, and a file has few runs,
+	// tasks and findings. It is flushed before an episode is deleted, so
+	// that the delete sees the rows of earlier files, and when the
+	// transaction ends (write).
+	if w.epRW == nil {
+		w.epRW = queries.NewRowWriter(w.ctx, w.ws)
+	}
+	rw := w.epRW
 	for k, f := range b.epFiles {
 		st := &w.st.EpisodeFiles[b.epStat[k]]
 		if f.Run.RunID != "" && !w.epRuns[f.Run.RunID] {
@@ -131,7 +135,7 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 		w.appendEpisodes(rw, eps)
 		w.appendProbes(rw, eps, probes)
 	}
-	return rw.Close()
+	return nil
 }
 
 // appendRun writes a run. The append functions write on the batch's

@@ -45,6 +45,9 @@ type writer struct {
 	// task keys.
 	epHashes        map[string]string
 	epRuns, epTasks map[string]bool
+	// epRW appends the episode rows of the open transaction (writeEpisodes);
+	// write closes it before the commit.
+	epRW *queries.RowWriter
 	// storedHashes is epHashes as the run began, for the reading side
 	// (probeFile), which must not read the map the write side changes.
 	storedHashes map[string]string
@@ -215,21 +218,16 @@ func (w *writer) Session(s *Session) error {
 func (w *writer) write(b *batch) error {
 	saved := *w.st
 	err := w.ws.InTx(w.ctx, func(c *sql.Conn) error {
-		turns, bytes := 0, 0
-		for {
-			if err := w.writeBatch(c, b); err != nil {
-				return err
+		err := w.writeBatches(c, b)
+		if w.epRW != nil {
+			// The episode rows of the transaction's batches are
+			// flushed once, before it commits.
+			if cerr := w.epRW.Close(); err == nil {
+				err = cerr
 			}
-			turns, bytes = turns+b.turns, bytes+b.bytes
-			if !b.open || turns >= w.opts.BatchTurns || bytes >= w.opts.BatchBytes {
-				return nil
-			}
-			next, ok := <-w.out
-			if !ok {
-				return nil
-			}
-			b = next
+			w.epRW = nil
 		}
+		return err
 	})
 	if err != nil {
 		w.st.Sessions, w.st.Replaced, w.st.Unchanged, w.st.Superseded, w.st.Turns =
@@ -237,6 +235,26 @@ func (w *writer) write(b *batch) error {
 		return fmt.Errorf("ingest: write: %w", err)
 	}
 	return nil
+}
+
+// writeBatches writes b and the open batches that follow it in the open
+// transaction (write).
+func (w *writer) writeBatches(c *sql.Conn, b *batch) error {
+	turns, bytes := 0, 0
+	for {
+		if err := w.writeBatch(c, b); err != nil {
+			return err
+		}
+		turns, bytes = turns+b.turns, bytes+b.bytes
+		if !b.open || turns >= w.opts.BatchTurns || bytes >= w.opts.BatchBytes {
+			return nil
+		}
+		next, ok := <-w.out
+		if !ok {
+			return nil
+		}
+		b = next
+	}
 }
 
 // writeBatch writes one batch in the open transaction.
