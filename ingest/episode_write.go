@@ -45,9 +45,11 @@ func (w *writer) EpisodeFile(f *EpisodeFile) error {
 	f.Episodes = keep
 	w.cur.epFiles = append(w.cur.epFiles, f)
 	w.cur.epProbes = append(w.cur.epProbes, w.probeFile(f))
+	w.fileStatMu.Lock()
 	w.st.EpisodeFiles = append(w.st.EpisodeFiles, EpisodeFileStat{Path: f.Run.SourceFile, Format: f.Run.Format,
 		UserSim: f.Run.UserSim, Episodes: len(f.Episodes)})
 	w.cur.epStat = append(w.cur.epStat, len(w.st.EpisodeFiles)-1)
+	w.fileStatMu.Unlock()
 	for _, e := range f.Episodes {
 		w.cur.turns += len(e.Messages)
 		for _, m := range e.Messages {
@@ -86,7 +88,10 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 	}
 	rw := w.epRW
 	for k, f := range b.epFiles {
-		st := &w.st.EpisodeFiles[b.epStat[k]]
+		// The reading side appends to Stats.EpisodeFiles meanwhile: count
+		// here, add there when done with the file.
+		st := &EpisodeFileStat{}
+		defer w.addFileStat(b.epStat[k], st)
 		if f.Run.RunID != "" && !w.epRuns[f.Run.RunID] {
 			w.appendRun(rw, &f.Run)
 			w.epRuns[f.Run.RunID] = true
@@ -136,6 +141,18 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 		w.appendProbes(rw, eps, probes)
 	}
 	return nil
+}
+
+// addFileStat adds d's counts of what the write side did to the idx-th
+// entry of Stats.EpisodeFiles.
+func (w *writer) addFileStat(idx int, d *EpisodeFileStat) {
+	w.fileStatMu.Lock()
+	defer w.fileStatMu.Unlock()
+	st := &w.st.EpisodeFiles[idx]
+	st.Added += d.Added
+	st.Replaced += d.Replaced
+	st.Unchanged += d.Unchanged
+	st.Tasks += d.Tasks
 }
 
 // appendRun writes a run. The append functions write on the batch's

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"sync"
 
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
@@ -45,6 +46,9 @@ type writer struct {
 	// task keys.
 	epHashes        map[string]string
 	epRuns, epTasks map[string]bool
+	// fileStatMu guards Stats.EpisodeFiles: the reading side appends to
+	// it, the write side counts in its entries.
+	fileStatMu sync.Mutex
 	// epRW appends the episode rows of the open transaction (writeEpisodes);
 	// write closes it before the commit.
 	epRW *queries.RowWriter
@@ -216,7 +220,10 @@ func (w *writer) Session(s *Session) error {
 // only when the transaction commits: after a failed commit (a full disk, a
 // read-only directory, SIGINT) the summary says what is stored.
 func (w *writer) write(b *batch) error {
-	saved := *w.st
+	// The session counts are the write side's; the reading side changes
+	// the other fields of Stats meanwhile.
+	saved := Stats{Sessions: w.st.Sessions, Replaced: w.st.Replaced, Unchanged: w.st.Unchanged,
+		Superseded: w.st.Superseded, Turns: w.st.Turns}
 	err := w.ws.InTx(w.ctx, func(c *sql.Conn) error {
 		err := w.writeBatches(c, b)
 		if w.epRW != nil {
