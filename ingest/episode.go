@@ -421,6 +421,21 @@ func TaskKey(domain, taskID string, raw json.RawMessage) string {
 	return sha([]byte(domain), []byte(taskID), canonical(raw))
 }
 
+// taskKeyFunc computes a task's key (TaskKey).
+type taskKeyFunc func(domain, taskID string, raw json.RawMessage) string
+
+// sinkTaskKey returns the sink's taskKey when it has one (writer, which
+// remembers the keys of a run: every result file of a domain embeds the
+// same tasks, and a key re-encodes its whole task), else TaskKey.
+func sinkTaskKey(sink EpisodeSink) taskKeyFunc {
+	if k, ok := sink.(interface {
+		taskKey(domain, taskID string, raw json.RawMessage) string
+	}); ok {
+		return k.taskKey
+	}
+	return TaskKey
+}
+
 // idString reads a task id written as a string or a number.
 func idString(raw json.RawMessage) (string, bool) {
 	raw = bytes.TrimSpace(raw)

@@ -44,9 +44,12 @@ func (w *writer) EpisodeFile(f *EpisodeFile) error {
 	}
 	f.Episodes = keep
 	w.cur.epFiles = append(w.cur.epFiles, f)
+	w.cur.epProbes = append(w.cur.epProbes, w.probeFile(f))
+	w.fileStatMu.Lock()
 	w.st.EpisodeFiles = append(w.st.EpisodeFiles, EpisodeFileStat{Path: f.Run.SourceFile, Format: f.Run.Format,
 		UserSim: f.Run.UserSim, Episodes: len(f.Episodes)})
 	w.cur.epStat = append(w.cur.epStat, len(w.st.EpisodeFiles)-1)
+	w.fileStatMu.Unlock()
 	for _, e := range f.Episodes {
 		w.cur.turns += len(e.Messages)
 		for _, m := range e.Messages {
@@ -75,21 +78,20 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 	if len(b.epFiles) == 0 {
 		return nil
 	}
-	if w.epHashes == nil {
-		// Episodes, runs and tasks are few next to turns: keep what is
-		// stored in memory, read once per run.
-		var err error
-		if w.epHashes, w.epRuns, w.epTasks, err = queries.EpStored(w.ctx, c); err != nil {
-			return err
-		}
+	// One writer for the transaction's files: each appender's flush costs
+	// about a millisecond however few its rows, and a file has few runs,
+	// tasks and findings. It is flushed before an episode is deleted, so
+	// that the delete sees the rows of earlier files, and when the
+	// transaction ends (write).
+	if w.epRW == nil {
+		w.epRW = queries.NewRowWriter(w.ctx, w.ws)
 	}
-	// One writer for the batch's files: each appender's flush costs about
-	// a millisecond however few its rows, and a file has few runs, tasks and
-	// findings. It is flushed before an episode is deleted, so that the
-	// delete sees the rows of the batch's earlier files.
-	rw := queries.NewRowWriter(w.ctx, w.ws)
+	rw := w.epRW
 	for k, f := range b.epFiles {
-		st := &w.st.EpisodeFiles[b.epStat[k]]
+		// The reading side appends to Stats.EpisodeFiles meanwhile: count
+		// here, add there when done with the file.
+		st := &EpisodeFileStat{}
+		defer w.addFileStat(b.epStat[k], st)
 		if f.Run.RunID != "" && !w.epRuns[f.Run.RunID] {
 			w.appendRun(rw, &f.Run)
 			w.epRuns[f.Run.RunID] = true
@@ -110,7 +112,8 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 		st.Tasks += len(tasks)
 		w.st.Tasks += len(tasks)
 		var eps []*Episode
-		for _, e := range f.Episodes {
+		var probes []*probeResults
+		for i, e := range f.Episodes {
 			hash, ok := w.epHashes[e.SimulationID]
 			w.epHashes[e.SimulationID] = e.ContentHash
 			switch {
@@ -132,11 +135,24 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 				w.st.Episodes++
 			}
 			eps = append(eps, e)
+			probes = append(probes, b.epProbes[k][i])
 		}
 		w.appendEpisodes(rw, eps)
-		w.appendProbes(rw, eps)
+		w.appendProbes(rw, eps, probes)
 	}
-	return rw.Close()
+	return nil
+}
+
+// addFileStat adds d's counts of what the write side did to the idx-th
+// entry of Stats.EpisodeFiles.
+func (w *writer) addFileStat(idx int, d *EpisodeFileStat) {
+	w.fileStatMu.Lock()
+	defer w.fileStatMu.Unlock()
+	st := &w.st.EpisodeFiles[idx]
+	st.Added += d.Added
+	st.Replaced += d.Replaced
+	st.Unchanged += d.Unchanged
+	st.Tasks += d.Tasks
 }
 
 // appendRun writes a run. The append functions write on the batch's

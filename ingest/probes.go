@@ -80,16 +80,44 @@ func (r *probeResults) run(e *analysis.ProbeEpisode) {
 	r.findings = append(r.findings, pr.Findings...)
 }
 
-// appendProbes runs the probes on episodes being added (in memory, as
-// parsed) and appends their findings and applicability rows in the
-// current transaction: the same rows RunProbes derives from the stored
-// episodes, since the probes read the same data (JSON values as the
-// appender stores them).
-func (w *writer) appendProbes(rw *queries.RowWriter, eps []*Episode) {
+// probeFile runs the probes on the episodes of a parsed file, in memory,
+// on the reading goroutine, so that they overlap with the writing of the
+// batch before. It skips the episodes the workspace held with the same
+// content when the run began (they will not be written); the others'
+// results go with the batch, by episode (nil: skipped).
+func (w *writer) probeFile(f *EpisodeFile) []*probeResults {
+	out := make([]*probeResults, len(f.Episodes))
+	if w.probeTasks == nil {
+		w.probeTasks = map[string]*analysis.ProbeTask{}
+	}
+	for i, e := range f.Episodes {
+		if h, ok := w.storedHashes[e.SimulationID]; ok && h == e.ContentHash {
+			continue
+		}
+		out[i] = &probeResults{}
+		out[i].run(probeEpisodeOf(e, w.probeTasks))
+	}
+	return out
+}
+
+// appendProbes appends the findings and applicability rows of episodes
+// being added in the current transaction: the same rows RunProbes derives
+// from the stored episodes, since the probes read the same data (JSON
+// values as the appender stores them). probes holds each episode's results
+// as probeFile found them; one it skipped (stored with this content when
+// the run began, but replaced since by another file of the run) is probed
+// here.
+func (w *writer) appendProbes(rw *queries.RowWriter, eps []*Episode, probes []*probeResults) {
 	var res probeResults
-	tasks := map[*EpTask]*analysis.ProbeTask{}
-	for _, e := range eps {
-		res.run(probeEpisodeOf(e, tasks))
+	tasks := map[string]*analysis.ProbeTask{}
+	for i, e := range eps {
+		r := probes[i]
+		if r == nil {
+			r = &probeResults{}
+			r.run(probeEpisodeOf(e, tasks))
+		}
+		res.findings = append(res.findings, r.findings...)
+		res.apps = append(res.apps, r.apps...)
 	}
 	appendProbeResults(rw, &res)
 }
@@ -141,14 +169,15 @@ func probeEpisodes(d *queries.ProbeData) []*analysis.ProbeEpisode {
 }
 
 // probeEpisodeOf makes the probes' episode from a parsed one. tasks holds
-// the probes' tasks made so far: episodes of one task share it (and what
-// the probes derive from it).
-func probeEpisodeOf(e *Episode, tasks map[*EpTask]*analysis.ProbeTask) *analysis.ProbeEpisode {
+// the probes' tasks made so far, by task key: episodes of one task content
+// share it (and what the probes derive from it), whichever file embeds it,
+// as RunProbes makes one per stored task.
+func probeEpisodeOf(e *Episode, tasks map[string]*analysis.ProbeTask) *analysis.ProbeEpisode {
 	pe := &analysis.ProbeEpisode{SimulationID: e.SimulationID, Messages: make([]analysis.ProbeMessage, len(e.Messages))}
 	if t := e.TaskRef; t != nil && e.TaskKey != nil {
-		if pe.Task = tasks[t]; pe.Task == nil {
+		if pe.Task = tasks[*e.TaskKey]; pe.Task == nil {
 			pe.Task = probeTaskOf(t)
-			tasks[t] = pe.Task
+			tasks[*e.TaskKey] = pe.Task
 		}
 	}
 	for i, m := range e.Messages {

@@ -79,6 +79,7 @@ func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
 	run.RunID = sha([]byte(FormatTau1), []byte(fileStem(path)), []byte(run.Domain))
 	seen := map[string]bool{}
 	stem := fileStem(path)
+	key := sinkTaskKey(sink)
 	var errs []*ParseError
 	ok := jsonArray(path, r, sink, "tau-bench v1 file: not a JSON array", func(i int, s *jsonStream) error {
 		var e t1Episode
@@ -86,7 +87,7 @@ func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
 		if raw == nil {
 			return err
 		}
-		ep, task, err := tau1Decoded(&e, err, raw, run, i, stem)
+		ep, task, err := tau1Decoded(&e, err, raw, run, i, stem, key)
 		if err != nil {
 			errs = append(errs, &ParseError{Path: path, Line: line, Reason: err.Error()})
 			return nil
@@ -113,7 +114,7 @@ func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
 
 // tau1Decoded makes the episode of an array element decoded into ep, with
 // decErr the decoding error, raw its JSON.
-func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, stem string) (*Episode, *EpTask, error) {
+func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, stem string, key taskKeyFunc) (*Episode, *EpTask, error) {
 	e := *ep1
 	where := fmt.Sprintf("episode %d", idx)
 	if decErr != nil {
@@ -146,7 +147,7 @@ func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, 
 			}
 			task = &EpTask{Domain: run.Domain, TaskID: taskID, Format: FormatTau1, Instruction: t.Instruction,
 				UserID: t.UserID, CommunicateInfo: nullRaw(t.Outputs), Raw: tr, SourceFile: run.SourceFile,
-				Key: TaskKey(run.Domain, taskID, tr)}
+				Key: key(run.Domain, taskID, tr)}
 			for _, a := range t.Actions {
 				task.Actions = append(task.Actions, EpAction{Requestor: "assistant", Name: a.Name, Arguments: nullRaw(a.Kwargs)})
 			}

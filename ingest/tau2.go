@@ -164,7 +164,7 @@ func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
 	if t != json.Delim('{') {
 		return fail(&ParseError{Path: path, Line: 1, Reason: "tau2 result file: not a JSON object"}, depthOf(t))
 	}
-	p := &tau2File{f: &EpisodeFile{}, path: path}
+	p := &tau2File{f: &EpisodeFile{}, path: path, key: sinkTaskKey(sink)}
 	p.f.Run.SourceFile, p.f.Run.Format = path, FormatTau2
 	sawTasks, sawSims := false, false
 	for s.dec.More() {
@@ -288,6 +288,7 @@ type tau2File struct {
 	info      t2Info
 	infoRaw   json.RawMessage
 	started   *string
+	key       taskKeyFunc
 	tasks     []rawAt // until header
 	sims      []rawAt // simulations read before info and tasks
 	byID      map[string]*EpTask
@@ -325,7 +326,7 @@ func (p *tau2File) header() {
 	}
 	p.byID = map[string]*EpTask{}
 	for i, t := range p.tasks {
-		task, err := tau2Task(t.raw, run.Domain, path)
+		task, err := tau2Task(t.raw, run.Domain, path, p.key)
 		if err != nil {
 			p.errs = append(p.errs, &ParseError{Path: path, Line: t.line, Reason: fmt.Sprintf("task %d: %v", i, err)})
 			continue
@@ -346,7 +347,7 @@ func (p *tau2File) header() {
 	for _, task := range p.f.Tasks {
 		if task.Domain == "" {
 			task.Domain = run.Domain
-			task.Key = TaskKey(task.Domain, task.TaskID, task.Raw)
+			task.Key = p.key(task.Domain, task.TaskID, task.Raw)
 		}
 	}
 }
@@ -377,7 +378,7 @@ func deref(s *string) string {
 
 // tau2Task reads one task object; domain "" takes the task's own
 // instructions.domain.
-func tau2Task(raw json.RawMessage, domain, path string) (*EpTask, error) {
+func tau2Task(raw json.RawMessage, domain, path string, key taskKeyFunc) (*EpTask, error) {
 	var t t2Task
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return nil, err
@@ -428,7 +429,7 @@ func tau2Task(raw json.RawMessage, domain, path string) (*EpTask, error) {
 	}
 	task.Domain = domain
 	if domain != "" {
-		task.Key = TaskKey(domain, id, raw)
+		task.Key = key(domain, id, raw)
 	}
 	return task, nil
 }
@@ -572,6 +573,7 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 // name of the file's folder as its domain.
 func ParseTaskFile(path string, r io.Reader, sink EpisodeSink) error {
 	dirDomain := filepath.Base(filepath.Dir(path))
+	key := sinkTaskKey(sink)
 	f := &EpisodeFile{}
 	f.Run.SourceFile, f.Run.Format = path, "tasks"
 	var errs []*ParseError
@@ -580,14 +582,14 @@ func ParseTaskFile(path string, r io.Reader, sink EpisodeSink) error {
 		if err != nil {
 			return err
 		}
-		task, err := tau2Task(raw, "", path)
+		task, err := tau2Task(raw, "", path, key)
 		if err != nil {
 			errs = append(errs, &ParseError{Path: path, Line: line, Reason: fmt.Sprintf("task %d: %v", i, err)})
 			return nil
 		}
 		if task.Domain == "" {
 			task.Domain = dirDomain
-			task.Key = TaskKey(task.Domain, task.TaskID, task.Raw)
+			task.Key = key(task.Domain, task.TaskID, task.Raw)
 		}
 		f.Tasks = append(f.Tasks, task)
 		return nil

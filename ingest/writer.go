@@ -6,7 +6,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"sync"
 
+	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -38,11 +41,25 @@ type writer struct {
 
 	done, total int64
 
-	// What the workspace holds of episodes (write side, read at the first
-	// episode batch and kept up to date): content hash by simulation id,
-	// run ids, task keys.
+	// What the workspace holds of episodes (write side, read when the run
+	// begins and kept up to date): content hash by simulation id, run ids,
+	// task keys.
 	epHashes        map[string]string
 	epRuns, epTasks map[string]bool
+	// fileStatMu guards Stats.EpisodeFiles: the reading side appends to
+	// it, the write side counts in its entries.
+	fileStatMu sync.Mutex
+	// epRW appends the episode rows of the open transaction (writeEpisodes);
+	// write closes it before the commit.
+	epRW *queries.RowWriter
+	// storedHashes is epHashes as the run began, for the reading side
+	// (probeFile), which must not read the map the write side changes.
+	storedHashes map[string]string
+	// probeTasks are the probes' tasks made so far, by task key (probeFile).
+	probeTasks map[string]*analysis.ProbeTask
+	// taskKeys holds the task keys computed so far (taskKey), by the hash
+	// of the domain, the task id and the task's JSON as the file has it.
+	taskKeys map[string]string
 }
 
 // batch is what one transaction writes.
@@ -56,7 +73,8 @@ type batch struct {
 	errFormats []string
 	edgesIn    [][3]string // manifest edges
 	epFiles    []*EpisodeFile
-	epStat     []int // index of each epFiles entry in Stats.EpisodeFiles
+	epStat     []int             // index of each epFiles entry in Stats.EpisodeFiles
+	epProbes   [][]*probeResults // of each epFiles entry, by episode (probeFile)
 	// open: the batch was sent to bound memory, not because it reached
 	// BatchTurns or BatchBytes; its transaction stays open for the next.
 	open bool
@@ -92,6 +110,12 @@ func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Sta
 	if err := queries.PrepareIngestKeys(ctx, ws.Conn()); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
+	// Episodes, runs and tasks are few next to turns: keep what is stored
+	// in memory, read once per run.
+	if w.epHashes, w.epRuns, w.epTasks, err = queries.EpStored(ctx, ws.Conn()); err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	w.storedHashes = maps.Clone(w.epHashes)
 	w.out = make(chan *batch) // one batch filling while one is written
 	w.finished = make(chan struct{})
 	w.failed = make(chan struct{})
@@ -151,6 +175,21 @@ func (w *writer) Error(e *ParseError) {
 	w.cur.errFormats = append(w.cur.errFormats, w.format)
 }
 
+// taskKey is TaskKey, computed once per task text of the run (the
+// episode parsers find it with sinkTaskKey). Reading side only.
+func (w *writer) taskKey(domain, taskID string, raw json.RawMessage) string {
+	h := sha([]byte(domain), []byte(taskID), raw)
+	if k, ok := w.taskKeys[h]; ok {
+		return k
+	}
+	if w.taskKeys == nil {
+		w.taskKeys = map[string]string{}
+	}
+	k := TaskKey(domain, taskID, raw)
+	w.taskKeys[h] = k
+	return k
+}
+
 // Skip counts a session not kept (Sink).
 func (w *writer) Skip(reason string) { w.st.Skipped[reason]++ }
 
@@ -181,23 +220,21 @@ func (w *writer) Session(s *Session) error {
 // only when the transaction commits: after a failed commit (a full disk, a
 // read-only directory, SIGINT) the summary says what is stored.
 func (w *writer) write(b *batch) error {
-	saved := *w.st
+	// The session counts are the write side's; the reading side changes
+	// the other fields of Stats meanwhile.
+	saved := Stats{Sessions: w.st.Sessions, Replaced: w.st.Replaced, Unchanged: w.st.Unchanged,
+		Superseded: w.st.Superseded, Turns: w.st.Turns}
 	err := w.ws.InTx(w.ctx, func(c *sql.Conn) error {
-		turns, bytes := 0, 0
-		for {
-			if err := w.writeBatch(c, b); err != nil {
-				return err
+		err := w.writeBatches(c, b)
+		if w.epRW != nil {
+			// The episode rows of the transaction's batches are
+			// flushed once, before it commits.
+			if cerr := w.epRW.Close(); err == nil {
+				err = cerr
 			}
-			turns, bytes = turns+b.turns, bytes+b.bytes
-			if !b.open || turns >= w.opts.BatchTurns || bytes >= w.opts.BatchBytes {
-				return nil
-			}
-			next, ok := <-w.out
-			if !ok {
-				return nil
-			}
-			b = next
+			w.epRW = nil
 		}
+		return err
 	})
 	if err != nil {
 		w.st.Sessions, w.st.Replaced, w.st.Unchanged, w.st.Superseded, w.st.Turns =
@@ -205,6 +242,26 @@ func (w *writer) write(b *batch) error {
 		return fmt.Errorf("ingest: write: %w", err)
 	}
 	return nil
+}
+
+// writeBatches writes b and the open batches that follow it in the open
+// transaction (write).
+func (w *writer) writeBatches(c *sql.Conn, b *batch) error {
+	turns, bytes := 0, 0
+	for {
+		if err := w.writeBatch(c, b); err != nil {
+			return err
+		}
+		turns, bytes = turns+b.turns, bytes+b.bytes
+		if !b.open || turns >= w.opts.BatchTurns || bytes >= w.opts.BatchBytes {
+			return nil
+		}
+		next, ok := <-w.out
+		if !ok {
+			return nil
+		}
+		b = next
+	}
 }
 
 // writeBatch writes one batch in the open transaction.
