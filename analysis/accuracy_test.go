@@ -48,6 +48,9 @@ func TestPerDeveloper(t *testing.T) {
 			[]DeveloperScore{{"a", 3, 4, 0.75}, {"b", 3, 4, 0.75}}},
 		{"developers come out sorted", cat(devOutcomes("z", 1, 1), devOutcomes("m", 0, 2)),
 			[]DeveloperScore{{"m", 0, 2, 0}, {"z", 1, 1, 1}}},
+		// a: 1 of 2, then 2 of 2 after b's 0 of 1: 3 of 4 in all.
+		{"a developer met twice is merged", cat(devOutcomes("a", 1, 2), devOutcomes("b", 0, 1), devOutcomes("a", 2, 2)),
+			[]DeveloperScore{{"a", 3, 4, 0.75}, {"b", 0, 1, 0}}},
 		{"no outcomes give nil", nil, nil},
 	}
 	for _, tt := range tests {

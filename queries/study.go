@@ -264,14 +264,14 @@ func LoadStudy(ctx context.Context, db Querier, judge string) (*Study, error) {
 		return nil, fmt.Errorf("load points: %w", err)
 	}
 	err = studyAggregates(ctx, db, st)
+	if err == nil {
+		err = db.QueryRowContext(ctx, q("study_stale_generations")).Scan(&st.StaleGenerations)
+	}
 	if derr := drop(); err == nil {
 		err = derr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load generations: %w", err)
-	}
-	if err := db.QueryRowContext(ctx, q("study_stale_generations")).Scan(&st.StaleGenerations); err != nil {
-		return nil, err
 	}
 	if st.Simulators, err = studySimulators(ctx, db); err != nil {
 		return nil, fmt.Errorf("load simulators: %w", err)

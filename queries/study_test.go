@@ -86,9 +86,14 @@ func TestStudyAggregates(t *testing.T) {
 		VALUES ('a9', 'p2', 'a', 'noprofile', 1, 0, 'k', '{}', 'why?', 'v')`)
 	exec(`INSERT INTO labels (target, target_id, judge, move) VALUES ('generation', 'a9', 'j', 'inquiry')`)
 
+	// A generation at a point no longer frozen: stale, not scored.
+	gen("z1", "p9", "a", "old", nil)
 	st, err := LoadStudy(ctx, db, "j")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if st.StaleGenerations != 1 {
+		t.Errorf("%d stale generations, want 1", st.StaleGenerations)
 	}
 	var temp int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM duckdb_tables() WHERE temporary`).Scan(&temp); err != nil || temp != 0 {
