@@ -263,7 +263,7 @@ func LoadStudy(ctx context.Context, db Querier, judge string) (*Study, error) {
 		drop()
 		return nil, fmt.Errorf("load points: %w", err)
 	}
-	err = studyAggregates(ctx, db, st)
+	err = studyAggregates(ctx, db, judge, st)
 	if err == nil {
 		err = db.QueryRowContext(ctx, q("study_stale_generations")).Scan(&st.StaleGenerations)
 	}
@@ -498,9 +498,12 @@ func LoadGenerations(ctx context.Context, db Querier, judge string, points []Stu
 	return out, err
 }
 
-// studyCells joins the generations at frozen points to judge's labels
-// once, into temporary tables (study_cells) that studyPoints and
-// studyAggregates read; drop drops them.
+// studyCells makes the temporary tables that studyPoints and
+// studyAggregates read: the frozen points numbered, with judge's label of
+// each real message (study_cells_points), the settings numbered, with
+// their totals (study_cells_settings), and the words of generations
+// written without them (study_cells_words); studyAggregates adds the
+// generations joined to judge's labels (study_cells). drop drops them all.
 func studyCells(ctx context.Context, db Querier, judge string) (drop func() error, err error) {
 	drop = func() error {
 		if _, err := db.ExecContext(ctx, q("study_cells_drop")); err != nil {
@@ -508,13 +511,10 @@ func studyCells(ctx context.Context, db Querier, judge string) (drop func() erro
 		}
 		return nil
 	}
-	if _, err := db.ExecContext(ctx, q("study_cells_words")); err != nil {
-		return nil, fmt.Errorf("study_cells_words: %w", err)
-	}
 	for _, step := range []struct {
 		name string
 		args []any
-	}{{"study_cells_points", []any{judge}}, {"study_cells_settings", nil}, {"study_cells", []any{judge}}} {
+	}{{"study_cells_words", nil}, {"study_cells_points", []any{judge}}, {"study_cells_settings", nil}} {
 		if _, err := db.ExecContext(ctx, q(step.name), step.args...); err != nil {
 			drop()
 			return nil, fmt.Errorf("%s: %w", step.name, err)
@@ -524,10 +524,12 @@ func studyCells(ctx context.Context, db Querier, judge string) (drop func() erro
 }
 
 // studyAggregates fills st's Settings, Scores, and Outcomes, LengthWords
-// and LengthDevelopers at the Anchor setting, from the temporary tables of
-// studyCells, which give settings and developers by number: they are
+// and LengthDevelopers at the Anchor setting: it joins the generations at
+// frozen points to judge's labels once, into a temporary table
+// (study_cells) that the aggregate queries read. They give settings and
+// developers by number (the temporary tables of studyCells): they are
 // resolved here to names.
-func studyAggregates(ctx context.Context, db Querier, st *Study) error {
+func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) error {
 	var settings []StudySetting // by number - 1
 	err := scanAll(ctx, db, "study_settings", nil, func(rows *sql.Rows) error {
 		var x StudySetting
@@ -545,6 +547,10 @@ func studyAggregates(ctx context.Context, db Querier, st *Study) error {
 		return fmt.Errorf("settings: %w", err)
 	}
 	st.Settings = settings
+	n, k := Anchor(st.Settings)
+	if _, err := db.ExecContext(ctx, q("study_cells"), judge, n, k); err != nil {
+		return fmt.Errorf("study_cells: %w", err)
+	}
 	var devs []string // by number - 1
 	err = scanAll(ctx, db, "study_developers", nil, func(rows *sql.Rows) error {
 		var n int
@@ -590,11 +596,10 @@ func studyAggregates(ctx context.Context, db Querier, st *Study) error {
 	if err != nil {
 		return fmt.Errorf("scores: %w", err)
 	}
-	n, k := Anchor(st.Settings)
 	if err := studyOutcomes(ctx, db, st, settings, devs, n, k); err != nil {
 		return fmt.Errorf("outcomes: %w", err)
 	}
-	err = scanAll(ctx, db, "study_length_words", []any{n, k}, func(rows *sql.Rows) error {
+	err = scanAll(ctx, db, "study_length_words", nil, func(rows *sql.Rows) error {
 		var x StudyLengthWords
 		if err := rows.Scan(&set, &x.Words, &x.Count); err != nil {
 			return err
@@ -610,7 +615,7 @@ func studyAggregates(ctx context.Context, db Querier, st *Study) error {
 	if err != nil {
 		return fmt.Errorf("lengths: %w", err)
 	}
-	err = scanAll(ctx, db, "study_length_developers", []any{n, k}, func(rows *sql.Rows) error {
+	err = scanAll(ctx, db, "study_length_developers", nil, func(rows *sql.Rows) error {
 		var x StudyLengthDeveloper
 		if err := rows.Scan(&set, &dev, &x.Count, &x.Words); err != nil {
 			return err

@@ -1,10 +1,9 @@
--- study_length_words: the generations with text of the settings at live
--- window $1 and history $2 (the report's anchor, queries.Anchor: the only
--- one whose lengths it draws), counted per setting and length in words
--- (generations.words: queries.Words). Read from study_cells.
-SELECT c.setting, c.words, count(*) AS n
-FROM ub_study_cells c
-JOIN ub_study_settings st USING (setting)
-WHERE st.window_n = $1 AND st.history_k = $2 AND NOT c.failed
+-- study_length_words: the generations with text of the settings at the
+-- report's anchor (study_cells: words is NULL elsewhere; queries.Anchor:
+-- the only (N, K) whose lengths it draws), counted per setting and length
+-- in words (generations.words: queries.Words).
+SELECT setting, words, count(*) AS n
+FROM ub_study_cells
+WHERE words IS NOT NULL
 GROUP BY ALL
-ORDER BY c.setting, c.words
+ORDER BY setting, words

@@ -11,14 +11,13 @@ WITH anchor AS (
     SELECT setting FROM ub_study_settings WHERE window_n = $1 AND history_k = $2
 ),
 gens AS (
-    SELECT c.setting, sp.dev, sp.real_move,
+    SELECT c.setting, c.dev, sp.real_move,
            CASE WHEN c.failed THEN '' ELSE c.move END AS generated,
-           count(*) FILTER (WHERE c.failed OR c.move <> '') AS n,
+           count(*) FILTER (WHERE c.failed OR c.labelled) AS n,
            count(*) AS present
     FROM ub_study_cells c
-    SEMI JOIN anchor a ON a.setting = c.setting
     JOIN ub_study_points sp USING (pt)
-    WHERE sp.scorable
+    WHERE c.move IS NOT NULL AND c.scorable
     GROUP BY ALL
 ),
 pairs AS (

@@ -22,19 +22,18 @@ WITH devs AS (
     GROUP BY dev
 ),
 agg AS (
-    SELECT c.setting, sp.dev,
-           count(*) FILTER (WHERE NOT c.failed AND c.move = sp.real_move) AS hits,
-           count(*) FILTER (WHERE NOT c.failed AND c.move <> '') AS scored,
-           count(*) FILTER (WHERE c.failed) AS failed,
-           count(*) FILTER (WHERE NOT c.failed AND c.move = '') AS unlabelled,
-           count(*) FILTER (WHERE sp.constant_dose AND NOT c.failed AND c.move = sp.real_move) AS dose_hits,
-           count(*) FILTER (WHERE sp.constant_dose AND (c.failed OR c.move <> '')) AS dose_counted,
+    SELECT setting, dev,
+           count(*) FILTER (WHERE hit) AS hits,
+           count(*) FILTER (WHERE NOT failed AND labelled) AS scored,
+           count(*) FILTER (WHERE failed) AS failed,
+           count(*) FILTER (WHERE NOT failed AND NOT labelled) AS unlabelled,
+           count(*) FILTER (WHERE dose AND hit) AS dose_hits,
+           count(*) FILTER (WHERE dose AND (failed OR labelled)) AS dose_counted,
            count(*) AS present,
-           count(*) FILTER (WHERE sp.constant_dose) AS dose_present
-    FROM ub_study_cells c
-    JOIN ub_study_points sp USING (pt)
-    WHERE sp.scorable
-    GROUP BY c.setting, sp.dev
+           count(*) FILTER (WHERE dose) AS dose_present
+    FROM ub_study_cells
+    WHERE scorable
+    GROUP BY setting, dev
 )
 SELECT st.setting, d.dev,
        coalesce(a.hits, 0) AS hits,
