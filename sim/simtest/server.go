@@ -160,13 +160,22 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if s.opts.KeepBodies {
 		e.Body = body
 	}
-	defer func() {
+	// record logs e once: when the handler returns (before net/http sends
+	// the buffered response), or for Reset before the connection is
+	// closed, so that a client that has seen the outcome finds it in Log.
+	recorded := false
+	record := func() {
+		if recorded {
+			return
+		}
+		recorded = true
 		s.mu.Lock()
 		s.events++
 		e.Finished = s.events
 		s.log = append(s.log, e)
 		s.mu.Unlock()
-	}()
+	}
+	defer record()
 
 	wait := s.opts.Latency
 	if f.Kind == Slow {
@@ -212,6 +221,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			panic("simtest: connection cannot be hijacked")
 		}
 		conn, _, err := hj.Hijack()
+		record()
 		if err == nil {
 			conn.Close()
 		}
