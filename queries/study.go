@@ -596,7 +596,27 @@ func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) e
 	if err != nil {
 		return fmt.Errorf("scores: %w", err)
 	}
-	if err := studyOutcomes(ctx, db, st, settings, devs, n, k); err != nil {
+	in := interner{}
+	var real, gen sql.RawBytes
+	var total int
+	err = scanAll(ctx, db, "study_outcomes", []any{n, k}, func(rows *sql.Rows) error {
+		var x StudyOutcomes
+		if err := rows.Scan(&set, &dev, &real, &gen, &x.Count, &total); err != nil {
+			return err
+		}
+		s, d, err := at(set, dev)
+		if err != nil {
+			return err
+		}
+		if st.Outcomes == nil {
+			st.Outcomes = make([]StudyOutcomes, 0, total)
+		}
+		x.Simulator, x.Condition, x.N, x.K, x.Developer = s.Simulator, s.Condition, s.N, s.K, d
+		x.Real, x.Generated = in.of(real), in.of(gen)
+		st.Outcomes = append(st.Outcomes, x)
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("outcomes: %w", err)
 	}
 	err = scanAll(ctx, db, "study_length_words", nil, func(rows *sql.Rows) error {
@@ -632,32 +652,6 @@ func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) e
 		return fmt.Errorf("lengths: %w", err)
 	}
 	return nil
-}
-
-// studyOutcomes fills st.Outcomes at the settings at (n, k) from
-// study_outcomes; settings and devs name the settings and developers by
-// number (from 1).
-func studyOutcomes(ctx context.Context, db Querier, st *Study, settings []StudySetting, devs []string, n, k int) error {
-	in := interner{}
-	var set, dev, total int
-	var real, gen sql.RawBytes
-	return scanAll(ctx, db, "study_outcomes", []any{n, k}, func(rows *sql.Rows) error {
-		var x StudyOutcomes
-		if err := rows.Scan(&set, &dev, &real, &gen, &x.Count, &total); err != nil {
-			return err
-		}
-		if set < 1 || set > len(settings) || dev < 1 || dev > len(devs) {
-			return fmt.Errorf("setting %d or developer %d unknown", set, dev)
-		}
-		if st.Outcomes == nil {
-			st.Outcomes = make([]StudyOutcomes, 0, total)
-		}
-		s := settings[set-1]
-		x.Simulator, x.Condition, x.N, x.K, x.Developer = s.Simulator, s.Condition, s.N, s.K, devs[dev-1]
-		x.Real, x.Generated = in.of(real), in.of(gen)
-		st.Outcomes = append(st.Outcomes, x)
-		return nil
-	})
 }
 
 func studySimulators(ctx context.Context, db Querier) ([]StudySimulator, error) {

@@ -253,9 +253,11 @@ func aggregate(st *queries.Study) *queries.Study {
 	}
 	an, ak := queries.Anchor(out.Settings)
 	// moment counts one moment at point p in the setting key: generated
-	// is the judge's move of a scored one, "" of a failed or missing one.
-	moment := func(key setting, p queries.StudyPoint, generated string) {
-		s := queries.StudyScores{Simulator: key.sim, Condition: key.cond, N: key.n, K: key.k, Developer: p.Developer, Moments: 1}
+	// is the judge's move of a scored one, "" of a failed or missing one,
+	// which kind counts (Failed or Missing 1).
+	moment := func(key setting, p queries.StudyPoint, generated string, kind queries.StudyScores) {
+		s := kind
+		s.Simulator, s.Condition, s.N, s.K, s.Developer, s.Moments = key.sim, key.cond, key.n, key.k, p.Developer, 1
 		if generated == p.Real {
 			s.Hits = 1
 		}
@@ -276,20 +278,18 @@ func aggregate(st *queries.Study) *queries.Study {
 		key := setting{g.Simulator, g.Condition, g.N, g.K}
 		switch {
 		case g.Failed:
-			moment(key, p, "")
-			out.Scores[len(out.Scores)-1].Failed = 1
+			moment(key, p, "", queries.StudyScores{Failed: 1})
 		case g.Move == "":
 			out.Scores = append(out.Scores, queries.StudyScores{Simulator: key.sim, Condition: key.cond, N: key.n, K: key.k,
 				Developer: p.Developer, Unlabelled: 1})
 		default:
-			moment(key, p, g.Move)
+			moment(key, p, g.Move, queries.StudyScores{})
 		}
 	}
 	for _, key := range order {
 		for pi, p := range st.Points {
 			if scorable(p.Real) && !present[key][pi] {
-				moment(key, p, "")
-				out.Scores[len(out.Scores)-1].Missing = 1
+				moment(key, p, "", queries.StudyScores{Missing: 1})
 			}
 		}
 	}
