@@ -1,0 +1,254 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// lineAt is the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	off = max(0, min(off, int64(len(data))))
+	// Skip the separator and whitespace before the value the offset precedes.
+	for off < int64(len(data)) && (data[off] == ',' || data[off] == ' ' || data[off] == '\n' || data[off] == '\r' || data[off] == '\t') {
+		off++
+	}
+	return 1 + bytes.Count(data[:off], []byte("\n"))
+}
+
+// jsonStream decodes an episode or task file value by value, so that
+// memory holds one simulation (or task) at a time, not the file. It counts
+// the newlines read, to give each value and each syntax error its line.
+// A file that is not valid JSON is one error (syntaxError): a parser keeps
+// its other errors and its values until the end of the file is reached.
+type jsonStream struct {
+	path string
+	dec  *json.Decoder
+	lr   *lineReader
+}
+
+// lineReader counts the newlines read through it and keeps what was read
+// since the last mark, so that a value decoded straight into a struct can
+// still be hashed as the bytes it was written with.
+type lineReader struct {
+	r    io.Reader
+	nl   int
+	keep []byte // the input from offset kept on
+	kept int64
+}
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	l.nl += bytes.Count(p[:n], []byte("\n"))
+	l.keep = append(l.keep, p[:n]...)
+	return n, err
+}
+
+// mark forgets the input before offset off.
+func (l *lineReader) mark(off int64) {
+	n := copy(l.keep, l.keep[off-l.kept:])
+	l.keep, l.kept = l.keep[:n], off
+}
+
+// newlineCounter counts the newlines written to it.
+type newlineCounter int
+
+func (c *newlineCounter) Write(p []byte) (int, error) {
+	*c += newlineCounter(bytes.Count(p, []byte("\n")))
+	return len(p), nil
+}
+
+func newJSONStream(path string, r io.Reader) *jsonStream {
+	lr := &lineReader{r: r}
+	return &jsonStream{path: path, dec: json.NewDecoder(lr), lr: lr}
+}
+
+// linesBefore is the number of newlines before the decoder's position,
+// less those of the value just decoded (raw).
+func (s *jsonStream) linesBefore(raw []byte) int {
+	var buffered newlineCounter
+	io.Copy(&buffered, s.dec.Buffered()) // a bytes.Reader: WriteTo, no copy
+	return s.lr.nl - int(buffered) - bytes.Count(raw, []byte("\n"))
+}
+
+// value decodes the next value whole and returns it with the line it
+// starts on.
+func (s *jsonStream) value() (json.RawMessage, int, error) {
+	s.lr.mark(s.dec.InputOffset())
+	var raw json.RawMessage
+	if err := s.dec.Decode(&raw); err != nil {
+		return nil, 0, err
+	}
+	return raw, 1 + s.linesBefore(raw), nil
+}
+
+// decode decodes the next value straight into v (a struct) and returns the
+// bytes it was written with (what value would return) and its line. err is
+// the decoding error: a syntax error (raw is nil) or, as json.Unmarshal
+// gives it, a mistyped field after the whole value was decoded.
+func (s *jsonStream) decode(v any) (raw []byte, line int, err error) {
+	start := s.dec.InputOffset()
+	s.lr.mark(start)
+	err = s.dec.Decode(v)
+	var se *json.SyntaxError
+	if err != nil && (errors.As(err, &se) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+		return nil, 0, err
+	}
+	end := s.dec.InputOffset()
+	raw = bytes.TrimLeft(s.lr.keep[:end-start], ", \t\r\n")
+	return raw, 1 + s.linesBefore(raw), err
+}
+
+// line is the line of the decoder's position (after the last token).
+func (s *jsonStream) line() int { return 1 + s.linesBefore(nil) }
+
+// syntaxError makes the file's one error from a decoding error. The
+// decoder stops where the value it could not read starts; read as a whole,
+// that value gives json.Unmarshal's reason and the line of the bad byte,
+// as checking the whole file would. An error between values ("expected
+// comma after array element") is placed where the decoder stopped.
+func (s *jsonStream) syntaxError(err error) *ParseError { return s.syntaxErrorAt(err, false) }
+
+// syntaxErrorAt is syntaxError; top says the top-level value has ended.
+func (s *jsonStream) syntaxErrorAt(err error, top bool) *ParseError {
+	rest, _ := io.ReadAll(s.dec.Buffered())
+	base := s.lr.nl - bytes.Count(rest, []byte("\n"))
+	reason := strings.TrimPrefix(err.Error(), "json: ")
+	eof := errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+	if eof {
+		reason = "unexpected end of JSON input"
+	}
+	if pe := syntaxCheck(s.path, rest); !top && pe != nil && (eof || pe.Reason == "invalid JSON: "+reason) {
+		pe.Line += base
+		return pe
+	}
+	// The decoder's words for an error between values, in the scanner's.
+	if c := bytes.TrimLeft(rest, " \t\r\n"); len(c) > 0 {
+		q := strconv.QuoteRune(rune(c[0]))
+		q = "'" + q[1:len(q)-1] + "'"
+		switch {
+		case strings.HasPrefix(reason, "expected comma after "):
+			reason = "invalid character " + q + " after " + strings.TrimPrefix(reason, "expected comma after ")
+		case reason == "expected colon after object key":
+			reason = "invalid character " + q + " after object key"
+		case reason == "invalid character "+q:
+			reason += " looking for beginning of object key string"
+		case top && strings.HasSuffix(reason, " looking for beginning of value"):
+			reason = strings.TrimSuffix(reason, " looking for beginning of value") + " after top-level value"
+		}
+	}
+	return &ParseError{Path: s.path, Line: base + lineAt(rest, 0), Reason: "invalid JSON: " + reason}
+}
+
+// drain reads the rest of the input, at nesting depth depth, and returns
+// the syntax error there is (nil: the file is valid JSON to its end).
+func (s *jsonStream) drain(depth int) *ParseError {
+	for {
+		t, err := s.dec.Token()
+		if err == io.EOF && depth == 0 {
+			return nil
+		}
+		if err != nil {
+			return s.syntaxErrorAt(err, depth == 0)
+		}
+		if depth == 0 {
+			return &ParseError{Path: s.path, Line: s.line(), Reason: fmt.Sprintf("invalid JSON: invalid character %q after top-level value", tokenStart(t))}
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+}
+
+// jsonArray reads a file that is one JSON array, calling fn to decode
+// each element (with s.value or s.decode) and returning the syntax error
+// it met. A file that is not valid JSON, or whose value is no array
+// (notArray), is one error on sink, and ok is false; fn may have been
+// called before the error was found.
+func jsonArray(path string, r io.Reader, sink EpisodeSink, notArray string, fn func(i int, s *jsonStream) error) (ok bool) {
+	s := newJSONStream(path, r)
+	t, err := s.dec.Token()
+	if err != nil {
+		sink.Error(s.syntaxError(err))
+		return false
+	}
+	if t != json.Delim('[') {
+		pe := &ParseError{Path: path, Line: 1, Reason: notArray}
+		if se := s.drain(depthOf(t)); se != nil {
+			pe = se
+		}
+		sink.Error(pe)
+		return false
+	}
+	for i := 0; s.dec.More(); i++ {
+		if err := fn(i, s); err != nil {
+			sink.Error(s.syntaxError(err))
+			return false
+		}
+	}
+	if pe := s.finish(); pe != nil {
+		sink.Error(pe)
+		return false
+	}
+	return true
+}
+
+// finish reads the end of the top-level array or object and checks that
+// nothing but white space follows it.
+func (s *jsonStream) finish() *ParseError {
+	if _, err := s.dec.Token(); err != nil {
+		return s.syntaxError(err)
+	}
+	return s.drain(0)
+}
+
+// tokenStart is the first character of a token as JSON writes it.
+func tokenStart(t json.Token) rune {
+	switch v := t.(type) {
+	case json.Delim:
+		return rune(v)
+	case string:
+		return '"'
+	case bool:
+		if v {
+			return 't'
+		}
+		return 'f'
+	case nil:
+		return 'n'
+	}
+	b, _ := json.Marshal(t)
+	if len(b) == 0 {
+		return '?'
+	}
+	return rune(b[0])
+}
+
+// depthOf is the nesting a first token opens.
+func depthOf(t json.Token) int {
+	if t == json.Delim('{') || t == json.Delim('[') {
+		return 1
+	}
+	return 0
+}
+
+// syntaxCheck returns one ParseError for data that is not valid JSON, with
+// json.Unmarshal's reason and the line of the offending byte; nil for valid
+// JSON.
+func syntaxCheck(path string, data []byte) *ParseError {
+	if json.Valid(data) {
+		return nil
+	}
+	err := json.Unmarshal(data, new(struct{}))
+	if se, ok := err.(*json.SyntaxError); ok {
+		return &ParseError{Path: path, Line: lineAt(data, se.Offset-1), Reason: "invalid JSON: " + se.Error()}
+	}
+	return &ParseError{Path: path, Line: 1, Reason: "invalid JSON"}
+}
