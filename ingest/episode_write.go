@@ -30,6 +30,15 @@ type EpisodeFileStat struct {
 // share one transaction until it holds BatchTurns or BatchBytes (write).
 const epBatchBytes = 1 << 20
 
+// epFlushRows is how many rows an episode table's appender holds before it
+// is flushed at the end of a batch (writeBatches). A flush costs DuckDB
+// about a millisecond however few its rows: the small tables (runs, tasks,
+// findings) wait for the commit, the messages (about 2,000 rows a batch
+// of corpus/tau2) are copied into the transaction while the next file is
+// read. All flushed at the commit, they took about 0.16 s after the last
+// file of corpus/tau2 was read; batch by batch, 0.04 s.
+const epFlushRows = 1024
+
 // EpisodeFile queues a parsed episode or task file (EpisodeSink).
 func (w *writer) EpisodeFile(f *EpisodeFile) error {
 	seen := map[string]bool{}

@@ -252,6 +252,15 @@ func (w *writer) writeBatches(c *sql.Conn, b *batch) error {
 		if err := w.writeBatch(c, b); err != nil {
 			return err
 		}
+		if w.epRW != nil {
+			// The appenders buffer what they are given and copy it into
+			// the transaction when flushed: flushed batch by batch, the
+			// messages are copied while the next file is read, not all
+			// after the last one.
+			if err := w.epRW.FlushLarge(epFlushRows); err != nil {
+				return err
+			}
+		}
 		turns, bytes = turns+b.turns, bytes+b.bytes
 		if !b.open || turns >= w.opts.BatchTurns || bytes >= w.opts.BatchBytes {
 			return nil

@@ -205,3 +205,52 @@ func readRow(t *testing.T, ws *Workspace, table string) map[string]string {
 	}
 	return out
 }
+
+// TestRowWriterFlushLarge: FlushLarge puts the rows of the appenders given
+// at least min rows into the transaction (its queries see them) and leaves
+// the others buffered until Close; appending goes on after a flush.
+func TestRowWriterFlushLarge(t *testing.T) {
+	ctx := context.Background()
+	ws, err := Open(ctx, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	count := func(c *sql.Conn, table string) int {
+		var n int
+		if err := c.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	err = ws.InTx(ctx, func(c *sql.Conn) error {
+		w := NewRowWriter(ctx, ws)
+		for i := range 3 {
+			w.EpMessage(NewEpMessage{SimulationID: "s1", Idx: i, Role: "user"})
+		}
+		w.EpToolCall(NewEpToolCall{SimulationID: "s1", Name: "f", Requestor: "user"})
+		if err := w.FlushLarge(2); err != nil {
+			return err
+		}
+		if m, c := count(c, "ep_messages"), count(c, "ep_tool_calls"); m != 3 || c != 0 {
+			t.Errorf("after FlushLarge(2): %d messages, %d tool calls in the transaction, want 3 and 0", m, c)
+		}
+		w.EpMessage(NewEpMessage{SimulationID: "s1", Idx: 3, Role: "user"})
+		if err := w.FlushLarge(2); err != nil { // one message and one call pending: neither is flushed
+			return err
+		}
+		if m := count(c, "ep_messages"); m != 3 {
+			t.Errorf("one pending message flushed by FlushLarge(2): %d messages", m)
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
+		if m, c := count(c, "ep_messages"), count(c, "ep_tool_calls"); m != 4 || c != 1 {
+			t.Errorf("after Close: %d messages, %d tool calls, want 4 and 1", m, c)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -43,14 +43,21 @@ type NewTurn struct {
 type RowWriter struct {
 	ctx   context.Context
 	ws    *Workspace
-	apps  map[string]*duckdb.Appender
+	apps  map[string]*tableAppender
 	order []string
 	err   error
 }
 
+// tableAppender is a table's appender and the rows given to it since it
+// was last flushed.
+type tableAppender struct {
+	*duckdb.Appender
+	pending int
+}
+
 // NewRowWriter returns a RowWriter on ws.
 func NewRowWriter(ctx context.Context, ws *Workspace) *RowWriter {
-	return &RowWriter{ctx: ctx, ws: ws, apps: map[string]*duckdb.Appender{}}
+	return &RowWriter{ctx: ctx, ws: ws, apps: map[string]*tableAppender{}}
 }
 
 func (w *RowWriter) append(table string, vals ...driver.Value) error {
@@ -59,16 +66,37 @@ func (w *RowWriter) append(table string, vals ...driver.Value) error {
 	}
 	a := w.apps[table]
 	if a == nil {
-		var err error
-		if a, err = w.ws.tableAppender(w.ctx, table); err != nil {
+		app, err := w.ws.tableAppender(w.ctx, table)
+		if err != nil {
 			w.err = err
 			return err
 		}
+		a = &tableAppender{Appender: app}
 		w.apps[table] = a
 		w.order = append(w.order, table)
 	}
 	if err := a.AppendRow(vals...); err != nil {
 		w.err = fmt.Errorf("%s: %w", table, err)
+	}
+	a.pending++
+	return w.err
+}
+
+// FlushLarge flushes, in the order they were opened, the appenders given
+// at least min rows since they were last flushed, and keeps them open;
+// it returns the first error. The rows flushed are in the transaction
+// (visible to its queries); an appender copies what it is given into a
+// buffer of its own, and into the table only when flushed.
+func (w *RowWriter) FlushLarge(min int) error {
+	for _, t := range w.order {
+		a := w.apps[t]
+		if w.err != nil || a.pending < min {
+			continue
+		}
+		if err := a.Flush(); err != nil {
+			w.err = fmt.Errorf("%s: %w", t, err)
+		}
+		a.pending = 0
 	}
 	return w.err
 }
@@ -81,7 +109,7 @@ func (w *RowWriter) Close() error {
 			w.err = fmt.Errorf("%s: %w", t, err)
 		}
 	}
-	w.apps, w.order = map[string]*duckdb.Appender{}, nil
+	w.apps, w.order = map[string]*tableAppender{}, nil
 	return w.err
 }
 
