@@ -8,6 +8,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // lineAt is the 1-based line of byte offset off in data.
@@ -25,11 +29,36 @@ func lineAt(data []byte, off int64) int {
 // the newlines read, to give each value and each syntax error its line.
 // A file that is not valid JSON is one error (syntaxError): a parser keeps
 // its other errors and its values until the end of the file is reached.
+//
+// A stream reads in one of two passes (readEpisodeFile). The exact pass
+// decodes with encoding/json and words each error as json.Unmarshal does.
+// The fast pass (newFastStream) decodes with encoding/json/v2 (the
+// go-json-experiment module, which Go 1.27's standard library aliases) in
+// encoding/json's semantics: names matched without regard to case, null
+// leaves a value alone, and so on (v1.DefaultOptionsV1). It also refuses
+// invalid UTF-8 and a name repeated in an object, which encoding/json
+// accepts, so that what the fast pass accepts it reads exactly as the
+// exact pass would. Its errors are not worded for people: a fast pass
+// that meets any error is thrown away and the file read again, exactly.
 type jsonStream struct {
 	path string
-	dec  *json.Decoder
+	dec  *json.Decoder // the exact pass; nil in the fast one
 	lr   *lineReader
+
+	fast *jsontext.Decoder // the fast pass; nil in the exact one
+	nl   int               // fast pass: the newlines before lr.kept
 }
+
+// fastOptions are encoding/json's semantics in encoding/json/v2, less
+// invalid UTF-8 (which encoding/json replaces with U+FFFD) and repeated
+// names (where encoding/json decodes each in turn): the fast pass fails on
+// both and the exact pass reads the file.
+var fastOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(),
+	jsontext.AllowInvalidUTF8(false), jsontext.AllowDuplicateNames(false))
+
+// errFastPass is what the fast pass says of any syntax error: the file is
+// read again by the exact pass, whose words the user gets.
+const errFastPass = "invalid JSON (fast pass)"
 
 // lineReader counts the newlines read through it and keeps what was read
 // since the last mark, so that a value decoded straight into a struct can
@@ -67,6 +96,61 @@ func newJSONStream(path string, r io.Reader) *jsonStream {
 	return &jsonStream{path: path, dec: json.NewDecoder(lr), lr: lr}
 }
 
+// newFastStream is a stream of the fast pass.
+func newFastStream(path string, r io.Reader) *jsonStream {
+	lr := &lineReader{r: r}
+	return &jsonStream{path: path, fast: jsontext.NewDecoder(lr, fastOptions), lr: lr}
+}
+
+// token reads the next token as json.Decoder.Token gives it.
+func (s *jsonStream) token() (json.Token, error) {
+	if s.fast == nil {
+		return s.dec.Token()
+	}
+	t, err := s.fast.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch k := t.Kind(); k {
+	case '{', '}', '[', ']':
+		return json.Delim(k), nil
+	case '"':
+		return t.String(), nil
+	case 'n':
+		return nil, nil
+	case 't', 'f':
+		return t.Bool(), nil
+	default:
+		f, err := t.Float()
+		return f, err
+	}
+}
+
+// more reports whether the array or object being read has another element.
+func (s *jsonStream) more() bool {
+	if s.fast == nil {
+		return s.dec.More()
+	}
+	k := s.fast.PeekKind()
+	return k != 0 && k != ']' && k != '}'
+}
+
+// fastValue reads the next value in the fast pass with read and returns
+// the bytes it was written with (valid until the next read) and its line.
+func (s *jsonStream) fastValue(read func() error) ([]byte, int, error) {
+	// Count the newlines up to the decoder's position and forget the
+	// bytes before it; what is read from there on is kept.
+	start := s.fast.InputOffset()
+	s.nl += bytes.Count(s.lr.keep[:start-s.lr.kept], []byte("\n"))
+	s.lr.mark(start)
+	if err := read(); err != nil {
+		return nil, 0, err
+	}
+	all := s.lr.keep[:s.fast.InputOffset()-start]
+	raw := bytes.TrimLeft(all, ",: \t\r\n")
+	return raw, 1 + s.nl + bytes.Count(all[:len(all)-len(raw)], []byte("\n")), nil
+}
+
 // linesBefore is the number of newlines before the decoder's position,
 // less those of the value just decoded (raw).
 func (s *jsonStream) linesBefore(raw []byte) int {
@@ -78,6 +162,10 @@ func (s *jsonStream) linesBefore(raw []byte) int {
 // value decodes the next value whole and returns it with the line it
 // starts on.
 func (s *jsonStream) value() (json.RawMessage, int, error) {
+	if s.fast != nil {
+		raw, line, err := s.fastValue(func() error { _, err := s.fast.ReadValue(); return err })
+		return bytes.Clone(raw), line, err
+	}
 	s.lr.mark(s.dec.InputOffset())
 	var raw json.RawMessage
 	if err := s.dec.Decode(&raw); err != nil {
@@ -91,6 +179,10 @@ func (s *jsonStream) value() (json.RawMessage, int, error) {
 // the decoding error: a syntax error (raw is nil) or, as json.Unmarshal
 // gives it, a mistyped field after the whole value was decoded.
 func (s *jsonStream) decode(v any) (raw []byte, line int, err error) {
+	if s.fast != nil {
+		// Any error gives no bytes: the fast pass fails on it whole.
+		return s.fastValue(func() error { return jsonv2.UnmarshalDecode(s.fast, v, fastOptions) })
+	}
 	start := s.dec.InputOffset()
 	s.lr.mark(start)
 	err = s.dec.Decode(v)
@@ -104,7 +196,12 @@ func (s *jsonStream) decode(v any) (raw []byte, line int, err error) {
 }
 
 // line is the line of the decoder's position (after the last token).
-func (s *jsonStream) line() int { return 1 + s.linesBefore(nil) }
+func (s *jsonStream) line() int {
+	if s.fast != nil {
+		return 1 + s.nl + bytes.Count(s.lr.keep[:s.fast.InputOffset()-s.lr.kept], []byte("\n"))
+	}
+	return 1 + s.linesBefore(nil)
+}
 
 // syntaxError makes the file's one error from a decoding error. The
 // decoder stops where the value it could not read starts; read as a whole,
@@ -115,6 +212,9 @@ func (s *jsonStream) syntaxError(err error) *ParseError { return s.syntaxErrorAt
 
 // syntaxErrorAt is syntaxError; top says the top-level value has ended.
 func (s *jsonStream) syntaxErrorAt(err error, top bool) *ParseError {
+	if s.fast != nil {
+		return &ParseError{Path: s.path, Line: s.line(), Reason: errFastPass}
+	}
 	rest, _ := io.ReadAll(s.dec.Buffered())
 	base := s.lr.nl - bytes.Count(rest, []byte("\n"))
 	reason := strings.TrimPrefix(err.Error(), "json: ")
@@ -147,6 +247,10 @@ func (s *jsonStream) syntaxErrorAt(err error, top bool) *ParseError {
 // drain reads the rest of the input, at nesting depth depth, and returns
 // the syntax error there is (nil: the file is valid JSON to its end).
 func (s *jsonStream) drain(depth int) *ParseError {
+	if s.fast != nil {
+		// Only called on the way to an error: the file is read again.
+		return &ParseError{Path: s.path, Line: s.line(), Reason: errFastPass}
+	}
 	for {
 		t, err := s.dec.Token()
 		if err == io.EOF && depth == 0 {
@@ -172,22 +276,21 @@ func (s *jsonStream) drain(depth int) *ParseError {
 // it met. A file that is not valid JSON, or whose value is no array
 // (notArray), is one error on sink, and ok is false; fn may have been
 // called before the error was found.
-func jsonArray(path string, r io.Reader, sink EpisodeSink, notArray string, fn func(i int, s *jsonStream) error) (ok bool) {
-	s := newJSONStream(path, r)
-	t, err := s.dec.Token()
+func jsonArray(s *jsonStream, sink EpisodeSink, notArray string, fn func(i int, s *jsonStream) error) (ok bool) {
+	t, err := s.token()
 	if err != nil {
 		sink.Error(s.syntaxError(err))
 		return false
 	}
 	if t != json.Delim('[') {
-		pe := &ParseError{Path: path, Line: 1, Reason: notArray}
+		pe := &ParseError{Path: s.path, Line: 1, Reason: notArray}
 		if se := s.drain(depthOf(t)); se != nil {
 			pe = se
 		}
 		sink.Error(pe)
 		return false
 	}
-	for i := 0; s.dec.More(); i++ {
+	for i := 0; s.more(); i++ {
 		if err := fn(i, s); err != nil {
 			sink.Error(s.syntaxError(err))
 			return false
@@ -203,10 +306,80 @@ func jsonArray(path string, r io.Reader, sink EpisodeSink, notArray string, fn f
 // finish reads the end of the top-level array or object and checks that
 // nothing but white space follows it.
 func (s *jsonStream) finish() *ParseError {
-	if _, err := s.dec.Token(); err != nil {
+	if _, err := s.token(); err != nil {
 		return s.syntaxError(err)
 	}
+	if s.fast != nil {
+		if _, err := s.fast.ReadToken(); err != io.EOF {
+			return s.syntaxError(err)
+		}
+		return nil
+	}
 	return s.drain(0)
+}
+
+// readEpisodeFile reads an episode or task file with pass: first with a
+// fast stream, when r can be read again (a file, anything with Seek, or
+// Rewind), whose results reach sink only if pass reported no error; else,
+// or after such an error, with an exact stream (jsonStream). The fast
+// pass decodes corpus/tau2 about twice as fast. Whatever it accepts it
+// decodes as the exact pass would (TestFastPassAgrees); a file with any
+// error, syntax or content, is reported in the exact pass's words.
+func readEpisodeFile(path string, r io.Reader, sink EpisodeSink, pass func(s *jsonStream, sink EpisodeSink) error) error {
+	if rewind := rewinderOf(r); rewind != nil {
+		fs := &fastSink{sink: sink}
+		if err := pass(newFastStream(path, r), fs); err == nil && !fs.failed {
+			for _, f := range fs.files {
+				if err := sink.EpisodeFile(f); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := rewind(); err != nil {
+			return fmt.Errorf("read again: %w", err)
+		}
+	}
+	return pass(newJSONStream(path, r), sink)
+}
+
+// rewinderOf returns what reads r again from where it is now: its Rewind
+// method, or a Seek back; nil when it cannot be read again (a pipe).
+func rewinderOf(r io.Reader) func() error {
+	switch v := r.(type) {
+	case interface{ Rewind() error }:
+		return v.Rewind
+	case io.Seeker:
+		at, err := v.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return nil
+		}
+		return func() error {
+			_, err := v.Seek(at, io.SeekStart)
+			return err
+		}
+	}
+	return nil
+}
+
+// fastSink keeps what a fast pass gives until it is known to have met no
+// error.
+type fastSink struct {
+	sink   EpisodeSink
+	files  []*EpisodeFile
+	failed bool
+}
+
+func (f *fastSink) EpisodeFile(e *EpisodeFile) error {
+	f.files = append(f.files, e)
+	return nil
+}
+
+func (f *fastSink) Error(*ParseError) { f.failed = true }
+
+// taskKey is the sink's (sinkTaskKey).
+func (f *fastSink) taskKey(domain, taskID string, raw json.RawMessage) string {
+	return sinkTaskKey(f.sink)(domain, taskID, raw)
 }
 
 // tokenStart is the first character of a token as JSON writes it.

@@ -227,10 +227,12 @@ func listFiles(paths []string, format string, st *Stats) ([]inputFile, error) {
 type countingReader struct {
 	r io.Reader
 	w *writer
+	n int64 // bytes read through it
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
+	c.n += int64(n)
 	c.w.done += int64(n)
 	if c.w.opts.Progress != nil && n > 0 {
 		c.w.opts.Progress(c.w.done, c.w.total)
@@ -239,6 +241,25 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 const headSize = 64 << 10
+
+// rereadable is an episode file that its parser may read twice
+// (readEpisodeFile): Rewind reads it again from its start, and counts what
+// was read for progress once.
+type rereadable struct {
+	*bufio.Reader
+	f  *os.File
+	cr *countingReader
+}
+
+func (r *rereadable) Rewind() error {
+	if _, err := r.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	r.cr.w.done -= r.cr.n
+	r.cr.n = 0
+	r.Reset(r.cr)
+	return nil
+}
 
 func (w *writer) file(f inputFile) error {
 	var r io.Reader
@@ -264,10 +285,11 @@ func (w *writer) file(f inputFile) error {
 	w.cur.clear = append(w.cur.clear, f.path)
 	br := w.spare
 	w.spare = nil
+	cr := &countingReader{r: r, w: w}
 	if br == nil {
-		br = bufio.NewReaderSize(&countingReader{r, w}, 1<<20)
+		br = bufio.NewReaderSize(cr, 1<<20)
 	} else {
-		br.Reset(&countingReader{r, w})
+		br.Reset(cr)
 	}
 	head, _ := br.Peek(headSize)
 	w.path = f.path
@@ -291,7 +313,11 @@ func (w *writer) file(f inputFile) error {
 	if parse, ok := episodeParsers[format]; ok {
 		w.format = format
 		w.st.Files++
-		err := parse(f.path, br, w)
+		var in io.Reader = br
+		if fh, ok := r.(*os.File); ok && f.path != "-" {
+			in = &rereadable{br, fh, cr}
+		}
+		err := parse(f.path, in, w)
 		// The episode parsers read in this goroutine and are done with br:
 		// the next file reuses its MiB (26 files, 26 MiB allocated less).
 		w.spare = br

@@ -57,6 +57,12 @@ type t1Task struct {
 // convention). Episodes have no id: simulation_id is tau1:<stem>:<index>, and
 // content_hash tells a changed copy.
 func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
+	return readEpisodeFile(path, r, sink, parseTau1)
+}
+
+// parseTau1 is ParseTau1 on one stream.
+func parseTau1(s *jsonStream, sink EpisodeSink) error {
+	path := s.path
 	f := &EpisodeFile{}
 	run := &f.Run
 	run.SourceFile, run.Format = path, FormatTau1
@@ -81,7 +87,7 @@ func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
 	stem := fileStem(path)
 	key := sinkTaskKey(sink)
 	var errs []*ParseError
-	ok := jsonArray(path, r, sink, "tau-bench v1 file: not a JSON array", func(i int, s *jsonStream) error {
+	ok := jsonArray(s, sink, "tau-bench v1 file: not a JSON array", func(i int, s *jsonStream) error {
 		var e t1Episode
 		raw, line, err := s.decode(&e)
 		if raw == nil {

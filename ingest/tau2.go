@@ -146,7 +146,12 @@ type t2ToolCall struct {
 // its index and id and the others still land; a task that cannot be read is
 // reported and its episodes keep a null task_key.
 func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
-	s := newJSONStream(path, r)
+	return readEpisodeFile(path, r, sink, parseTau2)
+}
+
+// parseTau2 is ParseTau2 on one stream.
+func parseTau2(s *jsonStream, sink EpisodeSink) error {
+	path := s.path
 	// fail reports err when the rest of the file is valid JSON, and the
 	// file's syntax error otherwise; depth is the nesting left open.
 	fail := func(pe *ParseError, depth int) error {
@@ -156,7 +161,7 @@ func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
 		sink.Error(pe)
 		return nil
 	}
-	t, err := s.dec.Token()
+	t, err := s.token()
 	if err != nil {
 		sink.Error(s.syntaxError(err))
 		return nil
@@ -167,8 +172,8 @@ func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
 	p := &tau2File{f: &EpisodeFile{}, path: path, key: sinkTaskKey(sink)}
 	p.f.Run.SourceFile, p.f.Run.Format = path, FormatTau2
 	sawTasks, sawSims := false, false
-	for s.dec.More() {
-		t, err := s.dec.Token()
+	for s.more() {
+		t, err := s.token()
 		if err != nil {
 			sink.Error(s.syntaxError(err))
 			return nil
@@ -196,7 +201,7 @@ func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
 				p.started = ts
 			}
 		case "tasks", "simulations":
-			t, err := s.dec.Token()
+			t, err := s.token()
 			if err != nil {
 				sink.Error(s.syntaxError(err))
 				return nil
@@ -218,7 +223,7 @@ func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
 			if now {
 				p.header()
 			}
-			for s.dec.More() {
+			for s.more() {
 				if now {
 					var sim t2Sim
 					raw, line, err := s.decode(&sim)
@@ -240,7 +245,7 @@ func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
 					p.sims = append(p.sims, rawAt{raw, line})
 				}
 			}
-			if _, err := s.dec.Token(); err != nil {
+			if _, err := s.token(); err != nil {
 				sink.Error(s.syntaxError(err))
 				return nil
 			}
@@ -572,12 +577,18 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 // tasks/<domain>/tasks.json). A task without instructions.domain takes the
 // name of the file's folder as its domain.
 func ParseTaskFile(path string, r io.Reader, sink EpisodeSink) error {
+	return readEpisodeFile(path, r, sink, parseTaskFile)
+}
+
+// parseTaskFile is ParseTaskFile on one stream.
+func parseTaskFile(s *jsonStream, sink EpisodeSink) error {
+	path := s.path
 	dirDomain := filepath.Base(filepath.Dir(path))
 	key := sinkTaskKey(sink)
 	f := &EpisodeFile{}
 	f.Run.SourceFile, f.Run.Format = path, "tasks"
 	var errs []*ParseError
-	ok := jsonArray(path, r, sink, "task file: not a JSON array of tasks", func(i int, s *jsonStream) error {
+	ok := jsonArray(s, sink, "task file: not a JSON array of tasks", func(i int, s *jsonStream) error {
 		raw, line, err := s.value()
 		if err != nil {
 			return err

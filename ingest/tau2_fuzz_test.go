@@ -17,7 +17,8 @@ func (c *epCollect) Error(e *ParseError)              { c.errs = append(c.errs, 
 // FuzzParseEpisodes checks what must hold for any input to the tau2, tau1
 // and task-file parsers: no panic; input that is not valid JSON is exactly
 // one error and no file; every error names the file; every episode has an
-// id, a task id, a content hash and messages with a valid role.
+// id, a task id, a content hash and messages with a valid role; what the
+// fast pass accepts, the exact pass reads the same (checkFastAgrees).
 func FuzzParseEpisodes(f *testing.F) {
 	f.Add([]byte(tau2Small))
 	f.Add([]byte(tau2Small[:300]))
@@ -26,6 +27,9 @@ func FuzzParseEpisodes(f *testing.F) {
 	f.Add([]byte(`[{"id": "0", "user_scenario": {"instructions": "one string"}}]`))
 	f.Add([]byte(`{"info": null, "simulations": null}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
+		for name, pass := range passes {
+			checkFastAgrees(t, name, pass, in)
+		}
 		for name, parse := range episodeParsers {
 			var c epCollect
 			if err := parse("f.json", bytes.NewReader(in), &c); err != nil {

@@ -78,6 +78,8 @@ type batch struct {
 	// open: the batch was sent to bound memory, not because it reached
 	// BatchTurns or BatchBytes; its transaction stays open for the next.
 	open bool
+	// last: no batch follows (close).
+	last bool
 }
 
 func (b *batch) empty() bool {
@@ -156,6 +158,7 @@ func (w *writer) send() error {
 
 // close writes what is left and waits for the write loop.
 func (w *writer) close() error {
+	w.cur.last = true
 	err := w.send()
 	close(w.out)
 	<-w.finished
@@ -224,8 +227,9 @@ func (w *writer) write(b *batch) error {
 	// the other fields of Stats meanwhile.
 	saved := Stats{Sessions: w.st.Sessions, Replaced: w.st.Replaced, Unchanged: w.st.Unchanged,
 		Superseded: w.st.Superseded, Turns: w.st.Turns}
+	checkpointed := false
 	err := w.ws.InTx(w.ctx, func(c *sql.Conn) error {
-		err := w.writeBatches(c, b)
+		last, err := w.writeBatches(c, b)
 		if w.epRW != nil {
 			// The episode rows of the transaction's batches are
 			// flushed once, before it commits.
@@ -233,24 +237,37 @@ func (w *writer) write(b *batch) error {
 				err = cerr
 			}
 			w.epRW = nil
+			if err == nil && last {
+				// The run's last transaction commits as a
+				// checkpoint: ub ingest closes the workspace next,
+				// whose checkpoint would write the episodes to the
+				// file after the commit wrote them to the log.
+				checkpointed = true
+				err = queries.CheckpointOnCommit(w.ctx, c)
+			}
 		}
 		return err
 	})
 	if err != nil {
 		w.st.Sessions, w.st.Replaced, w.st.Unchanged, w.st.Superseded, w.st.Turns =
 			saved.Sessions, saved.Replaced, saved.Unchanged, saved.Superseded, saved.Turns
-		return fmt.Errorf("ingest: write: %w", err)
+		err = fmt.Errorf("ingest: write: %w", err)
 	}
-	return nil
+	if checkpointed {
+		if rerr := queries.ResetCheckpointOnCommit(context.WithoutCancel(w.ctx), w.ws.Conn()); err == nil && rerr != nil {
+			err = fmt.Errorf("ingest: after the commit: %w", rerr)
+		}
+	}
+	return err
 }
 
 // writeBatches writes b and the open batches that follow it in the open
 // transaction (write).
-func (w *writer) writeBatches(c *sql.Conn, b *batch) error {
+func (w *writer) writeBatches(c *sql.Conn, b *batch) (last bool, err error) {
 	turns, bytes := 0, 0
 	for {
 		if err := w.writeBatch(c, b); err != nil {
-			return err
+			return false, err
 		}
 		if w.epRW != nil {
 			// The appenders buffer what they are given and copy it into
@@ -258,16 +275,16 @@ func (w *writer) writeBatches(c *sql.Conn, b *batch) error {
 			// messages are copied while the next file is read, not all
 			// after the last one.
 			if err := w.epRW.FlushLarge(epFlushRows); err != nil {
-				return err
+				return false, err
 			}
 		}
 		turns, bytes = turns+b.turns, bytes+b.bytes
 		if !b.open || turns >= w.opts.BatchTurns || bytes >= w.opts.BatchBytes {
-			return nil
+			return b.last, nil
 		}
 		next, ok := <-w.out
 		if !ok {
-			return nil
+			return true, nil
 		}
 		b = next
 	}

@@ -1,0 +1,221 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ub-bench/ub/queries"
+)
+
+// passes are the episode parsers on one stream, by format.
+var passes = map[string]func(*jsonStream, EpisodeSink) error{
+	FormatTau2: parseTau2, FormatTau1: parseTau1, "tasks": parseTaskFile,
+}
+
+// readPasses reads in with pass twice: in the exact pass alone and in the
+// fast pass alone; fastOK says the fast pass met no error.
+func readPasses(t *testing.T, pass func(*jsonStream, EpisodeSink) error, in []byte) (exact epCollect, fast []*EpisodeFile, fastOK bool) {
+	t.Helper()
+	if err := pass(newJSONStream("f.json", bytes.NewReader(in)), &exact); err != nil {
+		t.Fatal(err)
+	}
+	fs := &fastSink{sink: &epCollect{}}
+	err := pass(newFastStream("f.json", bytes.NewReader(in)), fs)
+	return exact, fs.files, err == nil && !fs.failed
+}
+
+// checkFastAgrees fails when the fast pass accepted in and read it other
+// than the exact pass did (or the exact pass found an error in it).
+func checkFastAgrees(t *testing.T, name string, pass func(*jsonStream, EpisodeSink) error, in []byte) (fastOK bool) {
+	t.Helper()
+	exact, fast, ok := readPasses(t, pass, in)
+	if !ok {
+		return false
+	}
+	if len(exact.errs) > 0 {
+		t.Errorf("%s: the fast pass accepted what the exact pass reports: %v", name, exact.errs[0])
+	}
+	if !reflect.DeepEqual(fast, exact.files) {
+		t.Errorf("%s: the fast pass read other files than the exact pass", name)
+		for i := range min(len(fast), len(exact.files)) {
+			for j := range min(len(fast[i].Episodes), len(exact.files[i].Episodes)) {
+				if f, e := fast[i].Episodes[j], exact.files[i].Episodes[j]; !reflect.DeepEqual(f, e) {
+					t.Logf("episode %d:\n fast  %+v\n exact %+v", j, f, e)
+				}
+			}
+		}
+	}
+	return true
+}
+
+// TestFastPassAgrees: what the fast pass (encoding/json/v2 in
+// encoding/json's semantics) accepts, it reads exactly as the exact pass
+// (encoding/json) does, on inputs where the two libraries could differ;
+// where they would differ it fails, and the file is read exactly.
+func TestFastPassAgrees(t *testing.T) {
+	// good is tau2Small without its two bad simulations; sim adds one.
+	good := strings.NewReplacer(`{"id": "s2", "task_id": "0", "messages": "not a list"},`, "",
+		`{"task_id": "0", "messages": []},`, "").Replace(tau2Small)
+	sim := func(s string) string {
+		return strings.Replace(good, `"simulations": [`, `"simulations": [`+s+",", 1)
+	}
+	cases := []struct {
+		name, format, in string
+		fast             bool // the fast pass accepts it (else it fails and the exact pass reads it)
+	}{
+		{"tau2Small", FormatTau2, tau2Small, false}, // it holds two bad simulations
+		{"good simulations", FormatTau2, good, true},
+		// encoding/json matches names without regard to case.
+		{"names in other case", FormatTau2, sim(`{"ID": "s3", "Task_Id": 0, "MESSAGES": [{"Role": "user", "Content": "x", "TURN_IDX": 2}]}`), true},
+		{"escaped names", FormatTau2, sim(`{"\u0069d": "s3", "task_id": "0", "messages": [{"role": "user", "c\u006fntent": "x"}]}`), true},
+		// null: a RawMessage field gets the four bytes, a pointer nil,
+		// a slice nil, a string "".
+		{"nulls", FormatTau2, sim(`{"id": "s3", "task_id": "0", "trial": null, "reward_info": {"reward": null, "reward_basis": null, "action_checks": null},
+			"user_only_review": null, "messages": [{"role": "user", "content": null, "tool_calls": null}, {"role": "assistant", "tool_calls": [{"name": "f", "arguments": null}]}]}`), true},
+		{"escapes", FormatTau2, sim(`{"id": "s3", "task_id": "0", "messages": [{"role": "user", "content": "caf\u00e9 \ud83d\ude00 \"q\" \\ \/ \b\f\n\r\t"}]}`), true},
+		{"CRLF lines", FormatTau1, "[\r\n{\"task_id\": 0, \"traj\": [{\"role\": \"user\", \"content\": \"hi\"}]},\r\n\r\n {\"task_id\": 1,\r\n \"traj\": []}\r\n]\r\n", true},
+		{"tau1", FormatTau1, `[{"task_id": 0, "trial": 0, "reward": 1.0, "traj": [{"role": "user", "content": "hi", "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{}"}}]}], "info": {"task": {"user_id": "a_b_123", "instruction": "x", "actions": [{"name": "f", "kwargs": {"a": [1, 2.5e3, -0, true]}}]}, "source": "user"}}]`, true},
+		{"tasks", "tasks", `[{"id": "0", "user_scenario": {"instructions": "one string"}},
+  {"id": 1, "evaluation_criteria": {"actions": [{"name": "a", "arguments": {"k": false}, "compare_args": null}], "env_assertions": [{"env_type": "user", "func_name": "f", "assert_value": true}]}}]`, true},
+		// The fast pass fails on what the exact pass reports and on what
+		// the two libraries might read otherwise (repeated names, invalid
+		// UTF-8: it need not decide how encoding/json reads them).
+		{"repeated name", FormatTau2, sim(`{"id": "s3", "id": "s5", "task_id": "0", "messages": []}`), false},
+		{"lone surrogate", FormatTau2, sim(`{"id": "s3", "task_id": "0", "messages": [{"role": "user", "content": "\ud83d x"}]}`), false},
+		{"invalid UTF-8", FormatTau2, sim("{\"id\": \"s3\", \"task_id\": \"0\", \"messages\": [{\"role\": \"user\", \"content\": \"\xff\"}]}"), false},
+		{"float into an int", FormatTau2, sim(`{"id": "s3", "task_id": "0", "trial": 1.0, "messages": []}`), false},
+		{"exponent into an int", FormatTau2, sim(`{"id": "s3", "task_id": "0", "trial": 1e2, "messages": []}`), false},
+		{"int overflow", FormatTau2, sim(`{"id": "s3", "task_id": "0", "seed": 99999999999999999999, "messages": []}`), false},
+		{"byte order mark", FormatTau1, "\xef\xbb\xbf[]", false},
+		{"trailing value", FormatTau1, `[] []`, false},
+	}
+	accepted := 0
+	for _, c := range cases {
+		in := []byte(c.in)
+		ok := checkFastAgrees(t, c.name, passes[c.format], in)
+		if c.fast != ok {
+			t.Errorf("%s: the fast pass accepted it: %v, want %v", c.name, ok, c.fast)
+		}
+		if ok {
+			accepted++
+		}
+		// Both passes together give what the exact pass gives.
+		var both epCollect
+		if err := episodeParsers[c.format]("f.json", bytes.NewReader(in), &both); err != nil {
+			t.Fatal(err)
+		}
+		exact, _, _ := readPasses(t, passes[c.format], in)
+		if !reflect.DeepEqual(both, exact) {
+			t.Errorf("%s: read with both passes, not as the exact pass reads it:\n got  %v\n want %v", c.name, both.errs, exact.errs)
+		}
+	}
+	if accepted < 4 {
+		t.Errorf("the fast pass accepted %d inputs", accepted)
+	}
+}
+
+// TestFastPassAgreesOnCorpus: on every episode file of corpus/tau2 the fast
+// pass meets no error and reads what the exact pass reads.
+func TestFastPassAgreesOnCorpus(t *testing.T) {
+	root := corpusDir(t, "tau2")
+	var paths []string
+	for _, sub := range []string{"results", "tau_trait"} {
+		m, _ := filepath.Glob(filepath.Join(root, sub, "*.json"))
+		paths = append(paths, m...)
+	}
+	if len(paths) != 26 {
+		t.Fatalf("%d files, want 26", len(paths))
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		format := DetectEpisodes(data[:min(len(data), headSize)])
+		if !checkFastAgrees(t, filepath.Base(p), passes[format], data) {
+			t.Errorf("%s: the fast pass failed", filepath.Base(p))
+		}
+	}
+}
+
+// TestRunRereadsOnlyFailedFiles: ub ingest reads an episode file once when
+// the fast pass accepts it, and again from its start when it does not; the
+// progress it reports counts each file's bytes once.
+func TestRunRereadsOnlyFailedFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := strings.NewReplacer(`{"id": "s2", "task_id": "0", "messages": "not a list"},`, "",
+		`{"task_id": "0", "messages": []},`, "", `"s1"`, `"g1"`, `"s4"`, `"g4"`).Replace(tau2Small)
+	files := map[string]string{"airline__good.json": good, "airline__bad.json": tau2Small}
+	var total int64
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		total += int64(len(src))
+	}
+	var done, max int64
+	st, err := Run(context.Background(), memWorkspace(t), []string{dir}, Options{Progress: func(d, tot int64) {
+		done, max = d, tot
+	}})
+	if err == nil || st.Episodes != 4 || st.ErrorCount != 2 {
+		t.Fatalf("%d episodes, %d errors, %v; want 4 episodes (2 a file) and the bad file's 2 errors", st.Episodes, st.ErrorCount, err)
+	}
+	if done != total || max != total {
+		t.Errorf("progress ended at %d of %d, want %d of %d", done, max, total, total)
+	}
+	// A reader that cannot be read again (a pipe) gets the exact pass
+	// alone, with the same result.
+	var piped, seek epCollect
+	if err := ParseTau2("f.json", struct{ io.Reader }{strings.NewReader(tau2Small)}, &piped); err != nil {
+		t.Fatal(err)
+	}
+	if err := ParseTau2("f.json", strings.NewReader(tau2Small), &seek); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(piped, seek) || len(piped.errs) != 2 {
+		t.Errorf("piped: %d errors, %v; read again: %v", len(piped.errs), piped.errs, seek.errs)
+	}
+}
+
+// TestEpisodesCheckpointedAtLastCommit: the last transaction of an ingest
+// that wrote episodes commits as a checkpoint, so the write-ahead log does
+// not hold them when the run returns; the settings it changed for that
+// are DuckDB's defaults again after it.
+func TestEpisodesCheckpointedAtLastCommit(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	good := strings.NewReplacer(`{"id": "s2", "task_id": "0", "messages": "not a list"},`, "",
+		`{"task_id": "0", "messages": []},`, "").Replace(tau2Small)
+	if err := os.WriteFile(filepath.Join(dir, "airline__x.json"), []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "w.duckdb")
+	ws, err := queries.Open(ctx, db, queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	settings := func(ws *queries.Workspace) (s [2]string) {
+		err := ws.Conn().QueryRowContext(ctx, "SELECT current_setting('checkpoint_threshold'), current_setting('disabled_compression_methods')").Scan(&s[0], &s[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := settings(ws)
+	if st, err := Run(ctx, ws, []string{dir}, Options{}); err != nil || st.Episodes != 2 {
+		t.Fatalf("%d episodes, %v", st.Episodes, err)
+	}
+	if fi, err := os.Stat(db + ".wal"); err == nil && fi.Size() > 0 {
+		t.Errorf("the write-ahead log holds %d bytes after the run", fi.Size())
+	}
+	if after := settings(ws); after != before {
+		t.Errorf("settings after the run %q, before %q", after, before)
+	}
+}
