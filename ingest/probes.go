@@ -272,16 +272,12 @@ func episodeChecks(ctx context.Context, ws *queries.Workspace, st *Stats) error 
 	if st.TotalEpisodes == 0 {
 		return nil
 	}
-	rates, err := queries.ProbeRatesByFile(ctx, ws.Conn())
+	byFile, err := queries.TaskMismatchByFile(ctx, ws.Conn())
 	if err != nil {
 		return err
 	}
-	byFile := map[string]int{}
-	for _, r := range rates {
-		if r.Probe == analysis.ProbeP0 {
-			byFile[r.SourceFile] = r.Hits
-			st.TaskMismatch += r.Hits
-		}
+	for _, hits := range byFile {
+		st.TaskMismatch += hits
 	}
 	for i := range st.EpisodeFiles {
 		st.EpisodeFiles[i].TaskMismatch = byFile[st.EpisodeFiles[i].Path]

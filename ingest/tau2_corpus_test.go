@@ -197,6 +197,20 @@ func tau2ProbeFacts(t *testing.T, ws *queries.Workspace, root string) {
 		}
 	}
 	rows.Close()
+	// What ingest counts for its summary (queries.TaskMismatchByFile) is
+	// what the view says.
+	byFile, err := queries.TaskMismatchByFile(context.Background(), ws.Conn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, n := range byFile {
+		if p0[filepath.Base(f)] != n {
+			t.Errorf("TaskMismatchByFile %s = %d, probe_rates %d", f, n, p0[filepath.Base(f)])
+		}
+	}
+	if len(byFile) != len(p0) {
+		t.Errorf("TaskMismatchByFile has %d files, probe_rates %d with P0 hits", len(byFile), len(p0))
+	}
 	if len(p0) != 2 || p0["airline__agent-toolorchestra__user-gpt-4.1__50tasks.json"] != 47 || p0["retail__agent-toolorchestra__user-gpt-4.1__114tasks.json"] == 0 {
 		t.Errorf("P0 flagged per file %v; want 47 in airline toolorchestra, some in retail toolorchestra, none elsewhere", p0)
 	}

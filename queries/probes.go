@@ -155,6 +155,20 @@ func ProbeRatesByFile(ctx context.Context, db Querier) ([]ProbeRate, error) {
 	return out, err
 }
 
+// TaskMismatchByFile returns, per result file, how many of its episodes
+// probe P0 flagged (the hits of ProbeRatesByFile for P0).
+func TaskMismatchByFile(ctx context.Context, db Querier) (map[string]int, error) {
+	out := map[string]int{}
+	err := epScan(ctx, db, "ep_task_mismatch_by_file", func(r *sql.Rows) error {
+		var file string
+		var hits int
+		err := r.Scan(&file, &hits)
+		out[file] = hits
+		return err
+	})
+	return out, err
+}
+
 // ProbeRatesBySim returns each probe's rate per user simulator.
 func ProbeRatesBySim(ctx context.Context, db Querier) ([]ProbeRate, error) {
 	var out []ProbeRate
