@@ -53,7 +53,7 @@ func (w *writer) EpisodeFile(f *EpisodeFile) error {
 	}
 	f.Episodes = keep
 	w.cur.epFiles = append(w.cur.epFiles, f)
-	w.cur.epProbes = append(w.cur.epProbes, w.probeFile(f))
+	w.cur.epProbes = append(w.cur.epProbes, w.probe(f))
 	w.fileStatMu.Lock()
 	w.st.EpisodeFiles = append(w.st.EpisodeFiles, EpisodeFileStat{Path: f.Run.SourceFile, Format: f.Run.Format,
 		UserSim: f.Run.UserSim, Episodes: len(f.Episodes)})
@@ -121,7 +121,7 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 		st.Tasks += len(tasks)
 		w.st.Tasks += len(tasks)
 		var eps []*Episode
-		var probes []*probeResults
+		var idx []int // of eps in f.Episodes
 		for i, e := range f.Episodes {
 			hash, ok := w.epHashes[e.SimulationID]
 			w.epHashes[e.SimulationID] = e.ContentHash
@@ -144,9 +144,16 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 				w.st.Episodes++
 			}
 			eps = append(eps, e)
-			probes = append(probes, b.epProbes[k][i])
+			idx = append(idx, i)
 		}
 		w.appendEpisodes(rw, eps)
+		// The probing goroutine has most likely finished the file by now.
+		job := b.epProbes[k]
+		<-job.done
+		probes := make([]*probeResults, len(eps))
+		for j, i := range idx {
+			probes[j] = job.out[i]
+		}
 		w.appendProbes(rw, eps, probes)
 	}
 	return nil

@@ -80,11 +80,46 @@ func (r *probeResults) run(e *analysis.ProbeEpisode) {
 	r.findings = append(r.findings, pr.Findings...)
 }
 
+// probeJob is the probing of one parsed file: out is probeFile's result,
+// set when done is closed.
+type probeJob struct {
+	f    *EpisodeFile
+	out  []*probeResults
+	done chan struct{}
+}
+
+// probe queues f for the probing goroutine, which it starts with the first
+// file, and returns its job. Reading, probing and writing each have a
+// goroutine: the probes of a file run while the next is decoded and the
+// batch before is written. The reading side hands the file over parsed
+// and does not change it again; the probes only read it, as the writing
+// side does.
+func (w *writer) probe(f *EpisodeFile) *probeJob {
+	if w.probeIn == nil {
+		// A few files may wait for their probes: each is in a batch,
+		// which bounds memory.
+		w.probeIn = make(chan *probeJob, 8)
+		go w.probeLoop(w.probeIn)
+	}
+	job := &probeJob{f: f, done: make(chan struct{})}
+	w.probeIn <- job
+	return job
+}
+
+// probeLoop probes the files queued, in order, until the queue is closed.
+func (w *writer) probeLoop(in <-chan *probeJob) {
+	for job := range in {
+		job.out = w.probeFile(job.f)
+		close(job.done)
+	}
+}
+
 // probeFile runs the probes on the episodes of a parsed file, in memory,
-// on the reading goroutine, so that they overlap with the writing of the
-// batch before. It skips the episodes the workspace held with the same
-// content when the run began (they will not be written); the others'
-// results go with the batch, by episode (nil: skipped).
+// on the probing goroutine (probeLoop), so that they overlap with the
+// reading of the next file and the writing of the batch before. It skips
+// the episodes the workspace held with the same content when the run
+// began (they will not be written); the others' results go with the
+// batch, by episode (nil: skipped).
 func (w *writer) probeFile(f *EpisodeFile) []*probeResults {
 	out := make([]*probeResults, len(f.Episodes))
 	if w.probeTasks == nil {

@@ -55,8 +55,12 @@ type writer struct {
 	// storedHashes is epHashes as the run began, for the reading side
 	// (probeFile), which must not read the map the write side changes.
 	storedHashes map[string]string
-	// probeTasks are the probes' tasks made so far, by task key (probeFile).
+	// probeTasks are the probes' tasks made so far, by task key (probeFile,
+	// on the probing goroutine).
 	probeTasks map[string]*analysis.ProbeTask
+	// probeIn takes each parsed episode file to the probing goroutine
+	// (probeLoop), started with the first.
+	probeIn chan *probeJob
 	// taskKeys holds the task keys computed so far (taskKey), by the hash
 	// of the domain, the task id and the task's JSON as the file has it.
 	taskKeys map[string]string
@@ -74,7 +78,7 @@ type batch struct {
 	edgesIn    [][3]string // manifest edges
 	epFiles    []*EpisodeFile
 	epStat     []int             // index of each epFiles entry in Stats.EpisodeFiles
-	epProbes   [][]*probeResults // of each epFiles entry, by episode (probeFile)
+	epProbes   []*probeJob // of each epFiles entry (probeFile)
 	// open: the batch was sent to bound memory, not because it reached
 	// BatchTurns or BatchBytes; its transaction stays open for the next.
 	open bool
@@ -158,6 +162,9 @@ func (w *writer) send() error {
 
 // close writes what is left and waits for the write loop.
 func (w *writer) close() error {
+	if w.probeIn != nil {
+		close(w.probeIn) // no file follows; the jobs queued are done
+	}
 	w.cur.last = true
 	err := w.send()
 	close(w.out)
