@@ -155,6 +155,10 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 			probes[j] = job.out[i]
 		}
 		w.appendProbes(rw, eps, probes)
+		// What is appended is the appenders' (copied into DuckDB's
+		// memory): the file's episodes can go while the batch's
+		// other files are written.
+		b.epFiles[k], b.epProbes[k] = nil, nil
 	}
 	return nil
 }

@@ -110,6 +110,7 @@ func (w *writer) probe(f *EpisodeFile) *probeJob {
 func (w *writer) probeLoop(in <-chan *probeJob) {
 	for job := range in {
 		job.out = w.probeFile(job.f)
+		job.f = nil
 		close(job.done)
 	}
 }
