@@ -30,6 +30,12 @@ func readPasses(t *testing.T, pass func(*jsonStream, EpisodeSink) error, in []by
 	return exact, fs.files, err == nil && !fs.failed
 }
 
+// tau2Good is tau2Small without its two bad simulations.
+func tau2Good() string {
+	return strings.NewReplacer(`{"id": "s2", "task_id": "0", "messages": "not a list"},`, "",
+		`{"task_id": "0", "messages": []},`, "").Replace(tau2Small)
+}
+
 // checkFastAgrees fails when the fast pass accepted in and read it other
 // than the exact pass did (or the exact pass found an error in it).
 func checkFastAgrees(t *testing.T, name string, pass func(*jsonStream, EpisodeSink) error, in []byte) (fastOK bool) {
@@ -59,9 +65,8 @@ func checkFastAgrees(t *testing.T, name string, pass func(*jsonStream, EpisodeSi
 // (encoding/json) does, on inputs where the two libraries could differ;
 // where they would differ it fails, and the file is read exactly.
 func TestFastPassAgrees(t *testing.T) {
-	// good is tau2Small without its two bad simulations; sim adds one.
-	good := strings.NewReplacer(`{"id": "s2", "task_id": "0", "messages": "not a list"},`, "",
-		`{"task_id": "0", "messages": []},`, "").Replace(tau2Small)
+	good := tau2Good()
+	// sim adds a simulation to good.
 	sim := func(s string) string {
 		return strings.Replace(good, `"simulations": [`, `"simulations": [`+s+",", 1)
 	}
@@ -149,8 +154,7 @@ func TestFastPassAgreesOnCorpus(t *testing.T) {
 // progress it reports counts each file's bytes once.
 func TestRunRereadsOnlyFailedFiles(t *testing.T) {
 	dir := t.TempDir()
-	good := strings.NewReplacer(`{"id": "s2", "task_id": "0", "messages": "not a list"},`, "",
-		`{"task_id": "0", "messages": []},`, "", `"s1"`, `"g1"`, `"s4"`, `"g4"`).Replace(tau2Small)
+	good := strings.NewReplacer(`"s1"`, `"g1"`, `"s4"`, `"g4"`).Replace(tau2Good())
 	files := map[string]string{"airline__good.json": good, "airline__bad.json": tau2Small}
 	var total int64
 	for name, src := range files {
@@ -190,9 +194,7 @@ func TestRunRereadsOnlyFailedFiles(t *testing.T) {
 func TestEpisodesCheckpointedAtLastCommit(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	good := strings.NewReplacer(`{"id": "s2", "task_id": "0", "messages": "not a list"},`, "",
-		`{"task_id": "0", "messages": []},`, "").Replace(tau2Small)
-	if err := os.WriteFile(filepath.Join(dir, "airline__x.json"), []byte(good), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "airline__x.json"), []byte(tau2Good()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	db := filepath.Join(t.TempDir(), "w.duckdb")

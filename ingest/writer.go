@@ -77,7 +77,7 @@ type batch struct {
 	errFormats []string
 	edgesIn    [][3]string // manifest edges
 	epFiles    []*EpisodeFile
-	epStat     []int             // index of each epFiles entry in Stats.EpisodeFiles
+	epStat     []int       // index of each epFiles entry in Stats.EpisodeFiles
 	epProbes   []*probeJob // of each epFiles entry (probeFile)
 	// open: the batch was sent to bound memory, not because it reached
 	// BatchTurns or BatchBytes; its transaction stays open for the next.
