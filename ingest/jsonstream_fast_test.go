@@ -78,6 +78,10 @@ func TestFastPassAgrees(t *testing.T) {
 		{"good simulations", FormatTau2, good, true},
 		// encoding/json matches names without regard to case.
 		{"names in other case", FormatTau2, sim(`{"ID": "s3", "Task_Id": 0, "MESSAGES": [{"Role": "user", "Content": "x", "TURN_IDX": 2}]}`), true},
+		// Names differing by '_' or '-' are other names (v2's case-insensitive
+		// matching ignores them unless told otherwise).
+		{"names without underscores", FormatTau2, sim(`{"id": "s3", "taskid": "7", "task-id": "8", "task_id": "0", "Turn-Idx": 9, "messages": [{"role": "user", "content": "x", "turnidx": 4}]}`), true},
+		{"a name repeated in another case", FormatTau2, sim(`{"id": "s3", "task_id": "0", "Task_ID": "9", "messages": []}`), false},
 		{"escaped names", FormatTau2, sim(`{"\u0069d": "s3", "task_id": "0", "messages": [{"role": "user", "c\u006fntent": "x"}]}`), true},
 		// null: a RawMessage field gets the four bytes, a pointer nil,
 		// a slice nil, a string "".
