@@ -352,6 +352,27 @@ func scanAll(ctx context.Context, db Querier, name string, args []any, fn func(*
 	return rows.Err()
 }
 
+// scanNumbered reads the rows of query name, numbered 1, 2, ... in their
+// first column and in that order (what names them in the error otherwise):
+// element n-1 of the result holds the other columns of row n, scanned into
+// the addresses cols gives.
+func scanNumbered[T any](ctx context.Context, db Querier, name, what string, cols func(*T) []any) ([]T, error) {
+	var out []T
+	err := scanAll(ctx, db, name, nil, func(rows *sql.Rows) error {
+		var x T
+		var n int
+		if err := rows.Scan(append([]any{&n}, cols(&x)...)...); err != nil {
+			return err
+		}
+		if n != len(out)+1 {
+			return fmt.Errorf("%s %d out of order", what, n)
+		}
+		out = append(out, x)
+		return nil
+	})
+	return out, err
+}
+
 // studyPoints reads the frozen points of the temporary tables of
 // studyCells.
 func studyPoints(ctx context.Context, db Querier) ([]StudyPoint, error) {
@@ -530,18 +551,8 @@ func studyCells(ctx context.Context, db Querier, judge string) (drop func() erro
 // developers by number (the temporary tables of studyCells): they are
 // resolved here to names.
 func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) error {
-	var settings []StudySetting // by number - 1
-	err := scanAll(ctx, db, "study_settings", nil, func(rows *sql.Rows) error {
-		var x StudySetting
-		var n int
-		if err := rows.Scan(&n, &x.Simulator, &x.Condition, &x.N, &x.K, &x.Generations, &x.TokensOut, &x.Cost); err != nil {
-			return err
-		}
-		if n != len(settings)+1 {
-			return fmt.Errorf("setting %d out of order", n)
-		}
-		settings = append(settings, x)
-		return nil
+	settings, err := scanNumbered(ctx, db, "study_settings", "setting", func(x *StudySetting) []any {
+		return []any{&x.Simulator, &x.Condition, &x.N, &x.K, &x.Generations, &x.TokensOut, &x.Cost}
 	})
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
@@ -551,19 +562,7 @@ func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) e
 	if _, err := db.ExecContext(ctx, q("study_cells"), judge, n, k); err != nil {
 		return fmt.Errorf("study_cells: %w", err)
 	}
-	var devs []string // by number - 1
-	err = scanAll(ctx, db, "study_developers", nil, func(rows *sql.Rows) error {
-		var n int
-		var d string
-		if err := rows.Scan(&n, &d); err != nil {
-			return err
-		}
-		if n != len(devs)+1 {
-			return fmt.Errorf("developer %d out of order", n)
-		}
-		devs = append(devs, d)
-		return nil
-	})
+	devs, err := scanNumbered(ctx, db, "study_developers", "developer", func(d *string) []any { return []any{d} })
 	if err != nil {
 		return fmt.Errorf("developers: %w", err)
 	}
