@@ -138,16 +138,14 @@ func (s *jsonStream) more() bool {
 }
 
 // fastValue reads the next value in the fast pass and returns the bytes
-// it is written with (valid until the next read) and its line: the
-// newlines read, less those the decoder holds unread and those of the
-// value.
+// it is written with (valid until the next read) and its line: the line
+// after it, less its newlines.
 func (s *jsonStream) fastValue() ([]byte, int, error) {
 	raw, err := s.fast.ReadValue()
 	if err != nil {
 		return nil, 0, err
 	}
-	nl := bytes.Count(s.fast.UnreadBuffer(), []byte("\n")) + bytes.Count(raw, []byte("\n"))
-	return raw, 1 + s.lr.nl - nl, nil
+	return raw, s.line() - bytes.Count(raw, []byte("\n")), nil
 }
 
 // linesBefore is the number of newlines before the decoder's position,
@@ -203,7 +201,8 @@ func (s *jsonStream) decode(v any) (raw []byte, line int, err error) {
 	return raw, 1 + s.linesBefore(raw), err
 }
 
-// line is the line of the decoder's position (after the last token).
+// line is the line of the decoder's position (after the last token); in
+// the fast pass, the newlines read less those the decoder holds unread.
 func (s *jsonStream) line() int {
 	if s.fast != nil {
 		return 1 + s.lr.nl - bytes.Count(s.fast.UnreadBuffer(), []byte("\n"))
