@@ -17,6 +17,7 @@ import (
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
 	"github.com/ub-bench/ub/sim"
+	"github.com/ub-bench/ub/sim/synth"
 )
 
 // Exit codes, documented in the README.
@@ -27,7 +28,7 @@ const (
 	exitBadInput = 3 // some input was bad: reported, the rest was processed
 	exitLocked   = 4 // the workspace is held by another ub process
 	exitAudit    = 5 // ub audit found a leak
-	exitNoData   = 6 // a step needs data an earlier step makes (a split, points)
+	exitNoData   = 6 // a prerequisite is missing: what an earlier step makes (a split, points), no workspace at --db, an unset API-key variable
 )
 
 // usageError marks an error in how ub was called.
@@ -120,7 +121,8 @@ func exitCode(err error, io *streams) int {
 	var ue usageError
 	fmt.Fprintln(io.err, "ub:", err)
 	switch {
-	case errors.As(err, &ue), errors.Is(err, queries.ErrNotWorkspace):
+	case errors.As(err, &ue), errors.Is(err, queries.ErrNotWorkspace), errors.Is(err, synth.ErrNotEmpty),
+		strings.HasPrefix(err.Error(), "Required flag"): // urfave/cli's missing required flag
 		return exitUsage
 	case errors.Is(err, ingest.ErrBadInput):
 		return exitBadInput
@@ -128,7 +130,7 @@ func exitCode(err error, io *streams) int {
 		return exitLocked
 	case errors.Is(err, errAuditFailed):
 		return exitAudit
-	case errors.Is(err, queries.ErrNoSplit), errors.Is(err, errPrerequisite):
+	case errors.Is(err, queries.ErrNoSplit), errors.Is(err, errPrerequisite), errors.Is(err, sim.ErrNoCriteria):
 		return exitNoData
 	case errors.Is(err, errModelCalls), errors.Is(err, sim.ErrEndpoint):
 		return exitModel
@@ -152,15 +154,35 @@ func args(c *cli.Context) ([]string, error) {
 	return c.Args().Slice(), nil
 }
 
-// openWorkspace opens the workspace named by --db.
+// openWorkspace opens the workspace named by --db, which must exist: only
+// the commands that bring data in create one (createWorkspace), so a
+// mistyped --db is an error, not a new empty workspace.
 func openWorkspace(c *cli.Context, readOnly bool) (*queries.Workspace, error) {
 	path := c.String("db")
-	if readOnly {
-		if _, err := os.Stat(path); err != nil {
-			return nil, prerequisitef("no workspace at %s (run ub ingest or ub demo first, or pass --db)", path)
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		return nil, prerequisitef("no workspace at %s (run ub ingest or ub demo first, or pass --db)", path)
+	}
+	return openExplained(c, path, queries.Options{ReadOnly: readOnly})
+}
+
+// createWorkspace opens the workspace named by --db read-write, creating
+// it if it does not exist: for the commands that bring data in (ingest,
+// the imports).
+func createWorkspace(c *cli.Context) (*queries.Workspace, error) {
+	return openExplained(c, c.String("db"), queries.Options{})
+}
+
+// openExplained opens the workspace at path; a lock held by ub review serve
+// is named as such, with its pid.
+func openExplained(c *cli.Context, path string, opts queries.Options) (*queries.Workspace, error) {
+	ws, err := queries.Open(c.Context, path, opts)
+	if errors.Is(err, queries.ErrLocked) {
+		if holder := serveHolder(path, err); holder != "" {
+			return nil, fmt.Errorf("%s holds the workspace %s: it is the one writer while reviewers work; stop it (Ctrl-C) and run this again: %w",
+				holder, path, queries.ErrLocked)
 		}
 	}
-	return queries.Open(c.Context, path, queries.Options{ReadOnly: readOnly})
+	return ws, err
 }
 
 // progress returns a progress callback drawing a bar on stderr when it is a

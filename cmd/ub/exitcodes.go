@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -56,6 +57,17 @@ func usageErrorsEverywhere(cmds []*cli.Command, parent string) {
 		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 			return usagef("%s: %v", name, err)
 		}
+		if len(cmd.Subcommands) == 0 && cmd.ArgsUsage == "" && cmd.Action != nil {
+			// A command that names no arguments takes none: an extra word
+			// is a mistake to report, not to ignore.
+			action := cmd.Action
+			cmd.Action = func(c *cli.Context) error {
+				if err := noArgs(c); err != nil {
+					return err
+				}
+				return action(c)
+			}
+		}
 		if len(cmd.Subcommands) > 0 && cmd.ArgsUsage == "" {
 			action := cmd.Action
 			cmd.Action = func(c *cli.Context) error {
@@ -70,6 +82,20 @@ func usageErrorsEverywhere(cmds []*cli.Command, parent string) {
 		}
 		usageErrorsEverywhere(cmd.Subcommands, name)
 	}
+}
+
+// requireFiles refuses, as a usage error (exit 2), a named input file that
+// does not exist ("-", stdin, always exists).
+func requireFiles(cmd string, paths ...string) error {
+	for _, p := range paths {
+		if p == "-" || p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return usagef("%s: %s: no such file or directory", cmd, p)
+		}
+	}
+	return nil
 }
 
 // rootAction runs for "ub" with no known command: help when nothing was

@@ -2,10 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -62,12 +59,10 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	if opts.format != "auto" && !slices.Contains(ingest.Formats(), opts.format) {
 		return usagef("ingest: unknown format %q (want auto or one of %s)", opts.format, strings.Join(ingest.Formats(), ", "))
 	}
-	for _, p := range opts.paths {
-		if _, err := os.Stat(p); p != "-" && errors.Is(err, fs.ErrNotExist) {
-			return usagef("ingest: %s: no such file or directory", p)
-		}
+	if err := requireFiles("ingest", append([]string{opts.prices}, opts.paths...)...); err != nil {
+		return err
 	}
-	ws, err := openWorkspace(c, false)
+	ws, err := createWorkspace(c)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/judge/review"
-	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
 )
 
@@ -83,22 +82,9 @@ func noArgs(c *cli.Context) error {
 		return err
 	}
 	if len(a) > 0 {
-		return usagef("%s: takes no arguments (got %s)", c.Command.Name, strings.Join(a, " "))
+		return usagef("%s: takes no arguments (got %s)", strings.TrimPrefix(c.Command.HelpName, "ub "), strings.Join(a, " "))
 	}
 	return nil
-}
-
-// openReviewWorkspace opens the workspace, explaining a lock held by ub
-// review serve.
-func openReviewWorkspace(c *cli.Context, readOnly bool) (*queries.Workspace, error) {
-	ws, err := openWorkspace(c, readOnly)
-	if errors.Is(err, queries.ErrLocked) {
-		if b, rerr := os.ReadFile(serveMarker(c.String("db"))); rerr == nil {
-			return nil, fmt.Errorf("ub review serve (%s) holds the workspace: it is the one writer while reviewers work; stop it (Ctrl-C) and run this again: %w",
-				strings.TrimSpace(string(b)), err)
-		}
-	}
-	return ws, err
 }
 
 func splitList(s string) []string {
@@ -127,7 +113,7 @@ func reviewError(err error) error {
 }
 
 func runReviewSample(c *cli.Context, sio *streams) error {
-	ws, err := openReviewWorkspace(c, false)
+	ws, err := openWorkspace(c, false)
 	if err != nil {
 		return err
 	}
@@ -143,6 +129,15 @@ func runReviewSample(c *cli.Context, sio *streams) error {
 	return nil
 }
 
+// checkLevel refuses a --level that is not a confidence level (strictly
+// between 0 and 1) before anything is read.
+func checkLevel(c *cli.Context) error {
+	if l := c.Float64("level"); !(l > 0 && l < 1) {
+		return usagef("%s: --level %v: want a confidence level between 0 and 1 (0.95)", strings.TrimPrefix(c.Command.HelpName, "ub "), l)
+	}
+	return nil
+}
+
 // reviewStatsOptions reads the statistics flags of ub review stats and
 // export.
 func reviewStatsOptions(c *cli.Context) review.StatsOptions {
@@ -150,7 +145,10 @@ func reviewStatsOptions(c *cli.Context) review.StatsOptions {
 }
 
 func runReviewStats(c *cli.Context, sio *streams) error {
-	ws, err := openReviewWorkspace(c, true)
+	if err := checkLevel(c); err != nil {
+		return err
+	}
+	ws, err := openWorkspace(c, true)
 	if err != nil {
 		return err
 	}
@@ -176,7 +174,7 @@ func runReviewStats(c *cli.Context, sio *streams) error {
 }
 
 func runReviewExport(c *cli.Context, sio *streams) error {
-	ws, err := openReviewWorkspace(c, true)
+	ws, err := openWorkspace(c, true)
 	if err != nil {
 		return err
 	}
