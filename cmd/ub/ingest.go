@@ -89,6 +89,9 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	for _, e := range st.Errors {
 		fmt.Fprintln(io.err, e)
 	}
+	for _, w := range st.Warnings {
+		fmt.Fprintln(io.err, "warning:", w)
+	}
 	if st.ErrorCount > len(st.Errors) {
 		fmt.Fprintf(io.err, "... and %d more (see: ub sql \"select * from ingest_errors\")\n", st.ErrorCount-len(st.Errors))
 	}
