@@ -8,9 +8,9 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/ingest"
@@ -185,23 +185,55 @@ func openExplained(c *cli.Context, path string, opts queries.Options) (*queries.
 	return ws, err
 }
 
-// progress returns a progress callback drawing a bar on stderr when it is a
-// terminal, and nil (silent) otherwise.
+// progress returns a progress callback drawing a bar of bytes read on
+// stderr when it is a terminal, and nil (silent) otherwise.
 func progress(io *streams, what string) (func(done, total int64), func()) {
+	return progressAt(io, what, time.Now)
+}
+
+// progressAt is progress with a clock. The rate is the bytes done over the
+// wall time since progressAt was called (the start of the work), shown
+// once a second has passed: before that it would say little, and a first
+// update after a fast start would claim an absurd rate.
+func progressAt(io *streams, what string, now func() time.Time) (func(done, total int64), func()) {
 	if !io.tty {
 		return nil, func() {}
 	}
-	var bar *progressbar.ProgressBar
+	start := now()
+	var last time.Time
+	drawn := false
 	return func(done, total int64) {
-			if bar == nil {
-				bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(io.err),
-					progressbar.OptionSetDescription(what), progressbar.OptionShowBytes(true),
-					progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish())
+			t := now()
+			if drawn && t.Sub(last) < 100*time.Millisecond && done < total {
+				return
 			}
-			bar.Set64(done)
+			last, drawn = t, true
+			pct := 0
+			if total > 0 {
+				pct = int(100 * done / total)
+			}
+			line := fmt.Sprintf("%s %3d%% %s / %s", what, pct, humanBytes(float64(done)), humanBytes(float64(total)))
+			if el := t.Sub(start); el >= time.Second {
+				line += fmt.Sprintf(" (%s/s)", humanBytes(float64(done)/el.Seconds()))
+			}
+			fmt.Fprintf(io.err, "\r%s\x1b[K", line)
 		}, func() {
-			if bar != nil {
-				bar.Finish()
+			if drawn {
+				fmt.Fprint(io.err, "\r\x1b[K")
 			}
 		}
+}
+
+// humanBytes writes n bytes in decimal units: 999 B, 1.5 kB, 66 MB, 2.1 GB.
+func humanBytes(n float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB"}
+	u := 0
+	for n >= 1000 && u < len(units)-1 {
+		n /= 1000
+		u++
+	}
+	if u == 0 || n >= 100 {
+		return fmt.Sprintf("%.0f %s", n, units[u])
+	}
+	return fmt.Sprintf("%.1f %s", n, units[u])
 }
