@@ -111,11 +111,18 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	return err
 }
 
+// printIngestSummary prints what was read and what the workspace holds:
+// the sessions block only when sessions were read or are held, the
+// episodes block only when episodes were, and one workspace line.
 func printIngestSummary(io *streams, st ingest.Stats) {
+	episodes := len(st.EpisodeFiles) > 0 || st.TotalEpisodes > 0
+	sessions := st.Sessions+st.Replaced+st.Unchanged+st.Superseded > 0 || len(st.Skipped) > 0 || st.TotalSess > 0 || !episodes
 	fmt.Fprintf(io.out, "files      %d read, %d passed by (not a session log)\n", st.Files, st.FilesSkipped)
-	fmt.Fprintf(io.out, "sessions   %d added, %d replaced by a grown copy, %d already present, %d superseded\n",
-		st.Sessions, st.Replaced, st.Unchanged, st.Superseded)
-	fmt.Fprintf(io.out, "turns      %d added\n", st.Turns)
+	if sessions {
+		fmt.Fprintf(io.out, "sessions   %d added, %d replaced by a grown copy, %d already present, %d superseded\n",
+			st.Sessions, st.Replaced, st.Unchanged, st.Superseded)
+		fmt.Fprintf(io.out, "turns      %d added\n", st.Turns)
+	}
 	reasons := make([]string, 0, len(st.Skipped))
 	for r := range st.Skipped {
 		reasons = append(reasons, r)
@@ -126,6 +133,12 @@ func printIngestSummary(io *streams, st ingest.Stats) {
 	}
 	printEpisodeSummary(io, st)
 	fmt.Fprintf(io.out, "errors     %d\n", st.ErrorCount)
-	fmt.Fprintf(io.out, "workspace  %d sessions, %d turns, %d developers, %d repos\n",
-		st.TotalSess, st.TotalTurns, st.Developers, st.Repos)
+	var held []string
+	if sessions {
+		held = append(held, fmt.Sprintf("%d sessions, %d turns, %d developers, %d repos", st.TotalSess, st.TotalTurns, st.Developers, st.Repos))
+	}
+	if episodes {
+		held = append(held, episodeWorkspace(st))
+	}
+	fmt.Fprintf(io.out, "workspace  %s\n", strings.Join(held, "; "))
 }

@@ -89,11 +89,12 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 			}
 			continue
 		}
-		n, counts, err := judgeTargets(c, ws, b, opts.judge, t)
+		sum, counts, err := judgeTargets(c, ws, b, opts.judge, t)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(sio.out, "%s: %d labelled by %s (%s)  %s\n", t, n, opts.judge, b.Version(), counts)
+		fmt.Fprintf(sio.out, "%s: %d labelled by %s (%s): %d new, %d already labelled  %s\n",
+			t, sum.Labels, opts.judge, b.Version(), sum.Labels-sum.Already, sum.Already, counts)
 	}
 	return nil
 }
@@ -132,16 +133,16 @@ func labelTargets(c *cli.Context, ws *queries.Workspace, target string) (string,
 // judgeTargets labels every point or generation with the built-in judge,
 // replacing judge name's labels of the target; it returns how many and the
 // count of each move.
-func judgeTargets(c *cli.Context, ws *queries.Workspace, b *judge.Builtin, name, target string) (int, string, error) {
+func judgeTargets(c *cli.Context, ws *queries.Workspace, b *judge.Builtin, name, target string) (judge.LabelSummary, string, error) {
 	sum, err := judge.LabelWorkspace(c.Context, ws, b, judge.LabelOptions{Judge: name, Target: target})
 	if err != nil {
-		return 0, "", err
+		return sum, "", err
 	}
 	var parts []string
 	for _, m := range judge.Moves() {
 		parts = append(parts, fmt.Sprintf("%s %d", m, sum.Counts[m]))
 	}
-	return sum.Labels, strings.Join(parts, ", "), nil
+	return sum, strings.Join(parts, ", "), nil
 }
 
 // judgeFile labels the messages of a JSONL file and prints one JSON label per

@@ -123,8 +123,12 @@ func runReviewSample(c *cli.Context, sio *streams) error {
 	if err != nil {
 		return reviewError(err)
 	}
-	fmt.Fprintf(sio.out, "batch %s: %d episodes (seed %d, stratified by %q) for %s: %d assignments\n",
-		b.Batch, b.N, b.Seed, b.Stratify, b.Reviewers, len(as))
+	strata := "not stratified"
+	if b.Stratify != "" {
+		strata = "stratified by " + b.Stratify
+	}
+	fmt.Fprintf(sio.out, "batch %s: %d episodes (seed %d, %s) for %s: %d assignments\n",
+		b.Batch, b.N, b.Seed, strata, b.Reviewers, len(as))
 	fmt.Fprintf(sio.out, "next: ub review serve --batch %s\n", b.Batch)
 	return nil
 }

@@ -107,7 +107,6 @@ func runSplit(c *cli.Context, io *streams, opts splitOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "split seed %d, %s by %s: hash %s\n", run.Seed, run.Ratios, run.Measure, run.Hash)
 	for _, w := range run.Warnings {
 		fmt.Fprintln(io.err, "warning:", w)
 	}
