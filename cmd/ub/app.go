@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -100,16 +101,26 @@ func newApp(io *streams) *cli.App {
 			newProbesCommand(io),
 			newRubricsCommand(io), newVerdictsCommand(io), newGradeCommand(io),
 			newReviewCommand(io),
+			newCompletionCommand(io), newManCommand(io), newHelpCommand(),
 		},
+		EnableBashCompletion: true,
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usageError{err}
+			return usageError{suggestFlag(err, c.App.Flags)}
 		},
 		ExitErrHandler:  func(*cli.Context, error) {},
-		HideHelpCommand: true,
+		HideHelpCommand: true, // ub help CMD is newHelpCommand: the same as ub CMD --help
 		Action:          rootAction,
 	}
 	usageErrorsEverywhere(app.Commands, "")
+	addExamples(app.Commands, "")
 	return app
+}
+
+// printJSON writes v as indented JSON on stdout.
+func printJSON(io *streams, v any) error {
+	enc := json.NewEncoder(io.out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // exitCode prints err (if any) to stderr and maps it to an exit code, in one

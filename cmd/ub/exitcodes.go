@@ -54,8 +54,9 @@ func requireAPIKey(name string) error {
 func usageErrorsEverywhere(cmds []*cli.Command, parent string) {
 	for _, cmd := range cmds {
 		name := strings.TrimSpace(parent + " " + cmd.Name)
+		flags := cmd.Flags
 		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			return usagef("%s: %v", name, err)
+			return usagef("%s: %v", name, suggestFlag(err, flags))
 		}
 		if len(cmd.Subcommands) == 0 && cmd.ArgsUsage == "" && cmd.Action != nil {
 			// A command that names no arguments takes none: an extra word
@@ -72,7 +73,7 @@ func usageErrorsEverywhere(cmds []*cli.Command, parent string) {
 			action := cmd.Action
 			cmd.Action = func(c *cli.Context) error {
 				if c.Args().Present() {
-					return usagef("%s: unknown command %q (ub %s --help lists them)", name, c.Args().First(), name)
+					return usagef("%s: unknown command %q%s (ub %s --help lists them)", name, c.Args().First(), suggestCommand(c.Command.Subcommands, c.Args().First()), name)
 				}
 				if action == nil {
 					return cli.ShowSubcommandHelp(c)
@@ -102,7 +103,7 @@ func requireFiles(cmd string, paths ...string) error {
 // named, a usage error otherwise.
 func rootAction(c *cli.Context) error {
 	if c.Args().Present() {
-		return usagef("unknown command %q (ub --help lists them)", c.Args().First())
+		return usagef("unknown command %q%s (ub --help lists them)", c.Args().First(), suggestCommand(c.App.Commands, c.Args().First()))
 	}
 	return cli.ShowAppHelp(c)
 }

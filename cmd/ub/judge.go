@@ -34,6 +34,7 @@ func newJudgeCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "a model judge: the model `NAME` at --base-url (then --judge names the judge)"},
 			&cli.StringFlag{Name: "cascade", Usage: "`builtin,NAME`: label with the built-in judge and send its least confident labels to the model judge NAME (--model, --base-url); stored as judge builtin+NAME"},
 			&cli.Float64Flag{Name: "coverage", Value: 0.7, Usage: "cascade: the share the built-in judge keeps (its most confident labels)"},
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per target: judge, version, labels, new, already labelled, counts per move"},
 		}, endpointFlags("model judge")...),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
@@ -53,6 +54,9 @@ func builtinJudge(name string) (*judge.Builtin, error) {
 }
 
 func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
+	if c.Bool("json") && (opts.cascade != "" || opts.model.model != "" || opts.input != "") {
+		return usagef("judge: --json summarizes the built-in judge's labelling of the workspace (--input already prints JSON)")
+	}
 	if opts.cascade != "" {
 		return runCascade(c, sio, opts)
 	}
@@ -82,6 +86,16 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 		return err
 	}
 	defer ws.Close()
+	type judged struct {
+		Target  string         `json:"target"`
+		Judge   string         `json:"judge"`
+		Version string         `json:"version"`
+		Labels  int            `json:"labels"`
+		New     int            `json:"new"`
+		Already int            `json:"already"`
+		Counts  map[string]int `json:"counts"`
+	}
+	var js []judged
 	for _, t := range targets {
 		if b == nil {
 			if err := judgeWithModel(c, sio, ws, opts.judge, opts.model, t); err != nil {
@@ -93,8 +107,19 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 		if err != nil {
 			return err
 		}
+		if c.Bool("json") {
+			j := judged{Target: t, Judge: opts.judge, Version: b.Version(), Labels: sum.Labels, New: sum.Labels - sum.Already, Already: sum.Already, Counts: map[string]int{}}
+			for _, m := range judge.Moves() {
+				j.Counts[m.String()] = sum.Counts[m]
+			}
+			js = append(js, j)
+			continue
+		}
 		fmt.Fprintf(sio.out, "%s: %d labelled by %s (%s): %d new, %d already labelled  %s\n",
 			t, sum.Labels, opts.judge, b.Version(), sum.Labels-sum.Already, sum.Already, counts)
+	}
+	if c.Bool("json") {
+		return printJSON(sio, js)
 	}
 	return nil
 }
