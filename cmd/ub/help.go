@@ -34,7 +34,7 @@ var examples = map[string][]string{
 	"report":          {"ub report --out report", "ub report --figure context-heatmap --out figures", "ub report --list", "ub report --out report --json"},
 	"synth":           {"ub --db study.duckdb synth --seed 1 --scale 10", "ub --db fidelity.duckdb synth --study fidelity"},
 	"probes":          {"ub probes", "ub probes --probe P0", "ub probes --json"},
-	"rubrics":         {"ub rubrics import rubrics.jsonl", "ub rubrics show airline 7"},
+	"rubrics":         {"ub rubrics import rubrics.jsonl", "ub rubrics show 7"},
 	"rubrics import":  {"ub rubrics import rubrics.jsonl"},
 	"rubrics write":   {"ub rubrics write --model gpt-4.1 --base-url https://api.openai.com/v1 --api-key-env OPENAI_API_KEY --verifier-model gpt-4.1-mini"},
 	"rubrics show":    {"ub rubrics show 7"},
