@@ -187,7 +187,7 @@ func (p *aiderParser) handle(line []byte, truncated bool) error {
 	case aiderPreamble:
 		if !p.preambleWarned && !aiderBlank(line) {
 			p.preambleWarned = true
-			p.sink.Error(&ParseError{p.path, p.lineNo, "text before the first \"# aider chat started at\" header"})
+			p.sink.Error(&ParseError{Path: p.path, Line: p.lineNo, Reason: "text before the first \"# aider chat started at\" header"})
 		}
 		return nil
 	}
@@ -255,7 +255,7 @@ func aiderClip(s string, n int) string {
 
 // fail reports the current line and drops the current session.
 func (p *aiderParser) fail(reason string) {
-	p.sink.Error(&ParseError{p.path, p.lineNo, reason})
+	p.sink.Error(&ParseError{Path: p.path, Line: p.lineNo, Reason: reason})
 	p.state = aiderFailed
 	p.raw = p.raw[:0]
 }

@@ -734,7 +734,9 @@ func ParseClaudeCode(src Source, sink Sink) error {
 			case !errors.As(err, &se):
 				sink.Error(&ParseError{Path: src.Path, Line: lineNo, Reason: "unexpected JSON shape: " + err.Error()})
 			case truncated || !terminated:
-				sink.Error(&ParseError{Path: src.Path, Line: lineNo, Reason: "final line cut short (file still being written?): " + claudeJSONError(err)})
+				// The normal state of a live session file: the rest is
+				// kept, and the line is read once it is whole.
+				sink.Error(&ParseError{Path: src.Path, Line: lineNo, Reason: "final line cut short (file still being written?): " + claudeJSONError(err), Warning: true})
 			default:
 				sink.Error(&ParseError{Path: src.Path, Line: lineNo, Reason: "invalid JSON: " + claudeJSONError(err)})
 			}

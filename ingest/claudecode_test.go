@@ -334,7 +334,7 @@ func TestParseClaudeCode(t *testing.T) {
 			}
 		}},
 		{"final line cut inside a character is reported and the rest kept", "claudecode/truncated.jsonl", "", func(t *testing.T, c *collect) {
-			if len(c.errs) != 1 || c.errs[0].Line != 4 || !strings.Contains(c.errs[0].Reason, "cut short") {
+			if len(c.errs) != 1 || c.errs[0].Line != 4 || !strings.Contains(c.errs[0].Reason, "cut short") || !c.errs[0].Warning {
 				t.Fatalf("errors %v", c.errs)
 			}
 			if len(c.sessions) != 1 || len(claudePrompts(c.sessions[0])) != 2 {
@@ -342,7 +342,7 @@ func TestParseClaudeCode(t *testing.T) {
 			}
 		}},
 		{"final line cut between characters is reported and the rest kept", "claudecode/truncated_ascii.jsonl", "", func(t *testing.T, c *collect) {
-			if len(c.errs) != 1 || c.errs[0].Line != 4 || !strings.Contains(c.errs[0].Reason, "cut short") {
+			if len(c.errs) != 1 || c.errs[0].Line != 4 || !strings.Contains(c.errs[0].Reason, "cut short") || !c.errs[0].Warning {
 				t.Fatalf("errors %v", c.errs)
 			}
 			if len(c.sessions) != 1 || len(claudePrompts(c.sessions[0])) != 2 {

@@ -55,8 +55,9 @@ type Stats struct {
 	Skipped      map[string]int `json:"skipped"`       // sessions not kept, by reason
 	Errors       []string       `json:"errors"`        // "path:line: reason", the first 100
 	ErrorCount   int            `json:"error_count"`
-	Developers   int64          `json:"developers"` // in the workspace after the run
-	Repos        int64          `json:"repos"`      // in the workspace after the run
+	Warnings     []string       `json:"warnings,omitempty"` // "path:line: reason" of what was reported, not refused (a live file's final line)
+	Developers   int64          `json:"developers"`         // in the workspace after the run
+	Repos        int64          `json:"repos"`              // in the workspace after the run
 	TotalSess    int64          `json:"total_sessions"`
 	TotalTurns   int64          `json:"total_turns"`
 	// Episodes (tau2 result files, tau-bench v1 arrays) and tasks.

@@ -128,6 +128,10 @@ type ParseError struct {
 	Path   string
 	Line   int
 	Reason string
+	// Warning marks what was not refused: the final line of a file still
+	// being written, read again once it is whole. It is reported, not
+	// counted as bad input.
+	Warning bool
 }
 
 func (e *ParseError) Error() string {

@@ -177,6 +177,12 @@ func (w *writer) close() error {
 
 // Error records bad input (Sink).
 func (w *writer) Error(e *ParseError) {
+	if e.Warning {
+		if len(w.st.Warnings) < maxStatErrors {
+			w.st.Warnings = append(w.st.Warnings, e.Error())
+		}
+		return
+	}
 	w.st.ErrorCount++
 	if len(w.st.Errors) < maxStatErrors {
 		w.st.Errors = append(w.st.Errors, e.Error())

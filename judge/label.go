@@ -51,9 +51,10 @@ type LabelOptions struct {
 
 // LabelSummary is what LabelWorkspace stored.
 type LabelSummary struct {
-	Kind   string       // "point" or "generation"
-	Labels int          // labels stored
-	Counts map[Move]int // labels of each move
+	Kind    string       // "point" or "generation"
+	Labels  int          // labels stored
+	Already int          // of them, targets the judge had labelled before (relabelled)
+	Counts  map[Move]int // labels of each move
 }
 
 // LabelWorkspace labels every point or generation of a workspace with the
@@ -68,10 +69,20 @@ func LabelWorkspace(ctx context.Context, ws *queries.Workspace, b *Builtin, opts
 		return LabelSummary{}, err
 	}
 	labels, count := builtinLabels(b, name, kind, items)
+	before, err := queries.LabelTargetIDs(ctx, ws.Conn(), name, kind)
+	if err != nil {
+		return LabelSummary{}, fmt.Errorf("judge: %w", err)
+	}
+	already := 0
+	for _, l := range labels {
+		if before[l.TargetID] {
+			already++
+		}
+	}
 	if err := queries.ReplaceLabels(ctx, ws, name, kind, labels); err != nil {
 		return LabelSummary{}, fmt.Errorf("judge: store: %w", err)
 	}
-	return LabelSummary{Kind: kind, Labels: len(labels), Counts: count}, nil
+	return LabelSummary{Kind: kind, Labels: len(labels), Already: already, Counts: count}, nil
 }
 
 // FileLabel is the built-in judge's label of one message of a JSONL file.

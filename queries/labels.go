@@ -63,6 +63,25 @@ func ReplaceLabels(ctx context.Context, ws *Workspace, judge, target string, lab
 	})
 }
 
+// LabelTargetIDs lists the ids of the targets of kind target that judge
+// has labelled.
+func LabelTargetIDs(ctx context.Context, db Querier, judge, target string) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, q("label_target_ids"), judge, target)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids[id] = true
+	}
+	return ids, rows.Err()
+}
+
 // ReplaceJudgeLabels replaces every label of judge (on any target) with
 // labels, in one transaction: an import is the judge's whole word.
 func ReplaceJudgeLabels(ctx context.Context, ws *Workspace, judge string, labels []Label) error {

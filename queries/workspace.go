@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -91,6 +92,48 @@ func Open(ctx context.Context, path string, opts Options) (*Workspace, error) {
 	if err := checkWorkspaceFile(path); err != nil {
 		return nil, err
 	}
+	if path != "" && !opts.ReadOnly {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			if err := create(ctx, path); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return open(ctx, path, opts)
+}
+
+// create makes a new, fully migrated workspace at path: it is migrated
+// under a temporary name in the same directory and linked into place only
+// when whole, so an interrupted creation leaves no workspace (a killed one
+// may leave the hidden temporary file). A workspace another process created
+// meanwhile is kept as it is.
+func create(ctx context.Context, path string) error {
+	dir, base := filepath.Split(path)
+	tmp, err := os.CreateTemp(dir, "."+base+".new-*")
+	if err != nil {
+		return fmt.Errorf("create workspace %s: %w", path, err)
+	}
+	name := tmp.Name()
+	tmp.Close()
+	// DuckDB refuses an empty file: the name is reserved, the file is
+	// DuckDB's to make. Its log, if any, is beside it.
+	os.Remove(name)
+	defer os.Remove(name + ".wal")
+	defer os.Remove(name)
+	ws, err := open(ctx, name, Options{})
+	if err != nil {
+		return fmt.Errorf("create workspace %s: %w", path, err)
+	}
+	if err := ws.Close(); err != nil {
+		return fmt.Errorf("create workspace %s: %w", path, err)
+	}
+	if err := os.Link(name, path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create workspace %s: %w", path, err)
+	}
+	return nil
+}
+
+func open(ctx context.Context, path string, opts Options) (*Workspace, error) {
 	// ub never reaches the network on its own: DuckDB would otherwise
 	// download and load an extension for a file or function it does not
 	// know (an SQLite file given as --db, a parquet URL in ub sql).
@@ -206,6 +249,11 @@ func Migrations() ([]Migration, error) {
 	return ms, nil
 }
 
+// migrationHook, when set (by tests), is called in the transaction of each
+// migration before it runs; an error stops the migration there, as SIGINT
+// would.
+var migrationHook func(Migration) error
+
 // migrate applies, in order and each in its own transaction, the migrations
 // not yet recorded in schema_migrations (wtf's migrate).
 func (ws *Workspace) migrate(ctx context.Context) error {
@@ -228,6 +276,11 @@ func (ws *Workspace) migrate(ctx context.Context) error {
 			continue
 		}
 		if err := ws.InTx(ctx, func(tx *sql.Conn) error {
+			if migrationHook != nil {
+				if err := migrationHook(m); err != nil {
+					return err
+				}
+			}
 			if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 				return err
 			}
@@ -254,7 +307,7 @@ func (ws *Workspace) checkMigrated(ctx context.Context) error {
 		return err
 	}
 	if want := ms[len(ms)-1].Version; have < want {
-		return fmt.Errorf("open %s read-only: schema version %d, this ub needs %d; open it once read-write to migrate", ws.Path, have, want)
+		return fmt.Errorf("open %s read-only: schema version %d, this ub needs %d; migrate it (nothing else changes) with: ub --db %s sql --write 'SELECT 1'", ws.Path, have, want, ws.Path)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package queries
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -112,4 +113,120 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 			t.Errorf("read-only %v: error %q, want ErrNewerSchema naming %d and %d", ro, msg, future, mine)
 		}
 	}
+}
+
+// TestMigrationIsAtomic: a new workspace whose migration stops part way (a
+// failing migration standing for SIGINT) is not created at all, and the
+// next open creates it whole; an existing workspace whose migration stops
+// keeps every migration before the failing one, a read-only open says
+// which command migrates it, and the next read-write open resumes.
+func TestMigrationIsAtomic(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ub.duckdb")
+	ms, err := Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := ms[len(ms)-1].Version
+	stopAt := func(v int) {
+		migrationHook = func(m Migration) error {
+			if m.Version == v {
+				return context.Canceled
+			}
+			return nil
+		}
+	}
+	t.Cleanup(func() { migrationHook = nil })
+
+	stopAt(5)
+	if ws, err := Open(ctx, path, Options{}); err == nil {
+		ws.Close()
+		t.Fatal("the interrupted migration succeeded")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("an interrupted creation left %v", names)
+	}
+	migrationHook = nil
+	ws, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := ws.Conn().QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n); err != nil {
+		t.Fatalf("the created workspace: %v", err)
+	}
+	ws.Close()
+	if v := schemaVersion(t, path); v != last {
+		t.Fatalf("created workspace at version %d, want %d", v, last)
+	}
+
+	// An existing workspace at version 4, as an older ub left it.
+	old := filepath.Join(dir, "old.duckdb")
+	db, err := sql.Open("duckdb", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms[:4] {
+		if _, err := db.Exec(m.SQL); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`INSERT INTO schema_migrations VALUES (?, ?)`, m.Version, m.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	if _, err := Open(ctx, old, Options{ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "schema version 4, this ub needs "+strconv.Itoa(last)) ||
+		!strings.Contains(err.Error(), "ub --db "+old+" sql --write") {
+		t.Errorf("read-only open of version 4: %v, want the command that migrates it", err)
+	}
+	stopAt(7)
+	if ws, err := Open(ctx, old, Options{}); err == nil {
+		ws.Close()
+		t.Fatal("the interrupted migration succeeded")
+	}
+	if v := schemaVersion(t, old); v != 6 {
+		t.Errorf("interrupted at 7: version %d, want 6 (each migration whole)", v)
+	}
+	migrationHook = nil
+	ws, err = Open(ctx, old, Options{})
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	ws.Close()
+	if v := schemaVersion(t, old); v != last {
+		t.Errorf("resumed: version %d, want %d", v, last)
+	}
+}
+
+func schemaVersion(t *testing.T, path string) int {
+	t.Helper()
+	ws, err := Open(context.Background(), path, Options{ReadOnly: true})
+	if ws == nil {
+		// An out-of-date workspace refuses a read-only open: read the
+		// version directly.
+		db, derr := sql.Open("duckdb", path+"?access_mode=read_only")
+		if derr != nil {
+			t.Fatal(err, derr)
+		}
+		defer db.Close()
+		var v int
+		if err := db.QueryRow(`SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	defer ws.Close()
+	var v int
+	if err := ws.Conn().QueryRowContext(context.Background(), `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -25,6 +25,10 @@ func ChatRequest(ep Endpoint, model string, msgs []judge.ChatMessage, maxTokens 
 // unanswered: the item gets no row.
 var errNoAnswer = errors.New("no answer")
 
+// ErrNoCriteria is returned by Grade when no episode has a criterion of its
+// task: the rubrics are a step to take first.
+var ErrNoCriteria = errors.New("no episode has a criterion of its task")
+
 // answerText is the text of a stored answer, or errNoAnswer.
 func answerText(a Answer) (string, error) {
 	if !a.Stored || a.Err != "" {
@@ -71,7 +75,7 @@ func Grade(ctx context.Context, ws *queries.Workspace, opts GradeOptions) (Grade
 		return res, err
 	}
 	if len(items) == 0 {
-		return res, fmt.Errorf("grade: no episode has a criterion of its task (ingest episodes, then ub rubrics import)")
+		return res, fmt.Errorf("grade: %w (ingest episodes, then ub rubrics import)", ErrNoCriteria)
 	}
 	res.Items = len(items)
 	idx := make([]int, len(items))

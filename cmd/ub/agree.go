@@ -114,6 +114,9 @@ func newLabelsCommand(io *streams) *cli.Command {
 // (judge.ReadLabels). Bad lines are reported with their line and nothing is
 // imported.
 func runLabelsImport(c *cli.Context, sio *streams, path, name, messages string) error {
+	if err := requireFiles("labels import", path, messages); err != nil {
+		return err
+	}
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
@@ -130,7 +133,7 @@ func runLabelsImport(c *cli.Context, sio *streams, path, name, messages string) 
 			return fmt.Errorf("labels import: %w", err)
 		}
 	}
-	ws, err := openWorkspace(c, false)
+	ws, err := createWorkspace(c)
 	if err != nil {
 		return err
 	}

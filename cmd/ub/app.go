@@ -2,21 +2,23 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
 	"github.com/ub-bench/ub/sim"
+	"github.com/ub-bench/ub/sim/synth"
 )
 
 // Exit codes, documented in the README.
@@ -27,7 +29,7 @@ const (
 	exitBadInput = 3 // some input was bad: reported, the rest was processed
 	exitLocked   = 4 // the workspace is held by another ub process
 	exitAudit    = 5 // ub audit found a leak
-	exitNoData   = 6 // a step needs data an earlier step makes (a split, points)
+	exitNoData   = 6 // a prerequisite is missing: what an earlier step makes (a split, points), no workspace at --db, an unset API-key variable
 )
 
 // usageError marks an error in how ub was called.
@@ -99,16 +101,26 @@ func newApp(io *streams) *cli.App {
 			newProbesCommand(io),
 			newRubricsCommand(io), newVerdictsCommand(io), newGradeCommand(io),
 			newReviewCommand(io),
+			newCompletionCommand(io), newManCommand(io), newHelpCommand(),
 		},
+		EnableBashCompletion: true,
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usageError{err}
+			return usageError{suggestFlag(err, c.App.Flags)}
 		},
 		ExitErrHandler:  func(*cli.Context, error) {},
-		HideHelpCommand: true,
+		HideHelpCommand: true, // ub help CMD is newHelpCommand: the same as ub CMD --help
 		Action:          rootAction,
 	}
 	usageErrorsEverywhere(app.Commands, "")
+	addExamples(app.Commands, "")
 	return app
+}
+
+// printJSON writes v as indented JSON on stdout.
+func printJSON(io *streams, v any) error {
+	enc := json.NewEncoder(io.out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // exitCode prints err (if any) to stderr and maps it to an exit code, in one
@@ -120,7 +132,8 @@ func exitCode(err error, io *streams) int {
 	var ue usageError
 	fmt.Fprintln(io.err, "ub:", err)
 	switch {
-	case errors.As(err, &ue), errors.Is(err, queries.ErrNotWorkspace):
+	case errors.As(err, &ue), errors.Is(err, queries.ErrNotWorkspace), errors.Is(err, synth.ErrNotEmpty),
+		strings.HasPrefix(err.Error(), "Required flag"): // urfave/cli's missing required flag
 		return exitUsage
 	case errors.Is(err, ingest.ErrBadInput):
 		return exitBadInput
@@ -128,7 +141,7 @@ func exitCode(err error, io *streams) int {
 		return exitLocked
 	case errors.Is(err, errAuditFailed):
 		return exitAudit
-	case errors.Is(err, queries.ErrNoSplit), errors.Is(err, errPrerequisite):
+	case errors.Is(err, queries.ErrNoSplit), errors.Is(err, errPrerequisite), errors.Is(err, sim.ErrNoCriteria):
 		return exitNoData
 	case errors.Is(err, errModelCalls), errors.Is(err, sim.ErrEndpoint):
 		return exitModel
@@ -152,34 +165,86 @@ func args(c *cli.Context) ([]string, error) {
 	return c.Args().Slice(), nil
 }
 
-// openWorkspace opens the workspace named by --db.
+// openWorkspace opens the workspace named by --db, which must exist: only
+// the commands that bring data in create one (createWorkspace), so a
+// mistyped --db is an error, not a new empty workspace.
 func openWorkspace(c *cli.Context, readOnly bool) (*queries.Workspace, error) {
 	path := c.String("db")
-	if readOnly {
-		if _, err := os.Stat(path); err != nil {
-			return nil, prerequisitef("no workspace at %s (run ub ingest or ub demo first, or pass --db)", path)
-		}
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		return nil, prerequisitef("no workspace at %s (run ub ingest or ub demo first, or pass --db)", path)
 	}
-	return queries.Open(c.Context, path, queries.Options{ReadOnly: readOnly})
+	return openExplained(c, path, queries.Options{ReadOnly: readOnly})
 }
 
-// progress returns a progress callback drawing a bar on stderr when it is a
-// terminal, and nil (silent) otherwise.
+// createWorkspace opens the workspace named by --db read-write, creating
+// it if it does not exist: for the commands that bring data in (ingest,
+// the imports).
+func createWorkspace(c *cli.Context) (*queries.Workspace, error) {
+	return openExplained(c, c.String("db"), queries.Options{})
+}
+
+// openExplained opens the workspace at path; a lock held by ub review serve
+// is named as such, with its pid.
+func openExplained(c *cli.Context, path string, opts queries.Options) (*queries.Workspace, error) {
+	ws, err := queries.Open(c.Context, path, opts)
+	if errors.Is(err, queries.ErrLocked) {
+		if holder := serveHolder(path, err); holder != "" {
+			return nil, fmt.Errorf("%s holds the workspace %s: it is the one writer while reviewers work; stop it (Ctrl-C) and run this again: %w",
+				holder, path, queries.ErrLocked)
+		}
+	}
+	return ws, err
+}
+
+// progress returns a progress callback drawing a bar of bytes read on
+// stderr when it is a terminal, and nil (silent) otherwise.
 func progress(io *streams, what string) (func(done, total int64), func()) {
+	return progressAt(io, what, time.Now)
+}
+
+// progressAt is progress with a clock. The rate is the bytes done over the
+// wall time since progressAt was called (the start of the work), shown
+// once a second has passed: before that it would say little, and a first
+// update after a fast start would claim an absurd rate.
+func progressAt(io *streams, what string, now func() time.Time) (func(done, total int64), func()) {
 	if !io.tty {
 		return nil, func() {}
 	}
-	var bar *progressbar.ProgressBar
+	start := now()
+	var last time.Time
+	drawn := false
 	return func(done, total int64) {
-			if bar == nil {
-				bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(io.err),
-					progressbar.OptionSetDescription(what), progressbar.OptionShowBytes(true),
-					progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish())
+			t := now()
+			if drawn && t.Sub(last) < 100*time.Millisecond && done < total {
+				return
 			}
-			bar.Set64(done)
+			last, drawn = t, true
+			pct := 0
+			if total > 0 {
+				pct = int(100 * done / total)
+			}
+			line := fmt.Sprintf("%s %3d%% %s / %s", what, pct, humanBytes(float64(done)), humanBytes(float64(total)))
+			if el := t.Sub(start); el >= time.Second {
+				line += fmt.Sprintf(" (%s/s)", humanBytes(float64(done)/el.Seconds()))
+			}
+			fmt.Fprintf(io.err, "\r%s\x1b[K", line)
 		}, func() {
-			if bar != nil {
-				bar.Finish()
+			if drawn {
+				fmt.Fprint(io.err, "\r\x1b[K")
 			}
 		}
+}
+
+// humanBytes writes n bytes in decimal units: 999 B, 1.5 kB, 66 MB, 2.1 GB.
+func humanBytes(n float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB"}
+	u := 0
+	for n >= 1000 && u < len(units)-1 {
+		n /= 1000
+		u++
+	}
+	if u == 0 || n >= 100 {
+		return fmt.Sprintf("%.0f %s", n, units[u])
+	}
+	return fmt.Sprintf("%.1f %s", n, units[u])
 }

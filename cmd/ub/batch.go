@@ -36,6 +36,9 @@ func newBatchCommand(io *streams) *cli.Command {
 }
 
 func runBatchImport(c *cli.Context, io *streams, provider sim.BatchProvider, keyFiles, results []string) error {
+	if err := requireFiles("batch import", append(append([]string{}, keyFiles...), results...)...); err != nil {
+		return err
+	}
 	if provider != sim.OpenAIBatch && provider != sim.AnthropicBatch {
 		return usagef("batch import: --provider %q: want openai or anthropic", provider)
 	}
@@ -43,7 +46,7 @@ func runBatchImport(c *cli.Context, io *streams, provider sim.BatchProvider, key
 	if err != nil {
 		return fmt.Errorf("batch import: %w", err)
 	}
-	ws, err := openWorkspace(c, false)
+	ws, err := createWorkspace(c)
 	if err != nil {
 		return err
 	}

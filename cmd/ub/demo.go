@@ -121,11 +121,11 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 		return err
 	}
 	for _, t := range []string{"points", "generations"} {
-		n, counts, err := judgeTargets(c, ws, b, "builtin", t)
+		sum, counts, err := judgeTargets(c, ws, b, "builtin", t)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(io.out, "%s: %d labelled  %s\n", t, n, counts)
+		fmt.Fprintf(io.out, "%s: %d labelled  %s\n", t, sum.Labels, counts)
 	}
 	fmt.Fprintf(io.out, "\n== judge (%s: the move each demo message was written as)\n", demoSecondJudge)
 	if err := demoTruthLabels(c, io, ws); err != nil {

@@ -31,7 +31,11 @@ func printEpisodeSummary(io *streams, st ingest.Stats) {
 				filepath.Base(f.Path), f.TaskMismatch, f.Episodes)
 		}
 	}
-	fmt.Fprintf(io.out, "workspace  %d episodes, %d flagged P0\n", st.TotalEpisodes, st.TaskMismatch)
+}
+
+// episodeWorkspace says how many episodes the workspace holds.
+func episodeWorkspace(st ingest.Stats) string {
+	return fmt.Sprintf("%d episodes, %d flagged P0", st.TotalEpisodes, st.TaskMismatch)
 }
 
 // demoEpisodes writes and ingests the demo's tau2 sample (a few simulations
@@ -41,6 +45,7 @@ func demoEpisodes(c *cli.Context, io *streams, ws *queries.Workspace, dir string
 	fmt.Fprintf(io.out, "\n== tau2 episodes and probes\n")
 	st, err := ingest.DemoTau2(c.Context, ws, filepath.Join(dir, "tau2"))
 	printEpisodeSummary(io, st)
+	fmt.Fprintf(io.out, "workspace  %s\n", episodeWorkspace(st))
 	if err != nil {
 		return fmt.Errorf("demo: tau2 sample: %w", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -53,14 +54,26 @@ func requireAPIKey(name string) error {
 func usageErrorsEverywhere(cmds []*cli.Command, parent string) {
 	for _, cmd := range cmds {
 		name := strings.TrimSpace(parent + " " + cmd.Name)
+		flags := cmd.Flags
 		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			return usagef("%s: %v", name, err)
+			return usagef("%s: %v", name, suggestFlag(err, flags))
+		}
+		if len(cmd.Subcommands) == 0 && cmd.ArgsUsage == "" && cmd.Action != nil {
+			// A command that names no arguments takes none: an extra word
+			// is a mistake to report, not to ignore.
+			action := cmd.Action
+			cmd.Action = func(c *cli.Context) error {
+				if err := noArgs(c); err != nil {
+					return err
+				}
+				return action(c)
+			}
 		}
 		if len(cmd.Subcommands) > 0 && cmd.ArgsUsage == "" {
 			action := cmd.Action
 			cmd.Action = func(c *cli.Context) error {
 				if c.Args().Present() {
-					return usagef("%s: unknown command %q (ub %s --help lists them)", name, c.Args().First(), name)
+					return usagef("%s: unknown command %q%s (ub %s --help lists them)", name, c.Args().First(), suggestCommand(c.Command.Subcommands, c.Args().First()), name)
 				}
 				if action == nil {
 					return cli.ShowSubcommandHelp(c)
@@ -72,11 +85,25 @@ func usageErrorsEverywhere(cmds []*cli.Command, parent string) {
 	}
 }
 
+// requireFiles refuses, as a usage error (exit 2), a named input file that
+// does not exist ("-", stdin, always exists).
+func requireFiles(cmd string, paths ...string) error {
+	for _, p := range paths {
+		if p == "-" || p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return usagef("%s: %s: no such file or directory", cmd, p)
+		}
+	}
+	return nil
+}
+
 // rootAction runs for "ub" with no known command: help when nothing was
 // named, a usage error otherwise.
 func rootAction(c *cli.Context) error {
 	if c.Args().Present() {
-		return usagef("unknown command %q (ub --help lists them)", c.Args().First())
+		return usagef("unknown command %q%s (ub --help lists them)", c.Args().First(), suggestCommand(c.App.Commands, c.Args().First()))
 	}
 	return cli.ShowAppHelp(c)
 }

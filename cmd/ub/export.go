@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -54,6 +55,9 @@ func runExport(c *cli.Context, io *streams, opts exportOptions) error {
 		if format == "" {
 			return usagef("export: cannot tell the format from %q; pass --format %s", opts.out, strings.Join(queries.ExportFormats, "|"))
 		}
+	}
+	if !slices.Contains(queries.ExportFormats, format) {
+		return usagef("export: --format %q: want %s", format, strings.Join(queries.ExportFormats, ", "))
 	}
 	ws, err := openWorkspace(c, true)
 	if err != nil {

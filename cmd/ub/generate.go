@@ -132,7 +132,11 @@ func generateIn(c *cli.Context, sio *streams, ws *queries.Workspace, e sim.Exper
 			return err
 		}
 	} else {
-		fmt.Fprintf(sio.out, "experiment %s: %d points\n", e.Name, res.Points)
+		if opts.experiment == "" {
+			fmt.Fprintf(sio.out, "--sim %s: %d points\n", strings.Join(opts.sims, ","), res.Points)
+		} else {
+			fmt.Fprintf(sio.out, "experiment %s: %d points\n", e.Name, res.Points)
+		}
 		fmt.Fprintf(sio.out, "%-20s %11s %8s %10s %6s %7s %7s %10s %10s %10s\n", "simulator", "generations", "written", "unchanged", "sent", "cached", "failed", "tokens in", "tokens out", "cost USD")
 		for _, s := range res.Simulators {
 			fmt.Fprintf(sio.out, "%-20s %11d %8d %10d %6d %7d %7d %10d %10d %10.4f\n", s.Simulator, s.Generations, s.Written, s.Unchanged,

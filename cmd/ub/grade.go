@@ -51,6 +51,9 @@ func requireFlags(flags []cli.Flag, names ...string) []cli.Flag {
 // in the response cache) and is counted; a request that failed leaves its
 // pair ungraded and is reported.
 func runGrade(c *cli.Context, sio *streams, opts gradeOptions) error {
+	if err := requireAPIKey(opts.model.endpoint.APIKeyEnv); err != nil {
+		return err
+	}
 	ws, err := openWorkspace(c, false)
 	if err != nil {
 		return err

@@ -2,10 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -62,12 +59,10 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	if opts.format != "auto" && !slices.Contains(ingest.Formats(), opts.format) {
 		return usagef("ingest: unknown format %q (want auto or one of %s)", opts.format, strings.Join(ingest.Formats(), ", "))
 	}
-	for _, p := range opts.paths {
-		if _, err := os.Stat(p); p != "-" && errors.Is(err, fs.ErrNotExist) {
-			return usagef("ingest: %s: no such file or directory", p)
-		}
+	if err := requireFiles("ingest", append([]string{opts.prices}, opts.paths...)...); err != nil {
+		return err
 	}
-	ws, err := openWorkspace(c, false)
+	ws, err := createWorkspace(c)
 	if err != nil {
 		return err
 	}
@@ -94,6 +89,9 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	for _, e := range st.Errors {
 		fmt.Fprintln(io.err, e)
 	}
+	for _, w := range st.Warnings {
+		fmt.Fprintln(io.err, "warning:", w)
+	}
 	if st.ErrorCount > len(st.Errors) {
 		fmt.Fprintf(io.err, "... and %d more (see: ub sql \"select * from ingest_errors\")\n", st.ErrorCount-len(st.Errors))
 	}
@@ -113,11 +111,18 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	return err
 }
 
+// printIngestSummary prints what was read and what the workspace holds:
+// the sessions block only when sessions were read or are held, the
+// episodes block only when episodes were, and one workspace line.
 func printIngestSummary(io *streams, st ingest.Stats) {
+	episodes := len(st.EpisodeFiles) > 0 || st.TotalEpisodes > 0
+	sessions := st.Sessions+st.Replaced+st.Unchanged+st.Superseded > 0 || len(st.Skipped) > 0 || st.TotalSess > 0 || !episodes
 	fmt.Fprintf(io.out, "files      %d read, %d passed by (not a session log)\n", st.Files, st.FilesSkipped)
-	fmt.Fprintf(io.out, "sessions   %d added, %d replaced by a grown copy, %d already present, %d superseded\n",
-		st.Sessions, st.Replaced, st.Unchanged, st.Superseded)
-	fmt.Fprintf(io.out, "turns      %d added\n", st.Turns)
+	if sessions {
+		fmt.Fprintf(io.out, "sessions   %d added, %d replaced by a grown copy, %d already present, %d superseded\n",
+			st.Sessions, st.Replaced, st.Unchanged, st.Superseded)
+		fmt.Fprintf(io.out, "turns      %d added\n", st.Turns)
+	}
 	reasons := make([]string, 0, len(st.Skipped))
 	for r := range st.Skipped {
 		reasons = append(reasons, r)
@@ -128,6 +133,12 @@ func printIngestSummary(io *streams, st ingest.Stats) {
 	}
 	printEpisodeSummary(io, st)
 	fmt.Fprintf(io.out, "errors     %d\n", st.ErrorCount)
-	fmt.Fprintf(io.out, "workspace  %d sessions, %d turns, %d developers, %d repos\n",
-		st.TotalSess, st.TotalTurns, st.Developers, st.Repos)
+	var held []string
+	if sessions {
+		held = append(held, fmt.Sprintf("%d sessions, %d turns, %d developers, %d repos", st.TotalSess, st.TotalTurns, st.Developers, st.Repos))
+	}
+	if episodes {
+		held = append(held, episodeWorkspace(st))
+	}
+	fmt.Fprintf(io.out, "workspace  %s\n", strings.Join(held, "; "))
 }

@@ -34,6 +34,7 @@ func newJudgeCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "a model judge: the model `NAME` at --base-url (then --judge names the judge)"},
 			&cli.StringFlag{Name: "cascade", Usage: "`builtin,NAME`: label with the built-in judge and send its least confident labels to the model judge NAME (--model, --base-url); stored as judge builtin+NAME"},
 			&cli.Float64Flag{Name: "coverage", Value: 0.7, Usage: "cascade: the share the built-in judge keeps (its most confident labels)"},
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per target: judge, version, labels, new, already labelled, counts per move"},
 		}, endpointFlags("model judge")...),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
@@ -53,6 +54,9 @@ func builtinJudge(name string) (*judge.Builtin, error) {
 }
 
 func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
+	if c.Bool("json") && (opts.cascade != "" || opts.model.model != "" || opts.input != "") {
+		return usagef("judge: --json summarizes the built-in judge's labelling of the workspace (--input already prints JSON)")
+	}
 	if opts.cascade != "" {
 		return runCascade(c, sio, opts)
 	}
@@ -82,6 +86,16 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 		return err
 	}
 	defer ws.Close()
+	type judged struct {
+		Target  string         `json:"target"`
+		Judge   string         `json:"judge"`
+		Version string         `json:"version"`
+		Labels  int            `json:"labels"`
+		New     int            `json:"new"`
+		Already int            `json:"already"`
+		Counts  map[string]int `json:"counts"`
+	}
+	var js []judged
 	for _, t := range targets {
 		if b == nil {
 			if err := judgeWithModel(c, sio, ws, opts.judge, opts.model, t); err != nil {
@@ -89,11 +103,23 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 			}
 			continue
 		}
-		n, counts, err := judgeTargets(c, ws, b, opts.judge, t)
+		sum, counts, err := judgeTargets(c, ws, b, opts.judge, t)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(sio.out, "%s: %d labelled by %s (%s)  %s\n", t, n, opts.judge, b.Version(), counts)
+		if c.Bool("json") {
+			j := judged{Target: t, Judge: opts.judge, Version: b.Version(), Labels: sum.Labels, New: sum.Labels - sum.Already, Already: sum.Already, Counts: map[string]int{}}
+			for _, m := range judge.Moves() {
+				j.Counts[m.String()] = sum.Counts[m]
+			}
+			js = append(js, j)
+			continue
+		}
+		fmt.Fprintf(sio.out, "%s: %d labelled by %s (%s): %d new, %d already labelled  %s\n",
+			t, sum.Labels, opts.judge, b.Version(), sum.Labels-sum.Already, sum.Already, counts)
+	}
+	if c.Bool("json") {
+		return printJSON(sio, js)
 	}
 	return nil
 }
@@ -132,16 +158,16 @@ func labelTargets(c *cli.Context, ws *queries.Workspace, target string) (string,
 // judgeTargets labels every point or generation with the built-in judge,
 // replacing judge name's labels of the target; it returns how many and the
 // count of each move.
-func judgeTargets(c *cli.Context, ws *queries.Workspace, b *judge.Builtin, name, target string) (int, string, error) {
+func judgeTargets(c *cli.Context, ws *queries.Workspace, b *judge.Builtin, name, target string) (judge.LabelSummary, string, error) {
 	sum, err := judge.LabelWorkspace(c.Context, ws, b, judge.LabelOptions{Judge: name, Target: target})
 	if err != nil {
-		return 0, "", err
+		return sum, "", err
 	}
 	var parts []string
 	for _, m := range judge.Moves() {
 		parts = append(parts, fmt.Sprintf("%s %d", m, sum.Counts[m]))
 	}
-	return sum.Labels, strings.Join(parts, ", "), nil
+	return sum, strings.Join(parts, ", "), nil
 }
 
 // judgeFile labels the messages of a JSONL file and prints one JSON label per

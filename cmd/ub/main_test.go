@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +50,30 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TESTDATA", filepath.Join(wd, "..", "..", "ingest", "testdata"))
 			env.Setenv("NO_COLOR", "1")
 			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// ubexit CODE ub ARGS...: run the command, which must exit with
+			// CODE (the README's exit-code table is the contract); its
+			// stdout and stderr are checked by the lines after it.
+			"ubexit": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) < 2 {
+					ts.Fatalf("usage: ubexit CODE COMMAND [ARGS...]")
+				}
+				want, err := strconv.Atoi(args[0])
+				if err != nil {
+					ts.Fatalf("ubexit: %v", err)
+				}
+				got := 0
+				var ee *exec.ExitError
+				if err := ts.Exec(args[1], args[2:]...); errors.As(err, &ee) {
+					got = ee.ExitCode()
+				} else if err != nil {
+					ts.Fatalf("ubexit: %v", err)
+				}
+				if got != want {
+					ts.Fatalf("exit code %d, want %d", got, want)
+				}
+			},
 		},
 	})
 }

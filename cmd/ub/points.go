@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -74,22 +76,66 @@ func runPoints(c *cli.Context, io *streams, opts pointsOptions) error {
 		return err
 	}
 	defer ws.Close()
-	set, n, err := freezePoints(c, ws, opts)
+	set, rows, err := freezePoints(c, ws, opts)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(io.out, "froze %d points (up to %d per eligible developer, seed %d): hash %s\n",
-		n, opts.perDeveloper, opts.seed, set.Hash)
+		len(rows), opts.perDeveloper, opts.seed, set.Hash)
+	printFrozen(io, rows)
 	return nil
 }
 
-// freezePoints draws and stores the points; it returns their set and count.
-func freezePoints(c *cli.Context, ws *queries.Workspace, opts pointsOptions) (queries.PointSet, int, error) {
+// printFrozen says whose points were frozen: per split, the developers and
+// each one's count (the first 10 named).
+func printFrozen(io *streams, rows []queries.PointRow) {
+	type dev struct {
+		split, name string
+	}
+	per := map[dev]int{}
+	var order []dev
+	for _, r := range rows {
+		d := dev{r.Split, r.Developer}
+		if per[d] == 0 {
+			order = append(order, d)
+		}
+		per[d]++
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if order[i].split != order[j].split {
+			return order[i].split < order[j].split
+		}
+		return order[i].name < order[j].name
+	})
+	for i := 0; i < len(order); {
+		j := i
+		points := 0
+		var names []string
+		for ; j < len(order) && order[j].split == order[i].split; j++ {
+			points += per[order[j]]
+			if len(names) < 10 {
+				names = append(names, fmt.Sprintf("%s %d", order[j].name, per[order[j]]))
+			}
+		}
+		if more := j - i - len(names); more > 0 {
+			names = append(names, fmt.Sprintf("and %d more", more))
+		}
+		devs := "developers"
+		if j-i == 1 {
+			devs = "developer"
+		}
+		fmt.Fprintf(io.out, "  %-5s %d %s, %d points: %s\n", order[i].split, j-i, devs, points, strings.Join(names, ", "))
+		i = j
+	}
+}
+
+// freezePoints draws and stores the points; it returns their set and rows.
+func freezePoints(c *cli.Context, ws *queries.Workspace, opts pointsOptions) (queries.PointSet, []queries.PointRow, error) {
 	set, rows, err := splits.Freeze(c.Context, ws, splits.PointOptions{PerDeveloper: opts.perDeveloper, Seed: opts.seed})
 	if err != nil {
-		return set, 0, fmt.Errorf("points: %w", err)
+		return set, nil, fmt.Errorf("points: %w", err)
 	}
-	return set, len(rows), nil
+	return set, rows, nil
 }
 
 func runPointsExport(c *cli.Context, sio *streams, out string) error {
@@ -122,7 +168,10 @@ func runPointsExport(c *cli.Context, sio *streams, out string) error {
 // replaces the frozen points with it. Any bad line fails the whole import:
 // a study is scored on exactly the published points or not at all.
 func runPointsImport(c *cli.Context, sio *streams, path string) error {
-	ws, err := openWorkspace(c, false)
+	if err := requireFiles("points import", path); err != nil {
+		return err
+	}
+	ws, err := createWorkspace(c)
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ func newReportCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "out", Value: "report", Usage: "output `DIR`"},
 			&cli.StringFlag{Name: "judge", Usage: "score with the labels of judge `NAME` (default: builtin if present, else the only judge, else the judge with the most labels)"},
 			&cli.BoolFlag{Name: "list", Usage: "list the figures and exit"},
+			&cli.BoolFlag{Name: "json", Usage: "print what was written as JSON: report, figures, skipped (with reasons), files"},
 			&cli.StringFlag{Name: "grader", Usage: "user fidelity: score with the verdicts of grader `NAME` (default: the grader with the most verdicts)"},
 			&cli.StringFlag{Name: "q", Value: "0.75,0.84,0.86", Usage: "user fidelity: the frontier's required UFS `LEVELS`, comma-separated"},
 			&cli.StringFlag{Name: "epoch", Value: "prompts=1000,rollouts=64", Usage: "user fidelity: the epoch whose cost is reported, `prompts=N,rollouts=M`"},
@@ -89,6 +90,25 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 	sum, err := rep.WriteAll(opts.out)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
+	}
+	if c.Bool("json") {
+		type skipped struct {
+			Figure string `json:"figure"`
+			Reason string `json:"reason"`
+		}
+		out := struct {
+			Report  string    `json:"report"`
+			Figures []string  `json:"figures"`
+			Skipped []skipped `json:"skipped"`
+			Files   []string  `json:"files"`
+		}{Report: filepath.ToSlash(filepath.Join(opts.out, "report.md")), Figures: sum.Figures, Skipped: []skipped{}}
+		for _, s := range sum.Skipped {
+			out.Skipped = append(out.Skipped, skipped{s.Figure, s.Reason})
+		}
+		for _, f := range sum.Files {
+			out.Files = append(out.Files, filepath.ToSlash(f))
+		}
+		return printJSON(io, out)
 	}
 	for _, s := range sum.Skipped {
 		fmt.Fprintf(io.err, "skipped %s: %s\n", s.Figure, s.Reason)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/judge/review"
-	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
 )
 
@@ -83,22 +82,9 @@ func noArgs(c *cli.Context) error {
 		return err
 	}
 	if len(a) > 0 {
-		return usagef("%s: takes no arguments (got %s)", c.Command.Name, strings.Join(a, " "))
+		return usagef("%s: takes no arguments (got %s)", strings.TrimPrefix(c.Command.HelpName, "ub "), strings.Join(a, " "))
 	}
 	return nil
-}
-
-// openReviewWorkspace opens the workspace, explaining a lock held by ub
-// review serve.
-func openReviewWorkspace(c *cli.Context, readOnly bool) (*queries.Workspace, error) {
-	ws, err := openWorkspace(c, readOnly)
-	if errors.Is(err, queries.ErrLocked) {
-		if b, rerr := os.ReadFile(serveMarker(c.String("db"))); rerr == nil {
-			return nil, fmt.Errorf("ub review serve (%s) holds the workspace: it is the one writer while reviewers work; stop it (Ctrl-C) and run this again: %w",
-				strings.TrimSpace(string(b)), err)
-		}
-	}
-	return ws, err
 }
 
 func splitList(s string) []string {
@@ -127,7 +113,7 @@ func reviewError(err error) error {
 }
 
 func runReviewSample(c *cli.Context, sio *streams) error {
-	ws, err := openReviewWorkspace(c, false)
+	ws, err := openWorkspace(c, false)
 	if err != nil {
 		return err
 	}
@@ -137,9 +123,22 @@ func runReviewSample(c *cli.Context, sio *streams) error {
 	if err != nil {
 		return reviewError(err)
 	}
-	fmt.Fprintf(sio.out, "batch %s: %d episodes (seed %d, stratified by %q) for %s: %d assignments\n",
-		b.Batch, b.N, b.Seed, b.Stratify, b.Reviewers, len(as))
+	strata := "not stratified"
+	if b.Stratify != "" {
+		strata = "stratified by " + b.Stratify
+	}
+	fmt.Fprintf(sio.out, "batch %s: %d episodes (seed %d, %s) for %s: %d assignments\n",
+		b.Batch, b.N, b.Seed, strata, b.Reviewers, len(as))
 	fmt.Fprintf(sio.out, "next: ub review serve --batch %s\n", b.Batch)
+	return nil
+}
+
+// checkLevel refuses a --level that is not a confidence level (strictly
+// between 0 and 1) before anything is read.
+func checkLevel(c *cli.Context) error {
+	if l := c.Float64("level"); !(l > 0 && l < 1) {
+		return usagef("%s: --level %v: want a confidence level between 0 and 1 (0.95)", strings.TrimPrefix(c.Command.HelpName, "ub "), l)
+	}
 	return nil
 }
 
@@ -150,7 +149,10 @@ func reviewStatsOptions(c *cli.Context) review.StatsOptions {
 }
 
 func runReviewStats(c *cli.Context, sio *streams) error {
-	ws, err := openReviewWorkspace(c, true)
+	if err := checkLevel(c); err != nil {
+		return err
+	}
+	ws, err := openWorkspace(c, true)
 	if err != nil {
 		return err
 	}
@@ -176,7 +178,7 @@ func runReviewStats(c *cli.Context, sio *streams) error {
 }
 
 func runReviewExport(c *cli.Context, sio *streams) error {
-	ws, err := openReviewWorkspace(c, true)
+	ws, err := openWorkspace(c, true)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,9 @@ func newReviewImportCommand(io *streams) *cli.Command {
 }
 
 func runReviewImport(c *cli.Context, sio *streams, path string) error {
+	if err := requireFiles("review import", path); err != nil {
+		return err
+	}
 	f, err := review.ParseFile(path, review.FileOptions{Format: c.String("format"), Reviewer: c.String("reviewer"), At: time.Now().UTC()})
 	if err != nil {
 		return reviewError(err)
@@ -45,7 +48,7 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 		}
 		return fmt.Errorf("review import: %d bad row(s), nothing imported: %w", len(f.BadRows), ingest.ErrBadInput)
 	}
-	ws, err := openReviewWorkspace(c, false)
+	ws, err := createWorkspace(c)
 	if err != nil {
 		return err
 	}

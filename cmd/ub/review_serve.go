@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"regexp"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -38,6 +41,29 @@ func newReviewServeCommand(io *streams) *cli.Command {
 // holds it, so other commands can say so.
 func serveMarker(db string) string { return db + ".review-serve" }
 
+// serveHolder names the ub review serve that holds the workspace at db
+// ("ub review serve (pid N) on ADDR"), given the lock error of opening it;
+// "" when no server's marker is there, or the marker is stale (its process
+// is gone or is not the one DuckDB names as the lock's holder).
+func serveHolder(db string, lockErr error) string {
+	b, err := os.ReadFile(serveMarker(db))
+	if err != nil {
+		return ""
+	}
+	var pid int
+	var addr string
+	if _, err := fmt.Sscanf(strings.TrimSpace(string(b)), "pid %d, %s", &pid, &addr); err != nil || pid <= 0 {
+		return ""
+	}
+	if m := regexp.MustCompile(`\(pid (\d+)\)`).FindStringSubmatch(lockErr.Error()); m != nil && m[1] != strconv.Itoa(pid) {
+		return ""
+	}
+	if syscall.Kill(pid, 0) == syscall.ESRCH {
+		return ""
+	}
+	return fmt.Sprintf("ub review serve (pid %d) on %s", pid, addr)
+}
+
 // runReviewServe serves the review page of a batch until ctx ends; the
 // server is the workspace's one writer.
 func runReviewServe(c *cli.Context, sio *streams) error {
@@ -48,7 +74,7 @@ func runReviewServe(c *cli.Context, sio *streams) error {
 		return usageError{err}
 	}
 	defer ln.Close()
-	ws, err := openReviewWorkspace(c, false)
+	ws, err := openWorkspace(c, false)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,8 +180,17 @@ func TestReviewServeHoldsWorkspace(t *testing.T) {
 		}
 	}
 	code, _, errs := ub(t, "--db", db, "review", "stats")
-	if code != exitLocked || !strings.Contains(errs, "ub review serve (pid") {
+	if code != exitLocked || !strings.Contains(errs, "ub review serve (pid "+strconv.Itoa(cmd.Process.Pid)+")") {
 		t.Errorf("stats while serving: %d %s", code, errs)
+	}
+	// Any writer, not only the review commands, names the server.
+	verdicts := filepath.Join(t.TempDir(), "v.jsonl")
+	os.WriteFile(verdicts, []byte(`{"simulation_id":"x","criterion_id":"c","verdict":"pass","grader":"g"}`+"\n"), 0o644)
+	for _, a := range [][]string{{"verdicts", "import", verdicts}, {"ingest", "../../ingest/testdata/jsonl/good.jsonl"}} {
+		code, _, errs = ub(t, append([]string{"--db", db}, a...)...)
+		if code != exitLocked || !strings.Contains(errs, "ub review serve (pid "+strconv.Itoa(cmd.Process.Pid)+")") {
+			t.Errorf("%s while serving: %d %s", a[0], code, errs)
+		}
 	}
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}

@@ -66,7 +66,10 @@ func refused(sio *streams, f judge.ImportedFile) error {
 
 func runRubricsImport(c *cli.Context, sio *streams, files []string) error {
 	ctx := c.Context
-	ws, err := openWorkspace(c, false)
+	if err := requireFiles("rubrics import", files...); err != nil {
+		return err
+	}
+	ws, err := createWorkspace(c)
 	if err != nil {
 		return err
 	}
@@ -140,7 +143,10 @@ func newVerdictsCommand(io *streams) *cli.Command {
 
 func runVerdictsImport(c *cli.Context, sio *streams, grader string, files []string) error {
 	ctx := c.Context
-	ws, err := openWorkspace(c, false)
+	if err := requireFiles("verdicts import", files...); err != nil {
+		return err
+	}
+	ws, err := createWorkspace(c)
 	if err != nil {
 		return err
 	}

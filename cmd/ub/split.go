@@ -54,6 +54,7 @@ func newSplitCommand(io *streams) *cli.Command {
 		Flags: append(splitFlags(),
 			&cli.BoolFlag{Name: "report", Usage: "print the split report of the split in force (and draw its figure with --out) instead of splitting"},
 			&cli.StringFlag{Name: "out", Usage: "`DIR` for the split-summary figure and table (with --report)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the split report as JSON (run, components, splits, funnel, points per developer)"},
 		),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
@@ -107,7 +108,6 @@ func runSplit(c *cli.Context, io *streams, opts splitOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "split seed %d, %s by %s: hash %s\n", run.Seed, run.Ratios, run.Measure, run.Hash)
 	for _, w := range run.Warnings {
 		fmt.Fprintln(io.err, "warning:", w)
 	}
@@ -147,7 +147,11 @@ func printSplitReport(c *cli.Context, io *streams, ws *queries.Workspace, out st
 	if err != nil {
 		return err
 	}
-	if err := reports.WriteSplitSummaryText(io.out, data); err != nil {
+	if c.Bool("json") {
+		if err := printJSON(io, splitJSON(data)); err != nil {
+			return err
+		}
+	} else if err := reports.WriteSplitSummaryText(io.out, data); err != nil {
 		return err
 	}
 	if out != "" {
@@ -182,4 +186,66 @@ func loadSplitSummary(c *cli.Context, ws *queries.Workspace) (reports.SplitSumma
 		return d, err
 	}
 	return d, nil
+}
+
+// splitJSON is the split report as ub split --json prints it: snake_case
+// keys, the same rows as the text report in the same order.
+func splitJSON(d reports.SplitSummary) any {
+	type component struct {
+		ID         int    `json:"id"`
+		Split      string `json:"split"`
+		Developers int    `json:"developers"`
+		Repos      int    `json:"repos"`
+		Sessions   int    `json:"sessions"`
+	}
+	type split struct {
+		Split      string `json:"split"`
+		Components int    `json:"components"`
+		Developers int    `json:"developers"`
+		Repos      int    `json:"repos"`
+		Sessions   int    `json:"sessions"`
+	}
+	type funnel struct {
+		Split                 string `json:"split"`
+		Developers            int    `json:"developers"`
+		EnoughSessions        int    `json:"enough_sessions"`
+		EnoughHeldoutSessions int    `json:"enough_heldout_sessions"`
+		Eligible              int    `json:"eligible"`
+	}
+	type points struct {
+		Developer    string `json:"developer"`
+		Split        string `json:"split"`
+		Points       int    `json:"points"`
+		ConstantDose int    `json:"constant_dose"`
+	}
+	r := d.Run
+	out := struct {
+		Seed               int64       `json:"seed"`
+		Ratios             string      `json:"ratios"`
+		By                 string      `json:"by"`
+		Hash               string      `json:"hash"`
+		HeldoutFraction    float64     `json:"heldout_fraction"`
+		MinHeldoutSessions int         `json:"min_heldout_sessions"`
+		MinSessions        int         `json:"min_sessions"`
+		MinHeldoutMoments  int         `json:"min_heldout_moments"`
+		Components         []component `json:"components"`
+		Splits             []split     `json:"splits"`
+		Funnel             []funnel    `json:"funnel"`
+		Points             []points    `json:"points"`
+	}{Seed: int64(r.Seed), Ratios: r.Ratios, By: string(r.Measure), Hash: r.Hash, HeldoutFraction: r.HeldoutFraction,
+		MinHeldoutSessions: r.MinHeldoutSessions, MinSessions: r.MinSessions, MinHeldoutMoments: r.MinHeldoutMoments,
+		Components: []component{}, Splits: []split{}, Funnel: []funnel{}, Points: []points{}}
+	for _, c := range d.Components {
+		out.Components = append(out.Components, component{c.ID, c.Split, c.Developers, c.Repos, c.Sessions})
+	}
+	for _, s := range d.Splits {
+		out.Splits = append(out.Splits, split{s.Split, s.Components, s.Developers, s.Repos, s.Sessions})
+	}
+	for _, f := range d.Funnel {
+		out.Funnel = append(out.Funnel, funnel{f.Split, f.Developers, f.EnoughSessions, f.EnoughHeldoutSessions, f.Eligible})
+	}
+	for _, p := range d.Points {
+		out.Points = append(out.Points, points{p.Developer, p.Split, p.Points, p.ConstantDose})
+	}
+	return out
 }

@@ -1,0 +1,1 @@
+SELECT target_id FROM labels WHERE judge = ? AND target = ? ORDER BY target_id
