@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -71,6 +72,9 @@ func runExport(c *cli.Context, io *streams, opts exportOptions) error {
 		n, err = queries.Export(c.Context, ws.Conn(), query, path, format)
 		return err
 	})
+	if errors.Is(err, queries.ErrRefusedSQL) {
+		return usagef("export: %v", err)
+	}
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
