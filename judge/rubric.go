@@ -255,6 +255,8 @@ func ParseVerdicts(r io.Reader, file, grader string) (VerdictImport, error) {
 			msg = `missing "grader" (or pass --grader)`
 		case v.Verdict != "pass" && v.Verdict != "fail" && v.Verdict != "na":
 			msg = fmt.Sprintf("verdict %q: want pass, fail or na", v.Verdict)
+		case v.Verdict == "fail" && v.TurnIdx == nil:
+			msg = "a fail without its turn_idx (the first failing user turn)"
 		case v.TurnIdx != nil && *v.TurnIdx < 0:
 			msg = fmt.Sprintf("turn_idx %d: negative", *v.TurnIdx)
 		case v.TurnIdx != nil && v.Verdict != "fail":
