@@ -37,4 +37,3 @@ func TestReadPricesRefusesNonPrices(t *testing.T) {
 		t.Errorf("good table: %v %v", ps, err)
 	}
 }
-
