@@ -18,6 +18,8 @@ require (
 	gonum.org/v1/plot v0.17.0
 )
 
+require github.com/yuin/goldmark v1.8.7
+
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"unicode/utf8"
 )
 
 // LineReader reads lines of any length (no bufio.Scanner token limit): the
@@ -83,26 +84,56 @@ func (r *LineReader) next(keep int) (line []byte, cut, unterminated, ok bool, er
 	return line, cut, unterminated, true, nil
 }
 
+// MaxJSONLLineBytes is the longest line ReadJSONL reads (a variable so
+// that tests can lower it).
+var MaxJSONLLineBytes = 64 << 20
+
+// BadLineError is a line ReadJSONL refuses before fn sees it: longer than
+// MaxJSONLLineBytes, or not valid UTF-8. It is a *ParseError naming the
+// line and wraps ErrBadInput (exit 3).
+type BadLineError struct{ ParseError }
+
+func (e *BadLineError) Error() string   { return e.ParseError.Error() }
+func (e *BadLineError) Unwrap() []error { return []error{&e.ParseError, ErrBadInput} }
+
 // ReadJSONL calls fn with every line of r that is not blank and its 1-based
 // number; name is the input's name for errors ("-" for stdin). It stops at
-// fn's first error, which it returns as is.
+// fn's first error, which it returns as is, and at a line longer than
+// MaxJSONLLineBytes or not valid UTF-8 (a *BadLineError).
 func ReadJSONL(r io.Reader, name string, fn func(line int, raw []byte) error) error {
 	lr := NewLineReader(r)
 	for {
-		raw, _, ok, err := lr.Next()
+		raw, _, _, ok, err := lr.NextPrefix(MaxJSONLLineBytes + 1)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", name, lr.Line()+1, err)
 		}
 		if !ok {
 			return nil
 		}
+		if len(raw) > MaxJSONLLineBytes {
+			return &BadLineError{ParseError{Path: name, Line: lr.Line(), Reason: "line longer than the limit of " + SizeWords(MaxJSONLLineBytes)}}
+		}
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
+		}
+		if !utf8.Valid(raw) {
+			return &BadLineError{ParseError{Path: name, Line: lr.Line(), Reason: "not valid UTF-8"}}
 		}
 		if err := fn(lr.Line(), raw); err != nil {
 			return err
 		}
 	}
+}
+
+// SizeWords says n bytes in words: "64 MiB", "4 KiB", "100 bytes".
+func SizeWords(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // ReadJSONLFile is ReadJSONL over the file at path.

@@ -5,8 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"regexp"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -63,24 +67,64 @@ func ReadPrices(path string) ([]queries.Price, error) {
 	if len(names) == 0 {
 		return nil, &ParseError{Path: path, Reason: "no [models.\"NAME\"] table"}
 	}
+	text := string(b)
 	var out []queries.Price
 	for _, n := range names {
 		m := pf.Models[n]
-		date := m.ReadOn
+		date, dateKey := m.ReadOn, n
 		if date == "" {
-			date = pf.ReadOn
+			date, dateKey = pf.ReadOn, ""
+		}
+		bad := func(key, format string, args ...any) error {
+			return &ParseError{Path: path, Line: priceLine(text, n, key), Reason: fmt.Sprintf("model %q: ", n) + fmt.Sprintf(format, args...)}
 		}
 		switch {
 		case m.In == nil || m.Out == nil:
-			return nil, &ParseError{Path: path, Reason: fmt.Sprintf("model %q: both in and out ($ per million tokens) are required", n)}
-		case *m.In < 0 || *m.Out < 0:
-			return nil, &ParseError{Path: path, Reason: fmt.Sprintf("model %q: a negative price", n)}
+			return nil, bad("", "both in and out ($ per million tokens) are required")
+		case math.IsNaN(*m.In) || math.IsInf(*m.In, 0) || *m.In < 0:
+			return nil, bad("in", "in = %v: want a price >= 0 ($ per million input tokens)", *m.In)
+		case math.IsNaN(*m.Out) || math.IsInf(*m.Out, 0) || *m.Out < 0:
+			return nil, bad("out", "out = %v: want a price >= 0 ($ per million output tokens)", *m.Out)
 		case date == "":
-			return nil, &ParseError{Path: path, Reason: fmt.Sprintf("model %q: no read_on date (when the prices were read)", n)}
+			return nil, bad("", "no read_on date (when the prices were read)")
+		}
+		if _, err := time.Parse(time.DateOnly, date); err != nil {
+			line := priceLine(text, dateKey, "read_on")
+			return nil, &ParseError{Path: path, Line: line, Reason: fmt.Sprintf("read_on = %q: want a date YYYY-MM-DD (when the prices were read)", date)}
 		}
 		out = append(out, queries.Price{Model: n, PriceIn: *m.In, PriceOut: *m.Out, ReadOn: date, Source: path})
 	}
 	return out, nil
+}
+
+// priceLine is the line of key in the table of model (model "": the
+// top level, before any table; key "": the table's header), 0 when it
+// cannot be told (a key written in another TOML form).
+func priceLine(text, model, key string) int {
+	lines := strings.Split(text, "\n")
+	header := regexp.MustCompile(`^\s*\[\s*models\s*\.\s*(?:"` + regexp.QuoteMeta(model) + `"|'` + regexp.QuoteMeta(model) + `'|` + regexp.QuoteMeta(model) + `)\s*\]`)
+	keyRE := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(key) + `\s*=`)
+	in := model == ""
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(l), "["):
+			if model == "" {
+				return 0
+			}
+			if in {
+				return 0
+			}
+			if header.MatchString(l) {
+				if key == "" {
+					return i + 1
+				}
+				in = true
+			}
+		case in && key != "" && keyRE.MatchString(l):
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // StorePrices reads a price table and stores it in one transaction,

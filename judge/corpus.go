@@ -1,13 +1,14 @@
 package judge
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/ub-bench/ub/ingest"
 )
 
 // Example is one labelled developer message of a labels corpus
@@ -143,12 +144,19 @@ func readJSONL(path string, fn func(line int, raw []byte) error) error {
 		return err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		raw := sc.Bytes()
+	lr := ingest.NewLineReader(f)
+	for {
+		raw, _, _, ok, err := lr.NextPrefix(MaxLineBytes + 1)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", path, lr.Line()+1, err)
+		}
+		if !ok {
+			return nil
+		}
+		n := lr.Line()
+		if len(raw) > MaxLineBytes {
+			return &ingest.BadLineError{ParseError: ingest.ParseError{Path: path, Line: n, Reason: "line longer than the limit of " + ingest.SizeWords(MaxLineBytes)}}
+		}
 		if len(trimSpaceBytes(raw)) == 0 {
 			continue
 		}
@@ -156,10 +164,6 @@ func readJSONL(path string, fn func(line int, raw []byte) error) error {
 			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }
 
 func trimSpaceBytes(b []byte) []byte {

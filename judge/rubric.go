@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,9 +9,12 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/ub-bench/ub/ingest"
 )
 
 // Families are the user-fidelity failure families of SPEC 6.2 (seed 002),
@@ -115,7 +117,7 @@ func ParseRubrics(r io.Reader, file string, sources QuoteSourceFunc) (RubricImpo
 	var out RubricImport
 	seen := map[string]int{}
 	perTask := map[[2]string]int{}
-	err := eachLine(r, func(n int, line []byte) {
+	err := eachLine(r, file, &out.Refused, func(n int, line []byte) {
 		var c Criterion
 		if err := strictUnmarshal(line, &c); err != nil {
 			out.Refused = append(out.Refused, LineError{file, n, err.Error()})
@@ -235,7 +237,7 @@ type VerdictImport struct {
 func ParseVerdicts(r io.Reader, file, grader string) (VerdictImport, error) {
 	var out VerdictImport
 	seen := map[[3]string]int{}
-	err := eachLine(r, func(n int, line []byte) {
+	err := eachLine(r, file, &out.Refused, func(n int, line []byte) {
 		var v Verdict
 		if err := strictUnmarshal(line, &v); err != nil {
 			out.Refused = append(out.Refused, LineError{file, n, err.Error()})
@@ -255,6 +257,8 @@ func ParseVerdicts(r io.Reader, file, grader string) (VerdictImport, error) {
 			msg = `missing "grader" (or pass --grader)`
 		case v.Verdict != "pass" && v.Verdict != "fail" && v.Verdict != "na":
 			msg = fmt.Sprintf("verdict %q: want pass, fail or na", v.Verdict)
+		case v.Verdict == "fail" && v.TurnIdx == nil:
+			msg = "a fail without its turn_idx (the first failing user turn)"
 		case v.TurnIdx != nil && *v.TurnIdx < 0:
 			msg = fmt.Sprintf("turn_idx %d: negative", *v.TurnIdx)
 		case v.TurnIdx != nil && v.Verdict != "fail":
@@ -278,20 +282,52 @@ func ParseVerdicts(r io.Reader, file, grader string) (VerdictImport, error) {
 	return out, nil
 }
 
-// eachLine calls fn with every non-blank line and its 1-based number.
-func eachLine(r io.Reader, fn func(n int, line []byte)) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := bytes.TrimSpace(sc.Bytes())
+// MaxLineBytes is the longest line a rubrics or verdicts file may hold
+// (a variable so that tests can lower it); a longer line is refused with
+// its file and line, and the lines after it are read.
+var MaxLineBytes = 64 << 20
+
+// eachLine calls fn with every non-blank line and its 1-based number. A
+// line longer than MaxLineBytes, or one that is not valid UTF-8, is
+// refused (added to refused, naming file and line) instead.
+func eachLine(r io.Reader, file string, refused *[]LineError, fn func(n int, line []byte)) error {
+	lr := ingest.NewLineReader(r)
+	for {
+		raw, _, _, ok, err := lr.NextPrefix(MaxLineBytes + 1)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", lr.Line()+1, err)
+		}
+		if !ok {
+			return nil
+		}
+		n := lr.Line()
+		if len(raw) > MaxLineBytes {
+			*refused = append(*refused, LineError{file, n, fmt.Sprintf("line longer than the limit of %s", ingest.SizeWords(MaxLineBytes))})
+			continue
+		}
+		line := bytes.TrimSpace(raw)
 		if len(line) == 0 {
+			continue
+		}
+		if !utf8.Valid(line) {
+			*refused = append(*refused, LineError{file, n, fmt.Sprintf("not valid UTF-8 (byte %d)", invalidUTF8At(line)+1)})
 			continue
 		}
 		fn(n, line)
 	}
-	return sc.Err()
+}
+
+// invalidUTF8At is the offset of the first byte of b that is not valid
+// UTF-8 (len(b) if there is none).
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
 }
 
 // strictUnmarshal decodes one JSON object, refusing unknown fields,

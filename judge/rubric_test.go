@@ -105,3 +105,37 @@ func TestParseVerdicts(t *testing.T) {
 		t.Errorf("with grader: %+v", got.Verdicts)
 	}
 }
+
+// TestLongAndInvalidLinesRefused: in a rubrics and a verdicts file, a line
+// longer than MaxLineBytes and a line that is not valid UTF-8 are each
+// refused with file:line (the limit in words), and the lines after them
+// are read.
+func TestLongAndInvalidLinesRefused(t *testing.T) {
+	defer func(n int) { MaxLineBytes = n }(MaxLineBytes)
+	MaxLineBytes = 4 << 10
+	long := `{"simulation_id": "s1", "criterion_id": "c1", "verdict": "pass", "reason": "` + strings.Repeat("x", 5000) + `", "grader": "g"}`
+	good := `{"simulation_id": "s1", "criterion_id": "c2", "verdict": "pass", "reason": "r", "grader": "g"}`
+	bad := "{\"simulation_id\": \"s1\", \"criterion_id\": \"c3\", \"verdict\": \"pass\", \"reason\": \"caf\xe9\", \"grader\": \"g\"}"
+	in := long + "\n" + good + "\n" + bad + "\n"
+	got, err := ParseVerdicts(strings.NewReader(in), "v.jsonl", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"v.jsonl:1: line longer than the limit of 4 KiB", "v.jsonl:3: not valid UTF-8 (byte 80)"}
+	if len(got.Verdicts) != 1 || got.Verdicts[0].CriterionID != "c2" || len(got.Refused) != 2 {
+		t.Fatalf("verdicts %+v, refused %v", got.Verdicts, got.Refused)
+	}
+	for i, w := range want {
+		if got.Refused[i].Error() != w {
+			t.Errorf("refused[%d] = %q, want %q", i, got.Refused[i].Error(), w)
+		}
+	}
+	rub := strings.Repeat(" ", 5000) + "{}\n" + "{\"task_id\": \"1\", \"domain\": \"d\", \"criterion_id\": \"\xff\"}\n"
+	r, err := ParseRubrics(strings.NewReader(rub), "r.jsonl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Refused) != 2 || r.Refused[0].Error() != "r.jsonl:1: line longer than the limit of 4 KiB" || !strings.HasPrefix(r.Refused[1].Error(), "r.jsonl:2: not valid UTF-8") {
+		t.Errorf("rubrics refused %v", r.Refused)
+	}
+}

@@ -89,8 +89,9 @@ func LoadVerdictIndex(ctx context.Context, db queries.Querier) (VerdictIndex, er
 
 // ImportVerdictFile imports the verdicts of one JSONL file (ParseVerdicts;
 // grader, when not "", names the grader of every line). A verdict whose
-// criterion or episode is not in idx, or whose criterion is of another
-// task than its episode, is refused; refused lines are recorded in
+// criterion or episode is not in idx, whose criterion is of another task
+// than its episode, or whose turn_idx is past the episode's end or not a
+// turn of the user, is refused; refused lines are recorded in
 // ingest_errors (format "verdicts").
 func ImportVerdictFile(ctx context.Context, ws *queries.Workspace, path, grader string, idx VerdictIndex) (ImportedFile, error) {
 	res := ImportedFile{Path: path}
@@ -117,6 +118,10 @@ func ImportVerdictFile(ctx context.Context, ws *queries.Workspace, path, grader 
 			msg = fmt.Sprintf("simulation %s is not in the workspace (ingest its result file)", v.SimulationID)
 		case cr.Domain != ep.Domain || cr.TaskID != ep.TaskID:
 			msg = fmt.Sprintf("criterion %s is of task %s/%s, simulation %s of task %s/%s", v.CriterionID, cr.Domain, cr.TaskID, v.SimulationID, ep.Domain, ep.TaskID)
+		case v.TurnIdx != nil && *v.TurnIdx > ep.LastTurn:
+			msg = fmt.Sprintf("turn_idx %d is past the end of simulation %s (its last turn is %d)", *v.TurnIdx, v.SimulationID, ep.LastTurn)
+		case v.TurnIdx != nil && !ep.UserTurns[*v.TurnIdx]:
+			msg = fmt.Sprintf("turn_idx %d of simulation %s is not a user turn (a fail names the first failing user turn)", *v.TurnIdx, v.SimulationID)
 		}
 		if msg != "" {
 			refused = append(refused, LineError{File: path, Line: v.Line, Msg: msg})

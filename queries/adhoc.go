@@ -14,10 +14,20 @@ type Column struct {
 // Adhoc runs one SQL statement and calls fn for every row, with the columns
 // first seen. Rows are scanned into driver values (string, int64, float64,
 // bool, time.Time, []byte, nil, and DuckDB's composite types).
+//
+// The query is a user's: CheckUserSQL refuses it first (an error wrapping
+// ErrRefusedSQL), and the configuration of db is locked for good before
+// it runs.
 func Adhoc(ctx context.Context, db Querier, query string, fn func(cols []Column, row []any) error) error {
+	if err := CheckUserSQL(query); err != nil {
+		return err
+	}
+	if err := lockConfiguration(ctx, db); err != nil {
+		return err
+	}
 	rows, err := db.QueryContext(ctx, query)
 	if err != nil {
-		return err
+		return refusedByDuckDB(err)
 	}
 	defer rows.Close()
 	types, err := rows.ColumnTypes()

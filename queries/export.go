@@ -51,7 +51,16 @@ func TableQuery(ctx context.Context, db Querier, name string) (string, error) {
 // Arrow IPC file). It writes to a temporary file beside path and renames it
 // into place, so a failed export never leaves a half-written file. It
 // returns the number of rows written.
+//
+// The query may be a user's: CheckUserSQL refuses it first, and the
+// configuration of db is locked for good before it runs.
 func Export(ctx context.Context, db Querier, query, path, format string) (int64, error) {
+	if err := CheckUserSQL(query); err != nil {
+		return 0, err
+	}
+	if err := lockConfiguration(ctx, db); err != nil {
+		return 0, err
+	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -73,6 +82,9 @@ func Export(ctx context.Context, db Querier, query, path, format string) (int64,
 		n, err = exportArrow(ctx, db, query, tmpName)
 	default:
 		return 0, fmt.Errorf("unknown export format %q (want %s)", format, strings.Join(ExportFormats, ", "))
+	}
+	if err := refusedByDuckDB(err); errors.Is(err, ErrRefusedSQL) {
+		return 0, err
 	}
 	if err != nil {
 		// DuckDB quotes the statement that failed, which is the user's

@@ -91,6 +91,10 @@ func RubricOf(ctx context.Context, db Querier, domain, taskID string) ([]Criteri
 type TaskRef struct {
 	Domain, TaskID string
 	Accepted       bool // criteria: status accepted (episodes: always true)
+	// Episodes only: the last turn_idx (-1 without messages) and the
+	// turns of the user's messages.
+	LastTurn  int
+	UserTurns map[int]bool
 }
 
 // CriterionIndex maps every stored criterion id to its task.
@@ -123,9 +127,15 @@ func EpisodeIndex(ctx context.Context, db Querier) (map[string]TaskRef, error) {
 	out := map[string]TaskRef{}
 	for rows.Next() {
 		var id string
-		t := TaskRef{Accepted: true}
-		if err := rows.Scan(&id, &t.Domain, &t.TaskID); err != nil {
+		var users []any
+		t := TaskRef{Accepted: true, UserTurns: map[int]bool{}}
+		if err := rows.Scan(&id, &t.Domain, &t.TaskID, &t.LastTurn, &users); err != nil {
 			return nil, err
+		}
+		for _, u := range users {
+			if n, ok := u.(int32); ok {
+				t.UserTurns[int(n)] = true
+			}
 		}
 		out[id] = t
 	}

@@ -136,8 +136,9 @@ func create(ctx context.Context, path string) error {
 func open(ctx context.Context, path string, opts Options) (*Workspace, error) {
 	// ub never reaches the network on its own: DuckDB would otherwise
 	// download and load an extension for a file or function it does not
-	// know (an SQLite file given as --db, a parquet URL in ub sql).
-	dsn := path + "?autoinstall_known_extensions=false&autoload_known_extensions=false"
+	// know (an SQLite file given as --db, a parquet URL in ub sql); see
+	// extensionSettings and CheckUserSQL.
+	dsn := path + "?" + extensionSettings
 	if opts.ReadOnly && path != "" {
 		dsn += "&access_mode=read_only"
 	}

@@ -117,7 +117,7 @@ func (r *Report) caseStudy() (*figure, error) {
 
 	f := &figure{}
 	f.table.header = []string{"moment", "point", "prior_turns", "speaker", "condition", "move", "matches_real", "text"}
-	md := &table{header: []string{"moment", "speaker", "condition", "move", "text"}}
+	md := &table{header: []string{"moment", "speaker", "condition", "move", "text"}, markdown: true}
 	type rowKey struct{ label, sim, cond string }
 	rows := []rowKey{{"real developer", "", ""}}
 	for _, s := range sims {
@@ -140,18 +140,18 @@ func (r *Report) caseStudy() (*figure, error) {
 		tx := ptext[p.ID]
 		f.table.add(m, p.ID, strconv.Itoa(p.PriorTurns), "agent", "", "", "", tx[0])
 		f.table.add(m, p.ID, strconv.Itoa(p.PriorTurns), "real developer", "", p.Real, "", tx[1])
-		md.add(m, "agent (latest turn)", "", "", clip(tx[0], 110))
-		md.add(m, "**real developer**", "", "**"+p.Real+"**", clip(tx[1], 110))
+		md.add(m, "agent (latest turn)", "", "", mdText(clip(tx[0], 110)))
+		md.add(m, "**real developer**", "", "**"+mdText(p.Real)+"**", mdText(clip(tx[1], 110)))
 		for _, s := range sims {
 			for _, cond := range []string{queries.CondNoProfile, queries.CondProfile} {
 				mv := moves[sc{s, cond}][c.idx]
 				hit := strconv.FormatBool(mv == p.Real)
 				f.table.add(m, p.ID, strconv.Itoa(p.PriorTurns), s, cond, mv, hit, texts[p.ID][sc{s, cond}])
-				mark := mv
+				mark := mdText(mv)
 				if mv == p.Real {
-					mark = "**" + mv + "**"
+					mark = "**" + mark + "**"
 				}
-				md.add(m, s, cond, mark, clip(texts[p.ID][sc{s, cond}], 110))
+				md.add(m, mdText(s), mdText(cond), mark, mdText(clip(texts[p.ID][sc{s, cond}], 110)))
 			}
 		}
 	}

@@ -301,7 +301,7 @@ func (r *Report) userFidelity(b *strings.Builder) {
 	case len(versions) == 0:
 		b.WriteString("; the files do not say which tau2 release (1.x or 2.x) they come from.\n\n")
 	default:
-		fmt.Fprintf(b, "; release %s.\n\n", strings.Join(sortedStrings(versions), ", "))
+		fmt.Fprintf(b, "; release %s.\n\n", mdText(strings.Join(sortedStrings(versions), ", ")))
 	}
 	if len(ep.Rates) > 0 {
 		b.WriteString("### Judge-free probes\n\n")

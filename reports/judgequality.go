@@ -102,16 +102,16 @@ func (r *Report) judgeMethods(b *strings.Builder) {
 	cascade := len(names) > 1 || (len(names) == 1 && names[0] != judgeName)
 	switch {
 	case q == nil || judgeName == "":
-		fmt.Fprintf(b, "- **Judge agreement with careful labels**: unmeasured for `%s`.\n", judgeName)
+		fmt.Fprintf(b, "- **Judge agreement with careful labels**: unmeasured for %s.\n", mdCode(judgeName))
 	case judgeName == q.Judge && !cascade:
-		fmt.Fprintf(b, "- **Judge agreement with careful labels**: `%s` agrees at %s over the labelled corpus, and %s on the repositories its shipped weights never saw (%s).\n",
-			q.Judge, kappaText(q.All), kappaText(q.Unseen), q.Protocol)
+		fmt.Fprintf(b, "- **Judge agreement with careful labels**: %s agrees at %s over the labelled corpus, and %s on the repositories its shipped weights never saw (%s).\n",
+			mdCode(q.Judge), kappaText(q.All), kappaText(q.Unseen), mdText(q.Protocol))
 	case cascade && total > 0:
 		var parts []string
 		for _, n := range names {
-			parts = append(parts, fmt.Sprintf("`%s` %d (%s%%)", n, by[n], fnum(100*float64(by[n])/float64(total), 0)))
+			parts = append(parts, fmt.Sprintf("%s %d (%s%%)", mdCode(n), by[n], fnum(100*float64(by[n])/float64(total), 0)))
 		}
-		fmt.Fprintf(b, "- **Judge agreement with careful labels**: `%s` is a cascade; real messages labelled by %s.", judgeName, strings.Join(parts, ", "))
+		fmt.Fprintf(b, "- **Judge agreement with careful labels**: %s is a cascade; real messages labelled by %s.", mdCode(judgeName), strings.Join(parts, ", "))
 		if kept, ok := by[q.Judge]; ok {
 			c := float64(kept) / float64(total)
 			if p, ok := q.nearestCoverage(c); ok {
@@ -121,7 +121,7 @@ func (r *Report) judgeMethods(b *strings.Builder) {
 		}
 		b.WriteString("\n")
 	default:
-		fmt.Fprintf(b, "- **Judge agreement with careful labels**: unmeasured for `%s` (only the built-in judge is measured on the labelled corpus: %s).\n", judgeName, kappaText(q.All))
+		fmt.Fprintf(b, "- **Judge agreement with careful labels**: unmeasured for %s (only the built-in judge is measured on the labelled corpus: %s).\n", mdCode(judgeName), kappaText(q.All))
 	}
 }
 
@@ -197,7 +197,7 @@ func (r *Report) judgeCoverage() (*figure, error) {
 	f.pic = panels([]*plot.Plot{left, right}, 9*vg.Inch, 3.6*vg.Inch)
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "Built-in judge `%s` against careful labels, %s. Left: labels binned by calibrated confidence, share right per bin (expected calibration error %s). "+
+	fmt.Fprintf(&b, "Built-in judge %s against careful labels, %s. Left: labels binned by calibrated confidence, share right per bin (expected calibration error %s). "+
 		"Right: kappa and accuracy of the labels kept when only the most confident share is kept; a cascade (ub judge --cascade builtin,NAME --coverage C) sends the rest to a model judge. ",
 		q.Version, q.Protocol, f3(q.ECE))
 	var pts []string

@@ -177,15 +177,15 @@ func ReviewMarkdown(st analysis.ReviewStats) string {
 }
 
 func writeReviewSection(b *strings.Builder, st analysis.ReviewStats, figs []*figure, h string) {
-	fmt.Fprintf(b, "Reviewer: **%s**. %d episodes decided", st.Reviewer, st.Episodes)
+	fmt.Fprintf(b, "Reviewer: **%s**. %d episodes decided", mdText(st.Reviewer), st.Episodes)
 	if st.Reviewer == "final" {
 		fmt.Fprintf(b, " (%d agreed by two or more humans, %d adjudicated)", st.Agreed, st.Adjudicated)
 	}
 	fmt.Fprintf(b, "; %d failed reviews left out (a failed review is not a pass); %d episodes pending adjudication left out. "+
 		"Intervals: %s, %.0f%%; error share = 1 - c/n with the pass share's interval flipped. Success = reward >= %s.\n\n",
-		st.Failed, len(st.Pending), st.Method, 100*st.Level, strconv.FormatFloat(st.Threshold, 'g', -1, 64))
+		st.Failed, len(st.Pending), mdText(st.Method), 100*st.Level, strconv.FormatFloat(st.Threshold, 'g', -1, 64))
 	for _, f := range figs {
-		fmt.Fprintf(b, "![%s](%s.png)\n\n%s\n\n", f.name, f.name, f.caption)
+		fmt.Fprintf(b, "![%s](%s.png)\n\n%s\n\n", f.name, f.name, mdText(f.caption))
 	}
 	fmt.Fprintf(b, "%s Error share and critical share\n\n", h)
 	t := table{header: []string{"domain", "n", "simulator error", "critical error"}}
@@ -243,7 +243,7 @@ func writeReviewSection(b *strings.Builder, st analysis.ReviewStats, figs []*fig
 		b.WriteString(mdTable(t))
 	}
 	if len(st.Pending) > 0 {
-		fmt.Fprintf(b, "\nPending adjudication (humans disagree; record the final word as an adjudicator): %s\n", strings.Join(st.Pending, ", "))
+		fmt.Fprintf(b, "\nPending adjudication (humans disagree; record the final word as an adjudicator): %s\n", mdText(strings.Join(st.Pending, ", ")))
 	}
 }
 

@@ -351,6 +351,9 @@ func (r *Report) realOutcomes() []analysis.Outcome {
 type table struct {
 	header []string
 	rows   [][]string
+	// markdown: the cells are Markdown, their data escaped by mdText (the
+	// Markdown table only: a figure's CSV table holds plain text).
+	markdown bool
 }
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }

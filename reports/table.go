@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 // TableFormats are the formats WriteTable accepts.
@@ -132,7 +134,10 @@ func (t *TableWriter) Close() error {
 	return err
 }
 
+// cell is s on one line of a terminal table, its format characters shown
+// as [U+XXXX].
 func cell(s string) string {
+	s = visible.Text(s)
 	s = strings.ReplaceAll(s, "\r\n", "\\n")
 	s = strings.ReplaceAll(s, "\n", "\\n")
 	return strings.ReplaceAll(s, "\t", " ")
@@ -206,13 +211,15 @@ func (t *TableWriter) flushTable() error {
 	return err
 }
 
-func mdEscape(s string) string { return strings.ReplaceAll(cell(s), "|", "\\|") }
+// mdCell keeps a cell that is Markdown already on its line and in its
+// column.
+func mdCell(s string) string { return strings.ReplaceAll(cell(s), "|", "\\|") }
 
 func (t *TableWriter) markdownHeader() error {
 	var b strings.Builder
 	b.WriteString("|")
 	for _, c := range t.cols {
-		b.WriteString(" " + mdEscape(c) + " |")
+		b.WriteString(" " + mdText(c) + " |")
 	}
 	b.WriteString("\n|")
 	for range t.cols {
@@ -227,7 +234,7 @@ func (t *TableWriter) markdownRow(r []string) error {
 	var b strings.Builder
 	b.WriteString("|")
 	for _, v := range r {
-		b.WriteString(" " + mdEscape(v) + " |")
+		b.WriteString(" " + mdText(v) + " |")
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(t.w, b.String())

@@ -563,8 +563,8 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		excluded += s.Excluded
 	}
 	b.WriteString("## User fidelity score (UFS)\n\n")
-	fmt.Fprintf(b, "User fidelity (SPEC 6.2, seed 002) of %d user simulators over %d episodes graded by `%s`: %d scored, %d excluded "+
-		"(flagged P0, not their task's conversation, or no applicable criterion).\n\n", len(fd.ufs), len(in.Episodes), in.Grader, scored, excluded)
+	fmt.Fprintf(b, "User fidelity (SPEC 6.2, seed 002) of %d user simulators over %d episodes graded by %s: %d scored, %d excluded "+
+		"(flagged P0, not their task's conversation, or no applicable criterion).\n\n", len(fd.ufs), len(in.Episodes), mdCode(in.Grader), scored, excluded)
 
 	b.WriteString("### Table 1: summary per simulator\n\n")
 	t1 := table{header: []string{"simulator", "scored", "excluded", "mean R", "UFS", "cost/sim ($)", "cost", "dominated"}}
@@ -602,7 +602,7 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		t3.add(f2(c.Q), who, fnumOr(c.UFS, 3, "n/a"), fnumOr(c.Cost, 5, "n/a"), strconv.Itoa(c.Feasible), epoch)
 	}
 	b.WriteString(mdTable(t3))
-	fmt.Fprintf(b, "\nEfficient frontier (by cost): %s.\n\n", orNone(strings.Join(fd.frontier.Efficient, ", ")))
+	fmt.Fprintf(b, "\nEfficient frontier (by cost): %s.\n\n", mdText(orNone(strings.Join(fd.frontier.Efficient, ", "))))
 
 	if len(fd.overlap) > 0 {
 		b.WriteString("### Probe overlap\n\n")
@@ -615,10 +615,10 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		for _, p := range sortedStrings(fd.changed) {
 			ch = append(ch, p)
 		}
-		fmt.Fprintf(b, "\nProbes whose folding changes the ranking: %s.\n\n", orNone(strings.Join(ch, ", ")))
+		fmt.Fprintf(b, "\nProbes whose folding changes the ranking: %s.\n\n", mdText(orNone(strings.Join(ch, ", "))))
 	}
 	if len(fd.agree) > 0 {
-		fmt.Fprintf(b, "### Agreement between graders `%s` and `%s`\n\n", in.Grader, in.SecondGrader)
+		fmt.Fprintf(b, "### Agreement between graders %s and %s\n\n", mdCode(in.Grader), mdCode(in.SecondGrader))
 		t := table{header: []string{"family", "verdicts", "equal", "kappa", "95% CI"}}
 		for _, a := range fd.agree {
 			t.add(a.Family, strconv.Itoa(a.N), strconv.Itoa(a.Equal), fnumOr(a.Kappa.Kappa, 3, "n/a"), fnumOr(a.Kappa.Lo, 3, "n/a")+" to "+fnumOr(a.Kappa.Hi, 3, "n/a"))
@@ -631,14 +631,14 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 			continue
 		}
 		fg := o.f
-		fmt.Fprintf(b, "### %s\n\n![%s](%s.png)\n\n%s\n\n", fg.title, fg.name, fg.name, fg.caption)
+		fmt.Fprintf(b, "### %s\n\n![%s](%s.png)\n\n%s\n\n", fg.title, fg.name, fg.name, mdText(fg.caption))
 		b.WriteString(mdTable(fg.table))
 		fmt.Fprintf(b, "\nFiles: [%s.svg](%s.svg), [%s.png](%s.png), [%s.csv](%s.csv). Figure name: `%s`.\n\n", fg.name, fg.name, fg.name, fg.name, fg.name, fg.name, fg.name)
 	}
 	b.WriteString("### Methods (user fidelity)\n\n")
 	prices := "No cost was estimated."
 	if in.Prices != "" {
-		prices = "Estimated costs: " + in.Prices + "."
+		prices = "Estimated costs: " + mdText(in.Prices) + "."
 	}
 	fmt.Fprintf(b, "Each task's rubric holds criteria about the simulated user only, each grounded in a verbatim quote of the task's blueprint or the "+
 		"simulator guidelines (checked after NFKC, space, quote-mark and `**` normalisation, case-folded). A grader gives every (episode, criterion) "+

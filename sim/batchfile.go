@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -319,6 +320,8 @@ func ReadBatchKeys(paths ...string) (BatchKeys, error) {
 			}
 			keys[kl.CustomID] = KeyedRequest{Key: kl.Key, Request: r}
 			return nil
+		}, func(n int, limit string) error {
+			return fmt.Errorf("%s:%d: line longer than the limit of %s", path, n, limit)
 		})
 		f.Close()
 		if err != nil {
@@ -328,23 +331,67 @@ func ReadBatchKeys(paths ...string) (BatchKeys, error) {
 	return keys, nil
 }
 
-// eachLine calls fn for every non-blank line of r (1-based numbers); lines
-// may be up to 512 MiB.
-func eachLine(r io.Reader, fn func(n int, line []byte) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 512<<20)
+// MaxBatchLineBytes is the longest line of a batch keys or results file (a
+// variable so that tests can lower it).
+var MaxBatchLineBytes = 512 << 20
+
+// eachLine calls fn for every non-blank line of r (1-based numbers); a line
+// longer than MaxBatchLineBytes goes to long instead, with its number and
+// the limit in words.
+func eachLine(r io.Reader, fn func(n int, line []byte) error, long func(n int, limit string) error) error {
+	lr := bufio.NewReaderSize(r, 64<<10)
 	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Bytes()
-		if len(strings.TrimSpace(string(line))) == 0 {
-			continue
+	var buf []byte
+	for {
+		buf = buf[:0]
+		over := false
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = lr.ReadSlice('\n')
+			if len(buf)+len(chunk) > MaxBatchLineBytes+1 { // +1: the newline
+				over = true
+			} else {
+				buf = append(buf, chunk...)
+			}
+			if err != bufio.ErrBufferFull {
+				break
+			}
 		}
-		if err := fn(n, line); err != nil {
+		if err != nil && err != io.EOF {
 			return err
 		}
+		if len(buf) == 0 && !over && err == io.EOF {
+			return nil
+		}
+		n++
+		line := bytes.TrimRight(buf, "\r\n")
+		switch {
+		case over || len(line) > MaxBatchLineBytes:
+			if lerr := long(n, sizeWords(MaxBatchLineBytes)); lerr != nil {
+				return lerr
+			}
+		case len(bytes.TrimSpace(line)) == 0:
+		default:
+			if ferr := fn(n, line); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
 	}
-	return sc.Err()
+}
+
+// sizeWords says n bytes in words: "512 MiB", "4 KiB", "100 bytes".
+func sizeWords(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // BatchImport counts what ImportBatchResults did.
@@ -439,6 +486,10 @@ func ImportBatchResults(ctx context.Context, provider BatchProvider, keys BatchK
 			if len(pending) >= 512 {
 				return flush()
 			}
+			return nil
+		}, func(n int, limit string) error {
+			st.Lines++
+			st.Problems = append(st.Problems, fmt.Sprintf("%s:%d: line longer than the limit of %s", path, n, limit))
 			return nil
 		})
 		f.Close()

@@ -391,3 +391,34 @@ func TestBatchRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchLineOverLimit: a keys line longer than MaxBatchLineBytes is
+// refused with file:line and the limit in words (not bufio's "token too
+// long"); the lines around a long one are still read.
+func TestBatchLineOverLimit(t *testing.T) {
+	defer func(n int) { MaxBatchLineBytes = n }(MaxBatchLineBytes)
+	dir := t.TempDir()
+	files, err := WriteBatchFiles(dir, "b", OpenAIBatch, testRequests(3, ""), BatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(files[0].KeysPath)
+	lines := strings.SplitAfter(string(b), "\n")
+	MaxBatchLineBytes = len(lines[0]) + 10
+	long := strings.TrimSuffix(lines[1], "\n") + strings.Repeat(" ", 2*MaxBatchLineBytes) + "\n"
+	os.WriteFile(files[0].KeysPath, []byte(lines[0]+long+strings.Join(lines[2:], "")), 0o644)
+	if _, err := ReadBatchKeys(files[0].KeysPath); err == nil || !strings.HasSuffix(err.Error(), ":2: line longer than the limit of "+sizeWords(MaxBatchLineBytes)) {
+		t.Errorf("err %v, want line 2 refused with the limit", err)
+	}
+	var got []string
+	err = eachLine(strings.NewReader("a\n"+strings.Repeat("x", 3*MaxBatchLineBytes)+"\n\nb"), func(n int, line []byte) error {
+		got = append(got, fmt.Sprintf("%d:%s", n, line))
+		return nil
+	}, func(n int, limit string) error {
+		got = append(got, fmt.Sprintf("%d: long", n))
+		return nil
+	})
+	if err != nil || strings.Join(got, ",") != "1:a,2: long,4:b" {
+		t.Errorf("lines %v, err %v", got, err)
+	}
+}

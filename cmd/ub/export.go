@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -75,6 +76,9 @@ func runExport(c *cli.Context, io *streams, opts exportOptions) error {
 		n, err = queries.Export(c.Context, ws.Conn(), query, path, format)
 		return err
 	})
+	if errors.Is(err, queries.ErrRefusedSQL) {
+		return usagef("export: %v", err)
+	}
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}

@@ -46,6 +46,12 @@ func fidelityWorkspace(t *testing.T, db string) {
 			stmts = append(stmts, fmt.Sprintf(`INSERT INTO ep_episodes (simulation_id, run_id, source_file, source_index, content_hash, domain, task_id, reward, user_cost, user_tokens_in, user_tokens_out, n_messages)
 				VALUES ('%s%d', 'r%s', '%s.json', %d, 'h', 'airline', '%d', 1, %s, %s, %s, 2)`, strings.ToLower(run), task, run, run, task, task, cost, tin, tout))
 		}
+		// Each episode: the agent's greeting (turn 0), then user, agent, user.
+		for _, run := range []string{"c", "d", "o"} {
+			stmts = append(stmts, fmt.Sprintf(`INSERT INTO ep_messages (simulation_id, idx, turn_idx, role, content, n_tool_calls) VALUES
+				('%[1]s%[2]d', 0, 0, 'assistant', 'Hi!', 0), ('%[1]s%[2]d', 1, 1, 'user', 'hello', 0),
+				('%[1]s%[2]d', 2, 2, 'assistant', 'How can I help?', 0), ('%[1]s%[2]d', 3, 3, 'user', 'change my flight', 0)`, run, task))
+		}
 		if task <= 3 {
 			stmts = append(stmts, fmt.Sprintf(`INSERT INTO ep_probe_findings (simulation_id, probe, evidence) VALUES ('o%d', 'P0', 'user id zed_9')`, task))
 		}
@@ -193,5 +199,29 @@ func TestFidelityEndToEnd(t *testing.T) {
 	}
 	if code, _, errs := runUB(t, "--db", db, "report", "--q", "2", "--out", rep2); code != exitUsage || !strings.Contains(errs, "--q") {
 		t.Errorf("bad --q: %d %s", code, errs)
+	}
+	// A fail must name a user turn of its episode (turns 0-3, the user's 1
+	// and 3): null, past the end and the agent's greeting are refused with
+	// their line, and nothing of those lines is stored.
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"simulation_id": "c1", "criterion_id": "a-1-c1", "verdict": "fail", "turn_idx": null, "reason": "r"}
+{"simulation_id": "c1", "criterion_id": "a-1-c2", "verdict": "fail", "turn_idx": 9999, "reason": "r"}
+{"simulation_id": "c1", "criterion_id": "a-1-c3", "verdict": "fail", "turn_idx": 0, "reason": "r"}
+{"simulation_id": "c1", "criterion_id": "a-1-c4", "verdict": "fail", "turn_idx": 2, "reason": "r"}
+{"simulation_id": "c2", "criterion_id": "a-2-c4", "verdict": "fail", "turn_idx": 1, "reason": "r"}
+{"simulation_id": "c1", "criterion_id": "a-1-c1", "verdict": "fail"}
+`), 0o644)
+	code, out, errs = runUB(t, "--db", db, "verdicts", "import", "--grader", "g3", bad)
+	for _, w := range []string{"bad.jsonl:1: a fail without its turn_idx", "bad.jsonl:2: turn_idx 9999 is past the end of simulation c1 (its last turn is 3)",
+		"bad.jsonl:3: turn_idx 0 of simulation c1 is not a user turn", "bad.jsonl:4: turn_idx 2 of simulation c1 is not a user turn", "bad.jsonl:6: a fail without its turn_idx"} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("verdicts import bad.jsonl lacks %q:\n%s", w, errs)
+		}
+	}
+	if code != exitBadInput || !strings.Contains(out, "1 verdicts imported (grader g3)") {
+		t.Fatalf("verdicts import bad.jsonl: %d\n%s\n%s", code, out, errs)
+	}
+	if _, out, _ := runUB(t, "--db", db, "sql", "--format", "csv", "SELECT criterion_id, turn_idx FROM ep_verdicts WHERE grader = 'g3' ORDER BY 1"); out != "criterion_id,turn_idx\na-2-c4,1\n" {
+		t.Fatalf("stored of bad.jsonl:\n%s", out)
 	}
 }

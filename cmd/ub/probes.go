@@ -11,6 +11,7 @@ import (
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 type probesOptions struct {
@@ -99,7 +100,7 @@ func runProbes(c *cli.Context, io *streams, opts probesOptions) error {
 	fmt.Fprintf(io.err, "probed %d episodes, %d findings\n", st.Episodes, st.Findings)
 	fmt.Fprintf(io.out, "%-5s %9s %7s  %-40s %s\n", "probe", "hits/n", "rate", "user simulator", "file")
 	for _, r := range out.Rates {
-		fmt.Fprintf(io.out, "%-5s %4d/%-4d %6.1f%%  %-40s %s\n", r.Probe, r.Hits, r.N, 100*r.Rate, r.UserSim, filepath.Base(r.SourceFile))
+		fmt.Fprintf(io.out, "%-5s %4d/%-4d %6.1f%%  %-40s %s\n", r.Probe, r.Hits, r.N, 100*r.Rate, visible.Text(r.UserSim), visible.Text(filepath.Base(r.SourceFile)))
 	}
 	if opts.probe != "" {
 		fmt.Fprintf(io.out, "\n%s: %s\n", opts.probe, analysis.ProbeDescriptions[opts.probe])
@@ -108,7 +109,7 @@ func runProbes(c *cli.Context, io *streams, opts probesOptions) error {
 			if f.TurnIdx != nil {
 				t = fmt.Sprint(*f.TurnIdx)
 			}
-			fmt.Fprintf(io.out, "%s  turn %-3s %s\n", f.SimulationID, t, f.Evidence)
+			fmt.Fprintf(io.out, "%s  turn %-3s %s\n", visible.Text(f.SimulationID), t, visible.Text(f.Evidence))
 		}
 	}
 	return nil

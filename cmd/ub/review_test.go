@@ -149,6 +149,15 @@ func TestReviewCommandsRefuse(t *testing.T) {
 	if code, _, errs := ub(t, "--db", db, "review", "import", bad); code != exitBadInput || !strings.Contains(errs, "bad.csv:2: has_error") {
 		t.Errorf("bad csv: %d %s", code, errs)
 	}
+	// A note that is not valid UTF-8: exit 3 naming its line, and nothing
+	// of the file stored (the good row before it neither).
+	os.WriteFile(bad, []byte("simulation_id,has_error,note\nsim-a,false,fine\nsim-b,true,caf\xe9 au lait\n"), 0o644)
+	if code, _, errs := ub(t, "--db", db, "review", "import", bad); code != exitBadInput || !strings.Contains(errs, "bad.csv:3: note: not valid UTF-8") {
+		t.Errorf("invalid UTF-8 note: %d %s", code, errs)
+	}
+	if _, out, _ := ub(t, "--db", db, "sql", "--format", "csv", "select count(*) as n from rv_decisions"); out != "n\n0\n" {
+		t.Errorf("decisions stored from the refused file:\n%s", out)
+	}
 }
 
 // TestReviewServeHoldsWorkspace runs ub review serve as its own process:

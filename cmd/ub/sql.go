@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -77,6 +78,9 @@ func runSQL(c *cli.Context, sio *streams, opts sqlOptions) error {
 		return tw.Row(row)
 	})
 	if err != nil {
+		if errors.Is(err, queries.ErrRefusedSQL) {
+			return usagef("sql: %v", err)
+		}
 		if !opts.write && strings.Contains(err.Error(), "read-only") {
 			return fmt.Errorf("sql: %w (add --write to change the workspace)", err)
 		}

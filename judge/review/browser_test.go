@@ -3,7 +3,6 @@ package review
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,35 +15,8 @@ import (
 	"github.com/ub-bench/ub/queries"
 )
 
-// browser starts a headless Chromium (Debian package chromium; .ci/run
-// installs it) with a fresh profile and no background traffic.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatalf("the browser tests need Chromium: apt-get install -y chromium (.ci/run does it): %v", err)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1400, 1000),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	return ctx
-}
+// browser starts a headless Chromium (reviewtest.Browser).
+func browser(t *testing.T) context.Context { return reviewtest.Browser(t) }
 
 // TestBrowserReviewWithKeyboard reviews three episodes with the keyboard
 // only, reloads every page and finds each decision, in the page and in the

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ub-bench/ub/queries"
 )
@@ -226,6 +228,14 @@ func ParseLabelsCSV(path string, r io.Reader, reviewer string, at time.Time) ([]
 		line, _ := cr.FieldPos(0)
 		fail := func(format string, args ...any) {
 			bad = append(bad, &ImportError{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)})
+		}
+		if i := slices.IndexFunc(rec, func(f string) bool { return !utf8.ValidString(f) }); i >= 0 {
+			name := fmt.Sprintf("column %d", i+1)
+			if i < len(head) {
+				name = strings.TrimSpace(strings.TrimPrefix(head[i], "\ufeff"))
+			}
+			fail("%s: not valid UTF-8", name)
+			continue
 		}
 		id := get(rec, "simulation_id")
 		if id == "" {

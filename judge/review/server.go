@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 //go:embed assets/*.html assets/*.js assets/*.css
@@ -85,7 +86,7 @@ func NewServer(ws *queries.Workspace, opts Options) (*Server, error) {
 		return nil, errors.New("review server: batch has no reviewer")
 	}
 	tmpl, err := template.New("").Funcs(template.FuncMap{
-		"visible": visibleText,
+		"visible": visible.Text,
 		"add":     func(a, b int) int { return a + b },
 		"reward":  fmtReward,
 	}).ParseFS(assetFS, "assets/*.html")
@@ -609,28 +610,6 @@ func (s *Server) render(w http.ResponseWriter, name string, data any) {
 func (s *Server) internal(w http.ResponseWriter, err error) {
 	s.opts.Logf("internal error: %v", err)
 	http.Error(w, "internal error (see the server's log)", http.StatusInternalServerError)
-}
-
-// visibleText makes bidirectional controls visible (e.g. U+202E shown as
-// [U+202E]) so a message cannot reorder what the reviewer reads; the
-// template escapes the rest.
-func visibleText(s string) string {
-	if !strings.ContainsFunc(s, isBidiControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isBidiControl(r) {
-			fmt.Fprintf(&b, "[U+%04X]", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isBidiControl(r rune) bool {
-	return r == 0x200E || r == 0x200F || r == 0x061C || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
 }
 
 func fmtReward(r sql.NullFloat64) string {

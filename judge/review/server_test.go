@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"html"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -357,5 +358,40 @@ func TestAdjudicator(t *testing.T) {
 	}
 	if _, err := NewServer(ws, Options{Batch: "b1", Reviewers: []string{"alice"}, Adjudicator: "alice", Hosts: hosts}); err == nil {
 		t.Error("a reviewer as adjudicator: no error")
+	}
+}
+
+// TestFormatCharactersShownVisibly: a task id, a domain and a message that
+// end in a right-to-left override (and hold other invisible format
+// characters) are shown as [U+202E] on the queue and the episode page;
+// none reaches either page raw.
+func TestFormatCharactersShownVisibly(t *testing.T) {
+	eps := reviewtest.Three()
+	eps[0].TaskID = "task-7\u202E"
+	eps[0].Domain = "air\u2066line\u200B"
+	eps[0].Messages[1].Content = "my id is \uFEFFabc\u202E"
+	ws := newWorkspace(t, "", eps, "alice")
+	defer ws.Close()
+	base, srv := startServer(t, ws, "alice")
+	c := login(t, srv, base, "alice")
+	pages := map[string]string{}
+	_, pages["queue"] = get(t, c, base+"/")
+	_, pages["episode"] = get(t, c, base+"/episode?id="+eps[0].ID)
+	for name, page := range pages {
+		page = html.UnescapeString(page)
+		pages[name] = page
+		for _, want := range []string{"task-7[U+202E]", "air[U+2066]line[U+200B]"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s page lacks %q", name, want)
+			}
+		}
+		for _, r := range []rune{'\u202E', '\u2066', '\u200B', '\uFEFF'} {
+			if strings.ContainsRune(page, r) {
+				t.Errorf("%s page holds a raw U+%04X", name, r)
+			}
+		}
+	}
+	if !strings.Contains(pages["episode"], "my id is [U+FEFF]abc[U+202E]") {
+		t.Error("episode page does not show the message's format characters")
 	}
 }

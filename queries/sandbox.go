@@ -1,0 +1,175 @@
+package queries
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// ErrRefusedSQL marks a statement of a user's query that ub refuses to
+// run: one that would install or load a DuckDB extension (native code,
+// fetched from the network) or attach a database that is not a local file.
+var ErrRefusedSQL = errors.New("refused")
+
+// noExtensions is DuckDB's extension directory for every workspace: a
+// path below /dev/null, which no system lets anyone create, so that
+// neither an INSTALL that got through nor an autoload finds or writes an
+// extension.
+const noExtensions = "/dev/null/ub-installs-no-extensions"
+
+// extensionSettings are DuckDB's settings of every workspace connection,
+// set when it is opened: nothing is installed or loaded on its own, and
+// no community extension at all.
+const extensionSettings = "autoinstall_known_extensions=false&autoload_known_extensions=false&allow_community_extensions=false&extension_directory=" + noExtensions
+
+// lockConfiguration locks DuckDB's configuration of c for the rest of its
+// life (DuckDB's lock_configuration): a SET, RESET or PRAGMA of the user's
+// query that would change a setting, such as turning autoinstalling back
+// on, is refused by DuckDB. ub's own settings are applied before.
+func lockConfiguration(ctx context.Context, db Querier) error {
+	var locked bool
+	if err := db.QueryRowContext(ctx, "SELECT current_setting('lock_configuration')").Scan(&locked); err != nil {
+		return fmt.Errorf("lock the configuration: %w", err)
+	}
+	if locked {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, "SET lock_configuration = true"); err != nil {
+		return fmt.Errorf("lock the configuration: %w", err)
+	}
+	return nil
+}
+
+// remoteRE is a path with a scheme (http://, s3://, md:, hf://, ...): not
+// a local file.
+var remoteRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:(//)?`)
+
+// CheckUserSQL refuses a query of a user (ub sql, ub export --query) any
+// of whose statements installs (INSTALL, FORCE INSTALL, UPDATE
+// EXTENSIONS) or loads (LOAD) an extension, or attaches a database that
+// is not a local file. It looks at the statements as DuckDB's parser
+// splits them: comments and quoted text are skipped, keywords are case-
+// insensitive.
+func CheckUserSQL(query string) error {
+	for _, st := range splitStatements(query) {
+		if len(st) == 0 {
+			continue
+		}
+		kw := func(i int) string {
+			if i < len(st) && !st[i].quoted {
+				return strings.ToUpper(st[i].text)
+			}
+			return ""
+		}
+		switch {
+		case kw(0) == "INSTALL", kw(0) == "FORCE" && kw(1) == "INSTALL", kw(0) == "UPDATE" && kw(1) == "EXTENSIONS":
+			what := kw(0)
+			if what != "INSTALL" {
+				what += " " + kw(1)
+			}
+			return fmt.Errorf("%w: %s: ub never installs a DuckDB extension", ErrRefusedSQL, what)
+		case kw(0) == "LOAD":
+			return fmt.Errorf("%w: LOAD: ub never loads a DuckDB extension", ErrRefusedSQL)
+		case kw(0) == "ATTACH":
+			i := 1
+			if kw(i) == "DATABASE" {
+				i++
+			}
+			if kw(i) == "IF" && kw(i+1) == "NOT" && kw(i+2) == "EXISTS" {
+				i += 3
+			}
+			if i >= len(st) {
+				continue // DuckDB's parser says what is wrong
+			}
+			target := st[i].text
+			if !st[i].quoted || remoteRE.MatchString(target) && !strings.HasPrefix(strings.ToLower(target), "file:") {
+				return fmt.Errorf("%w: ATTACH %s: ub attaches local database files only", ErrRefusedSQL, target)
+			}
+		}
+	}
+	return nil
+}
+
+// lockedRE is DuckDB's refusal of a setting changed once the
+// configuration is locked.
+var lockedRE = regexp.MustCompile(`the configuration has been locked`)
+
+// refusedByDuckDB marks DuckDB's refusal of a locked setting as ub's own.
+func refusedByDuckDB(err error) error {
+	if err != nil && lockedRE.MatchString(err.Error()) {
+		return fmt.Errorf("%w: %v (ub's settings of DuckDB are locked: no extension is installed or loaded)", ErrRefusedSQL, err)
+	}
+	return err
+}
+
+type token struct {
+	text   string
+	quoted bool // a '...' string (its text unquoted); "..." identifiers are quoted too
+}
+
+// splitStatements cuts query into statements of tokens: words, quoted
+// strings and identifiers, and single punctuation characters; -- and /* */
+// comments are dropped; a ; ends a statement.
+func splitStatements(query string) [][]token {
+	var out [][]token
+	var cur []token
+	s := query
+	for len(s) > 0 {
+		c := s[0]
+		switch {
+		case c == ';':
+			out = append(out, cur)
+			cur = nil
+			s = s[1:]
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			s = s[1:]
+		case strings.HasPrefix(s, "--"):
+			if i := strings.IndexByte(s, '\n'); i >= 0 {
+				s = s[i+1:]
+			} else {
+				s = ""
+			}
+		case strings.HasPrefix(s, "/*"):
+			if i := strings.Index(s[2:], "*/"); i >= 0 {
+				s = s[i+4:]
+			} else {
+				s = ""
+			}
+		case c == '\'' || c == '"':
+			var b strings.Builder
+			i := 1
+			for i < len(s) {
+				if s[i] == c {
+					if i+1 < len(s) && s[i+1] == c { // doubled quote
+						b.WriteByte(c)
+						i += 2
+						continue
+					}
+					i++
+					break
+				}
+				b.WriteByte(s[i])
+				i++
+			}
+			cur = append(cur, token{text: b.String(), quoted: true})
+			s = s[i:]
+		case isWordByte(c):
+			i := 1
+			for i < len(s) && isWordByte(s[i]) {
+				i++
+			}
+			cur = append(cur, token{text: s[:i]})
+			s = s[i:]
+		default:
+			cur = append(cur, token{text: s[:1]})
+			s = s[1:]
+		}
+	}
+	return append(out, cur)
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}

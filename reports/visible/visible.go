@@ -1,0 +1,46 @@
+// Package visible shows the invisible: bidirectional controls and other
+// format characters in data are printed as [U+XXXX], so a name, id or
+// message cannot reorder or hide what a reader sees. Every place ub prints
+// data (the review pages, report.md, terminal tables) goes through Text.
+package visible
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// Hidden reports whether r is shown as [U+XXXX]: Unicode's format
+// characters (category Cf: the bidirectional embeddings, overrides and
+// isolates U+202A-U+202E and U+2066-U+2069, the marks U+200E, U+200F and
+// U+061C, zero-width U+200B-U+200D, U+2060-U+2064, the byte-order mark
+// U+FEFF, ...), the line and paragraph separators U+2028 and U+2029, and
+// control characters other than tab, newline and carriage return
+// (a terminal escape sequence starts with one).
+func Hidden(r rune) bool {
+	switch {
+	case r == '\t', r == '\n', r == '\r':
+		return false
+	case r < 0x20, r >= 0x7F && r < 0xA0:
+		return true
+	case r == 0x2028, r == 0x2029:
+		return true
+	}
+	return unicode.Is(unicode.Cf, r)
+}
+
+// Text returns s with every Hidden character written as [U+XXXX].
+func Text(s string) string {
+	if !strings.ContainsFunc(s, Hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if Hidden(r) {
+			fmt.Fprintf(&b, "[U+%04X]", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

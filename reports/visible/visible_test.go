@@ -1,0 +1,26 @@
+package visible
+
+import "testing"
+
+func TestText(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"plain text, tabs\tand\nnewlines\r\n", "plain text, tabs\tand\nnewlines\r\n"},
+		{"task-1\u202E", "task-1[U+202E]"},
+		{"\u202Aa\u202Bb\u202Cc\u202Dd\u202Ee", "[U+202A]a[U+202B]b[U+202C]c[U+202D]d[U+202E]e"},
+		{"\u2066\u2067\u2068\u2069", "[U+2066][U+2067][U+2068][U+2069]"},
+		{"zero\u200Bwidth\u200C\u200D\u200E\u200F", "zero[U+200B]width[U+200C][U+200D][U+200E][U+200F]"},
+		{"\uFEFFbom", "[U+FEFF]bom"},
+		{"arabic\u061Cmark", "arabic[U+061C]mark"},
+		{"soft\u00ADhyphen", "soft[U+00AD]hyphen"},
+		{"line\u2028para\u2029", "line[U+2028]para[U+2029]"},
+		{"esc\x1b[31mred", "esc[U+001B][31mred"},
+		{"del\x7fc1\u0085", "del[U+007F]c1[U+0085]"},
+		{"tag\U000E0041", "tag[U+E0041]"},
+		{"éü 日本 😀", "éü 日本 😀"},
+	}
+	for _, c := range cases {
+		if got := Text(c.in); got != c.want {
+			t.Errorf("Text(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
