@@ -16,7 +16,7 @@ import (
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
-	"github.com/ub-bench/ub/sim"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 // Exit codes, documented in the README.
@@ -130,7 +130,7 @@ func exitCode(err error, io *streams) int {
 		return exitAudit
 	case errors.Is(err, queries.ErrNoSplit), errors.Is(err, errPrerequisite):
 		return exitNoData
-	case errors.Is(err, errModelCalls), errors.Is(err, sim.ErrEndpoint):
+	case errors.Is(err, errModelCalls), errors.Is(err, runner.ErrEndpoint):
 		return exitModel
 	}
 	var missing *reports.MissingError

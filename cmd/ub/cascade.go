@@ -9,7 +9,6 @@ import (
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
-	"github.com/ub-bench/ub/sim"
 )
 
 // parseCascade reads --cascade builtin,NAME: the built-in judge first, then
@@ -23,10 +22,10 @@ func parseCascade(spec string) (string, error) {
 }
 
 // judgeCascade labels every point or generation with the cascade
-// (sim.JudgeCascade) and reports it.
+// (judge.JudgeCascade) and reports it.
 func judgeCascade(c *cli.Context, sio *streams, ws *queries.Workspace, b *judge.Builtin, name string, coverage float64, mj modelEndpoint, target string) error {
 	bar, done := generateProgress(sio, "cascade "+name)
-	res, err := sim.JudgeCascade(c.Context, ws, b, sim.CascadeJudgeOptions{Judge: name, Model: mj.model, Endpoint: mj.endpoint,
+	res, err := judge.JudgeCascade(c.Context, ws, b, judge.CascadeJudgeOptions{Judge: name, Model: mj.model, Endpoint: mj.endpoint,
 		Target: target, Coverage: coverage, RetryFailed: mj.retryFailed, Progress: bar})
 	done()
 	if err != nil {

@@ -1,4 +1,4 @@
-package sim
+package runner
 
 import (
 	"context"
@@ -35,8 +35,8 @@ func testStep(ep Endpoint) Step[stepItem, string] {
 	}
 }
 
-// echo answers every request with its upper-cased last message, 1000 tokens
-// in and 500 out, and refuses (HTTP 400, permanent) a message starting "bad".
+// echo is runnertest.Echo, which this package's own tests cannot import
+// (runnertest imports runner).
 func echo(calls *atomic.Int64) Backend {
 	return BackendFunc(func(_ context.Context, r Request) (Response, error) {
 		calls.Add(1)

@@ -1,51 +1,71 @@
-package sim_test
+package judge_test
 
 import (
 	"context"
 	"errors"
-	"github.com/ub-bench/ub/sim"
 	"math"
 	"sync/atomic"
 	"testing"
 
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/runner"
+	"github.com/ub-bench/ub/sim/synth"
 )
 
 // judgeFake answers a judge request by the length of its prompt: a third
 // are refused (HTTP 400, permanent), a third answered with text that is no
 // label, the rest labelled directive.
-func judgeFake(calls *atomic.Int64) sim.Backend {
-	return sim.BackendFunc(func(_ context.Context, r sim.Request) (sim.Response, error) {
+func judgeFake(calls *atomic.Int64) runner.Backend {
+	return runner.BackendFunc(func(_ context.Context, r runner.Request) (runner.Response, error) {
 		calls.Add(1)
 		switch judgeFakeKind(r) {
 		case 0:
-			return sim.Response{}, &sim.CallError{Status: 400, Permanent: true, Msg: "refused"}
+			return runner.Response{}, &runner.CallError{Status: 400, Permanent: true, Msg: "refused"}
 		case 1:
-			return sim.Response{Text: "hmm", TokensIn: 100, TokensOut: 1}, nil
+			return runner.Response{Text: "hmm", TokensIn: 100, TokensOut: 1}, nil
 		}
-		return sim.Response{Text: `{"move": "directive"}`, TokensIn: 100, TokensOut: 5}, nil
+		return runner.Response{Text: `{"move": "directive"}`, TokensIn: 100, TokensOut: 5}, nil
 	})
 }
 
-func judgeFakeKind(r sim.Request) int { return len(r.Messages[len(r.Messages)-1].Content) % 3 }
+func judgeFakeKind(r runner.Request) int { return len(r.Messages[len(r.Messages)-1].Content) % 3 }
+
+// synthWorkspace is an in-memory workspace holding the synthetic study of
+// seed 3.
+func synthWorkspace(t *testing.T) (*queries.Workspace, synth.Stats) {
+	t.Helper()
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	st, err := synth.Write(ctx, ws, synth.Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, st
+}
+
+var errNoKey = errors.New("no key")
 
 func TestJudgeStepRequestIsTheCascadeRequest(t *testing.T) {
 	// The request ub judge --model sent before the step moved to sim,
 	// written out field by field: the cache keys of existing workspaces
 	// depend on it.
 	zero := 0.0
-	var msgs []sim.Message
+	var msgs []runner.Message
 	for _, m := range judge.PromptMessages("fix the test", "I changed foo.go") {
-		msgs = append(msgs, sim.Message{Role: m.Role, Content: m.Content})
+		msgs = append(msgs, runner.Message{Role: m.Role, Content: m.Content})
 	}
-	was := sim.Request{Backend: "openai", BaseURL: "http://x/v1", Model: "m", Params: sim.Params{Temperature: &zero, MaxTokens: 64}, Messages: msgs}
-	step := sim.JudgeStep(sim.Endpoint{Backend: "openai", BaseURL: "http://x/v1"}, "m", "j", "point")
+	was := runner.Request{Backend: "openai", BaseURL: "http://x/v1", Model: "m", Params: runner.Params{Temperature: &zero, MaxTokens: 64}, Messages: msgs}
+	step := judge.JudgeStep(runner.Endpoint{Backend: "openai", BaseURL: "http://x/v1"}, "m", "j", "point")
 	got, err := step.Build(queries.LabelTarget{ID: "p1", Text: "fix the test", PrevAgent: "I changed foo.go"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Key() != was.Key() || sim.JudgeRequest("http://x/v1", "m", "fix the test", "I changed foo.go").Key() != was.Key() {
+	if got.Key() != was.Key() || judge.JudgeRequest("http://x/v1", "m", "fix the test", "I changed foo.go").Key() != was.Key() {
 		t.Errorf("judge request key %s, want %s", got.Key(), was.Key())
 	}
 }
@@ -60,14 +80,14 @@ func TestJudgeWithModelAndCascadeStoreWhatWasAnswered(t *testing.T) {
 	if len(items) != st.Points {
 		t.Fatalf("%d point messages, want %d", len(items), st.Points)
 	}
-	ep := sim.Endpoint{Backend: "openai", BaseURL: "http://fake/v1", PriceIn: 1, PriceOut: 1}
+	ep := runner.Endpoint{Backend: "openai", BaseURL: "http://fake/v1", PriceIn: 1, PriceOut: 1}
 	var want [3]int // refused, unparseable, directive
 	for _, it := range items {
-		want[judgeFakeKind(sim.JudgeRequest(ep.BaseURL, "m", it.Text, it.PrevAgent))]++
+		want[judgeFakeKind(judge.JudgeRequest(ep.BaseURL, "m", it.Text, it.PrevAgent))]++
 	}
 
 	var calls atomic.Int64
-	res, err := sim.JudgeWithModel(ctx, ws, sim.ModelJudgeOptions{Judge: "fake", Model: "m", Endpoint: ep, Target: "points", Client: judgeFake(&calls)})
+	res, err := judge.JudgeWithModel(ctx, ws, judge.ModelJudgeOptions{Judge: "fake", Model: "m", Endpoint: ep, Target: "points", Client: judgeFake(&calls)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +111,7 @@ func TestJudgeWithModelAndCascadeStoreWhatWasAnswered(t *testing.T) {
 	if !found {
 		t.Errorf("stored judges %+v: want fake with %d point labels, %d unparseable", js, res.Labels, want[1])
 	}
-	if _, err := sim.JudgeWithModel(ctx, ws, sim.ModelJudgeOptions{Judge: "fake", Model: "m", Endpoint: ep, Target: "points",
+	if _, err := judge.JudgeWithModel(ctx, ws, judge.ModelJudgeOptions{Judge: "fake", Model: "m", Endpoint: ep, Target: "points",
 		Preflight: func() error { return errNoKey }}); !errors.Is(err, errNoKey) {
 		t.Errorf("refused preflight: err %v", err)
 	}
@@ -103,7 +123,7 @@ func TestJudgeWithModelAndCascadeStoreWhatWasAnswered(t *testing.T) {
 		t.Fatal(err)
 	}
 	sent := calls.Load()
-	cr, err := sim.JudgeCascade(ctx, ws, b, sim.CascadeJudgeOptions{Judge: "fake", Model: "m", Endpoint: ep, Target: "points", Coverage: 0.7, Client: judgeFake(&calls)})
+	cr, err := judge.JudgeCascade(ctx, ws, b, judge.CascadeJudgeOptions{Judge: "fake", Model: "m", Endpoint: ep, Target: "points", Coverage: 0.7, Client: judgeFake(&calls)})
 	if err != nil {
 		t.Fatal(err)
 	}

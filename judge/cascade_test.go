@@ -1,4 +1,4 @@
-package sim
+package judge
 
 import (
 	"context"
@@ -6,15 +6,16 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/ub-bench/ub/judge"
+	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/runner"
+	"github.com/ub-bench/ub/sim/runner/runnertest"
 	"github.com/ub-bench/ub/sim/simtest"
 )
 
 // cascadeItems are messages written for this test: clear moves and
 // fragments the built-in judge is sure of, and harder ones.
-func cascadeItems() []CascadeItem {
+func cascadeItems() []queries.LabelTarget {
 	msgs := []string{
 		"ok", "thanks, but it still crashes", "add a logout button", "what does this function return?",
 		"lgtm", "why does it fail?", "use postgres for this", "is this thread-safe?",
@@ -22,9 +23,9 @@ func cascadeItems() []CascadeItem {
 		"perfect, thanks", "now add tests for the parser", "it doesn't save the form", "which file handles auth?",
 		"sure", "could be better", "try again", "the layout, again",
 	}
-	out := make([]CascadeItem, len(msgs))
+	out := make([]queries.LabelTarget, len(msgs))
 	for i, m := range msgs {
-		out[i] = CascadeItem{ID: fmt.Sprintf("m%02d", i), Text: m, PrevAgent: "I've updated the handler. Anything else?"}
+		out[i] = queries.LabelTarget{ID: fmt.Sprintf("m%02d", i), Text: m, PrevAgent: "I've updated the handler. Anything else?"}
 	}
 	return out
 }
@@ -35,7 +36,7 @@ func cascadeItems() []CascadeItem {
 // as decided by it, and a second run sends nothing.
 func TestCascadeEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	b, err := judge.NewBuiltin()
+	b, err := NewBuiltin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,12 +58,17 @@ func TestCascadeEndToEnd(t *testing.T) {
 	}
 	srv := simtest.New(simtest.Options{Plan: plan, Answer: answer})
 	defer srv.Close()
-	store := NewDuckStore(memWorkspace(t))
-	be := NewOpenAI(OpenAIConfig{BaseURL: srv.BaseURL()})
-	model := CascadeModel{Name: "fake", BaseURL: srv.BaseURL(), Model: "judge-model"}
-	price := func(_ Request, r Response) float64 { return float64(r.TokensIn)*1e-6 + float64(r.TokensOut)*2e-6 }
-	opts := CascadeOptions{Coverage: 0.7, Run: RunOptions{Concurrency: 4, Cost: price, BaseBackoff: time.Millisecond, Clock: newFakeClock()}}
-	labels, st, err := Cascade(ctx, items, b, model, be, store, opts)
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	store := runner.NewDuckStore(ws)
+	// $1 and $2 per million tokens in and out.
+	model := CascadeModel{Name: "fake", Model: "judge-model",
+		Endpoint: runner.Endpoint{Backend: "openai", BaseURL: srv.BaseURL(), Concurrency: 4, PriceIn: 1, PriceOut: 2}}
+	opts := CascadeOptions{Coverage: 0.7, Step: runner.StepOptions{Clock: runnertest.NewClock()}}
+	labels, st, err := Cascade(ctx, items, "point", b, model, store, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,21 +92,24 @@ func TestCascadeEndToEnd(t *testing.T) {
 		low[i] = true
 	}
 	completed := srv.Completed()
+	if len(labels) != len(items) {
+		t.Fatalf("%d labels of %d items", len(labels), len(items))
+	}
 	for i, l := range labels {
-		if l.ID != items[i].ID {
-			t.Fatalf("label %d is of %s, want %s", i, l.ID, items[i].ID)
+		if l.TargetID != items[i].ID || l.Target != "point" || l.Judge != "builtin+fake" {
+			t.Fatalf("label %d is %s %s of %s, want point %s of builtin+fake", i, l.Target, l.TargetID, l.Judge, items[i].ID)
 		}
 		switch {
 		case low[i]:
-			want := judge.Directive
+			want := Directive
 			if strings.HasSuffix(items[i].Text, "?") {
-				want = judge.Inquiry
+				want = Inquiry
 			}
-			if l.DecidedBy != "fake" || l.Move != want || l.RequestKey == "" || completed[simtest.Key(JudgeRequest(model.BaseURL, model.Model, items[i].Text, items[i].PrevAgent).Messages)] != 1 {
+			if l.DecidedBy != "fake" || l.Move != want.String() || l.PromptVersion != PromptVersion() || l.RequestKey == "" || completed[simtest.Key(JudgeRequest(srv.BaseURL(), model.Model, items[i].Text, items[i].PrevAgent).Messages)] != 1 {
 				t.Errorf("%q: %+v, want decided by fake as %s, sent once", items[i].Text, l, want)
 			}
 		default:
-			if r := b.Label(items[i].Text, items[i].PrevAgent); l.DecidedBy != judge.BuiltinName || l.Move != r.Move || l.RequestKey != "" {
+			if r := b.Label(items[i].Text, items[i].PrevAgent); l.DecidedBy != BuiltinName || l.Move != r.Move.String() || l.PromptVersion != b.Version() || l.RequestKey != "" {
 				t.Errorf("%q: %+v, want the built-in label %s", items[i].Text, l, r.Move)
 			}
 		}
@@ -112,7 +121,7 @@ func TestCascadeEndToEnd(t *testing.T) {
 		t.Errorf("%d retried calls logged, runner counted %d; the plan makes some", retries, st.Run.Retries)
 	}
 	sent := len(srv.Log())
-	again, st2, err := Cascade(ctx, items, b, model, be, store, opts)
+	again, st2, err := Cascade(ctx, items, "point", b, model, store, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,15 +136,15 @@ func TestCascadeEndToEnd(t *testing.T) {
 }
 
 func TestCascadeCoverageBounds(t *testing.T) {
-	b, err := judge.NewBuiltin()
+	b, err := NewBuiltin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Cascade(context.Background(), cascadeItems(), b, CascadeModel{}, nil, NewMemStore(), CascadeOptions{Coverage: 1.5}); err == nil {
+	if _, _, err := Cascade(context.Background(), cascadeItems(), "point", b, CascadeModel{}, runner.NewMemStore(), CascadeOptions{Coverage: 1.5}); err == nil {
 		t.Error("coverage 1.5 accepted")
 	}
 	// Coverage 1 keeps everything and needs no backend.
-	ls, st, err := Cascade(context.Background(), cascadeItems(), b, CascadeModel{}, nil, NewMemStore(), CascadeOptions{Coverage: 1})
+	ls, st, err := Cascade(context.Background(), cascadeItems(), "point", b, CascadeModel{}, runner.NewMemStore(), CascadeOptions{Coverage: 1})
 	if err != nil || st.Builtin != 20 || st.Model != 0 || len(ls) != 20 {
 		t.Errorf("coverage 1: %+v %v", st, err)
 	}

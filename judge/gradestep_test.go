@@ -1,20 +1,20 @@
-package sim
+package judge
 
 import (
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 // TestVerdictRows: the verifier's answer decides each criterion; a failed
 // request, an unparseable answer and a missing decision reject with their
 // reason.
 func TestVerdictRows(t *testing.T) {
-	cs := []judge.Criterion{{CriterionID: "a-1-w1"}, {CriterionID: "a-1-w2"}, {CriterionID: "a-1-w3"}}
-	row := func(c judge.Criterion, status, reason string) queries.Criterion {
+	cs := []Criterion{{CriterionID: "a-1-w1"}, {CriterionID: "a-1-w2"}, {CriterionID: "a-1-w3"}}
+	row := func(c Criterion, status, reason string) queries.Criterion {
 		return queries.Criterion{CriterionID: c.CriterionID, Status: status, RejectReason: reason}
 	}
 	got := func(answer string) string {
@@ -46,7 +46,7 @@ func TestVerdictRows(t *testing.T) {
 // TestChatRequest: the grader's and rubric writer's requests are at
 // temperature 0 with the given token cap, at the endpoint's URL.
 func TestChatRequest(t *testing.T) {
-	r := ChatRequest(Endpoint{Backend: "openai", BaseURL: "http://x/v1", PriceIn: 3}, "m", []judge.ChatMessage{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}, 300)
+	r := ChatRequest(runner.Endpoint{Backend: "openai", BaseURL: "http://x/v1", PriceIn: 3}, "m", []ChatMessage{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}, 300)
 	want := `{"backend":"openai","base_url":"http://x/v1","model":"m","params":{"temperature":0,"max_tokens":300},"messages":[{"role":"system","content":"s"},{"role":"user","content":"u"}],"sample":0}`
 	if got := string(r.Canonical()); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)

@@ -1,24 +1,24 @@
-package sim
+package judge
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
-	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 // ChatRequest is the request of a model path that asks a model msgs at
 // temperature 0 with at most maxTokens answer tokens (the grader, the
 // rubric writer and its verifier).
-func ChatRequest(ep Endpoint, model string, msgs []judge.ChatMessage, maxTokens int) Request {
+func ChatRequest(ep runner.Endpoint, model string, msgs []ChatMessage, maxTokens int) runner.Request {
 	zero := 0.0
-	var ms []Message
+	var ms []runner.Message
 	for _, m := range msgs {
-		ms = append(ms, Message{Role: m.Role, Content: m.Content})
+		ms = append(ms, runner.Message{Role: m.Role, Content: m.Content})
 	}
-	return Request{Backend: "openai", BaseURL: ep.BaseURL, Model: model, Params: Params{Temperature: &zero, MaxTokens: maxTokens}, Messages: ms}
+	return runner.Request{Backend: "openai", BaseURL: ep.BaseURL, Model: model, Params: runner.Params{Temperature: &zero, MaxTokens: maxTokens}, Messages: ms}
 }
 
 // errNoAnswer is the failure of an item whose request failed or is
@@ -26,7 +26,7 @@ func ChatRequest(ep Endpoint, model string, msgs []judge.ChatMessage, maxTokens 
 var errNoAnswer = errors.New("no answer")
 
 // answerText is the text of a stored answer, or errNoAnswer.
-func answerText(a Answer) (string, error) {
+func answerText(a runner.Answer) (string, error) {
 	if !a.Stored || a.Err != "" {
 		return "", errNoAnswer
 	}
@@ -39,17 +39,17 @@ type GradeOptions struct {
 	Grader   string // the verdicts' grader name; "" means "model:"+Model
 	Domain   string // grade only this domain's episodes; "" means all
 	Model    string // the grader model at Endpoint
-	Endpoint Endpoint
-	Step     StepOptions
+	Endpoint runner.Endpoint
+	Step     runner.StepOptions
 }
 
 // GradeResult is what Grade did.
 type GradeResult struct {
 	Grader   string
-	Items    int      // (episode, criterion) pairs
-	Verdicts int      // verdicts stored
-	Failed   int      // pairs whose request failed or is unanswered: not graded
-	Stats    RunStats // the runner's totals
+	Items    int             // (episode, criterion) pairs
+	Verdicts int             // verdicts stored
+	Failed   int             // pairs whose request failed or is unanswered: not graded
+	Stats    runner.RunStats // the runner's totals
 	// Counts is the number of answers per verdict ("pass", "fail", "na")
 	// and "unparseable" (answers that are not a verdict: not stored, their
 	// raw text stays in the response cache).
@@ -57,7 +57,7 @@ type GradeResult struct {
 }
 
 // Grade grades every (episode, criterion) of the workspace with a model,
-// one criterion per request, blind to the simulator (judge.GradeMessages),
+// one criterion per request, blind to the simulator (GradeMessages),
 // through RunStep (cache, retries, rate limit, cost: nothing answered is
 // paid twice), and stores the verdicts. A workspace with nothing to grade
 // is an error.
@@ -66,7 +66,7 @@ func Grade(ctx context.Context, ws *queries.Workspace, opts GradeOptions) (Grade
 	if res.Grader == "" {
 		res.Grader = "model:" + opts.Model
 	}
-	rows, items, err := judge.LoadGradeItems(ctx, ws.Conn(), opts.Domain)
+	rows, items, err := LoadGradeItems(ctx, ws.Conn(), opts.Domain)
 	if err != nil {
 		return res, err
 	}
@@ -78,28 +78,28 @@ func Grade(ctx context.Context, ws *queries.Workspace, opts GradeOptions) (Grade
 	for i := range idx {
 		idx[i] = i
 	}
-	step := Step[int, queries.StoredVerdict]{
+	step := runner.Step[int, queries.StoredVerdict]{
 		Endpoint: opts.Endpoint,
-		Build: func(i int) (Request, error) {
-			return ChatRequest(opts.Endpoint, opts.Model, judge.GradeMessages(items[i]), 300), nil
+		Build: func(i int) (runner.Request, error) {
+			return ChatRequest(opts.Endpoint, opts.Model, GradeMessages(items[i]), 300), nil
 		},
-		Parse: func(i int, a Answer) ([]queries.StoredVerdict, error) {
+		Parse: func(i int, a runner.Answer) ([]queries.StoredVerdict, error) {
 			text, err := answerText(a)
 			if err != nil {
 				return nil, err
 			}
-			v, turn, reason, perr := judge.ParseGrade(text)
+			v, turn, reason, perr := ParseGrade(text)
 			if perr != nil {
 				res.Counts["unparseable"]++
 				return nil, nil
 			}
 			res.Counts[v]++
 			return []queries.StoredVerdict{{SimulationID: rows[i].SimulationID, CriterionID: rows[i].CriterionID, Grader: res.Grader,
-				Verdict: v, TurnIdx: turn, Reason: reason, PromptVersion: judge.GradePromptVersion(), RequestKey: a.Key,
+				Verdict: v, TurnIdx: turn, Reason: reason, PromptVersion: GradePromptVersion(), RequestKey: a.Key,
 				SourceFile: "grade:" + opts.Model, SourceLine: i + 1}}, nil
 		},
 	}
-	sr, err := RunStep(ctx, NewDuckStore(ws), idx, step, opts.Step)
+	sr, err := runner.RunStep(ctx, runner.NewDuckStore(ws), idx, step, opts.Step)
 	res.Stats = sr.Stats
 	if err != nil {
 		return res, fmt.Errorf("grade: %w", err)
@@ -118,20 +118,20 @@ type RubricWriteOptions struct {
 	Domain                     string // write only this domain's tasks; "" means all
 	Sample                     bool   // show the writer one sample episode of the task
 	WriterModel, VerifierModel string
-	Writer, Verifier           Endpoint
+	Writer, Verifier           runner.Endpoint
 	// Step is passed to both RunStep calls, its Progress replaced by
 	// Progress's.
-	Step StepOptions
+	Step runner.StepOptions
 	// Progress starts the progress of a stage ("rubrics write", then
 	// "rubrics verify"): the runner's callback and a function called when
 	// the stage ends. Nil means silent.
-	Progress func(stage string) (func(RunStats), func())
+	Progress func(stage string) (func(runner.RunStats), func())
 }
 
 // RubricWriteResult is what WriteRubrics did.
 type RubricWriteResult struct {
 	Tasks, Accepted, Rejected int
-	Writer, Verifier          RunStats // the runners' totals
+	Writer, Verifier          runner.RunStats // the runners' totals
 	// WriterFailed and VerifierFailed count the requests that failed or are
 	// unanswered; Unparseable the writer's answers that are not a rubric.
 	WriterFailed, VerifierFailed, Unparseable int
@@ -145,7 +145,7 @@ type RubricWriteResult struct {
 // error.
 func WriteRubrics(ctx context.Context, ws *queries.Workspace, opts RubricWriteOptions) (RubricWriteResult, error) {
 	var res RubricWriteResult
-	inputs, err := judge.LoadWriterInputs(ctx, ws.Conn(), opts.Domain, opts.Sample)
+	inputs, err := LoadWriterInputs(ctx, ws.Conn(), opts.Domain, opts.Sample)
 	if err != nil {
 		return res, err
 	}
@@ -153,18 +153,18 @@ func WriteRubrics(ctx context.Context, ws *queries.Workspace, opts RubricWriteOp
 		return res, fmt.Errorf("rubrics write: no tasks in the workspace (ingest result files first)")
 	}
 	res.Tasks = len(inputs)
-	sources, err := judge.LoadQuoteSources(ctx, ws.Conn())
+	sources, err := LoadQuoteSources(ctx, ws.Conn())
 	if err != nil {
 		return res, err
 	}
-	store := NewDuckStore(ws)
-	run := func(stage string, items []pendingRubric, s Step[pendingRubric, pendingRubric]) ([]pendingRubric, RunStats, error) {
+	store := runner.NewDuckStore(ws)
+	run := func(stage string, items []pendingRubric, s runner.Step[pendingRubric, pendingRubric]) ([]pendingRubric, runner.RunStats, error) {
 		so := opts.Step
 		done := func() {}
 		if opts.Progress != nil {
 			so.Progress, done = opts.Progress(stage)
 		}
-		sr, err := RunStep(ctx, store, items, s, so)
+		sr, err := runner.RunStep(ctx, store, items, s, so)
 		done()
 		return sr.Rows, sr.Stats, err
 	}
@@ -174,12 +174,12 @@ func WriteRubrics(ctx context.Context, ws *queries.Workspace, opts RubricWriteOp
 	for i := range inputs {
 		tasks[i].task = i
 	}
-	written, wst, err := run("rubrics write", tasks, Step[pendingRubric, pendingRubric]{
+	written, wst, err := run("rubrics write", tasks, runner.Step[pendingRubric, pendingRubric]{
 		Endpoint: opts.Writer,
-		Build: func(p pendingRubric) (Request, error) {
-			return ChatRequest(opts.Writer, opts.WriterModel, judge.WriterMessages(inputs[p.task]), 2000), nil
+		Build: func(p pendingRubric) (runner.Request, error) {
+			return ChatRequest(opts.Writer, opts.WriterModel, WriterMessages(inputs[p.task]), 2000), nil
 		},
-		Parse: func(p pendingRubric, a Answer) ([]pendingRubric, error) {
+		Parse: func(p pendingRubric, a runner.Answer) ([]pendingRubric, error) {
 			text, err := answerText(a)
 			if err != nil {
 				res.WriterFailed++
@@ -189,7 +189,7 @@ func WriteRubrics(ctx context.Context, ws *queries.Workspace, opts RubricWriteOp
 				return nil, nil
 			}
 			in := inputs[p.task]
-			if p.cs, err = judge.ParseWriterAnswer(text, in.Domain, in.TaskID); err != nil {
+			if p.cs, err = ParseWriterAnswer(text, in.Domain, in.TaskID); err != nil {
 				res.Unparseable++
 				return nil, nil
 			}
@@ -200,8 +200,8 @@ func WriteRubrics(ctx context.Context, ws *queries.Workspace, opts RubricWriteOp
 	if err != nil {
 		return res, fmt.Errorf("rubrics write: %w", err)
 	}
-	version := judge.WriterPromptVersion() + " " + judge.VerifierPromptVersion()
-	row := func(c judge.Criterion, status, reason string) queries.Criterion {
+	version := WriterPromptVersion() + " " + VerifierPromptVersion()
+	row := func(c Criterion, status, reason string) queries.Criterion {
 		return queries.Criterion{CriterionID: c.CriterionID, Domain: c.Domain, TaskID: c.TaskID, Family: c.Family, Mode: c.Mode,
 			Quote: c.Quote, QuoteSource: c.QuoteSource, Text: c.Text, AppliesWhen: c.AppliesWhen, WrittenBy: opts.WriterModel,
 			VerifiedBy: opts.VerifierModel, Status: status, RejectReason: reason, PromptVersion: version, SourceFile: "rubrics write"}
@@ -209,9 +209,9 @@ func WriteRubrics(ctx context.Context, ws *queries.Workspace, opts RubricWriteOp
 	var rows []queries.Criterion
 	var toVerify []pendingRubric
 	for _, p := range written {
-		var ok []judge.Criterion
+		var ok []Criterion
 		for _, cr := range p.cs {
-			if why := judge.CheckWritten(cr, sources); why != "" {
+			if why := CheckWritten(cr, sources); why != "" {
 				r := row(cr, "rejected", "writer check: "+why)
 				r.VerifiedBy = "" // refused before the verifier saw it
 				rows = append(rows, r)
@@ -225,12 +225,12 @@ func WriteRubrics(ctx context.Context, ws *queries.Workspace, opts RubricWriteOp
 	}
 
 	// The verifier: one request per task with criteria that passed.
-	verified, vst, err := run("rubrics verify", toVerify, Step[pendingRubric, pendingRubric]{
+	verified, vst, err := run("rubrics verify", toVerify, runner.Step[pendingRubric, pendingRubric]{
 		Endpoint: opts.Verifier,
-		Build: func(p pendingRubric) (Request, error) {
-			return ChatRequest(opts.Verifier, opts.VerifierModel, judge.VerifierMessages(inputs[p.task], p.cs), 2000), nil
+		Build: func(p pendingRubric) (runner.Request, error) {
+			return ChatRequest(opts.Verifier, opts.VerifierModel, VerifierMessages(inputs[p.task], p.cs), 2000), nil
 		},
-		Parse: func(p pendingRubric, a Answer) ([]pendingRubric, error) {
+		Parse: func(p pendingRubric, a runner.Answer) ([]pendingRubric, error) {
 			text, err := answerText(a)
 			if err != nil {
 				res.VerifierFailed++
@@ -264,25 +264,25 @@ func WriteRubrics(ctx context.Context, ws *queries.Workspace, opts RubricWriteOp
 // ("" when its request failed).
 type pendingRubric struct {
 	task   int
-	cs     []judge.Criterion
+	cs     []Criterion
 	answer string
 }
 
 // verdictRows decides p's criteria by the verifier's answer: accepted when
 // it keeps them, else rejected with the reason (a failed request or an
 // unparseable answer rejects all of them).
-func verdictRows(p pendingRubric, row func(c judge.Criterion, status, reason string) queries.Criterion) []queries.Criterion {
+func verdictRows(p pendingRubric, row func(c Criterion, status, reason string) queries.Criterion) []queries.Criterion {
 	ids := make([]string, len(p.cs))
 	for k, cr := range p.cs {
 		ids[k] = cr.CriterionID
 	}
-	var dec map[string]judge.Decision
+	var dec map[string]Decision
 	reason := ""
 	if p.answer == "" {
 		reason = "verifier: the request failed"
 	} else {
 		var perr error
-		if dec, perr = judge.ParseVerifierAnswer(p.answer, ids); perr != nil {
+		if dec, perr = ParseVerifierAnswer(p.answer, ids); perr != nil {
 			reason = "verifier: unparseable answer: " + perr.Error()
 		}
 	}
