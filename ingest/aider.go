@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/ub-bench/ub/ingest/lines"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -105,7 +106,7 @@ func ParseAider(src Source, sink Sink) error {
 		path: src.Path,
 		base: filepath.Base(src.Path),
 		sink: sink,
-		r:    NewLineReader(src.R),
+		r:    lines.NewReader(src.R),
 	}
 	return p.run()
 }
@@ -122,7 +123,7 @@ const (
 type aiderParser struct {
 	path, base string
 	sink       Sink
-	r          *LineReader
+	r          *lines.Reader
 	lineNo     int
 
 	state           aiderState
@@ -187,7 +188,7 @@ func (p *aiderParser) handle(line []byte, truncated bool) error {
 	case aiderPreamble:
 		if !p.preambleWarned && !aiderBlank(line) {
 			p.preambleWarned = true
-			p.sink.Error(&ParseError{p.path, p.lineNo, "text before the first \"# aider chat started at\" header"})
+			p.sink.Error(&ParseError{Path: p.path, Line: p.lineNo, Reason: "text before the first \"# aider chat started at\" header"})
 		}
 		return nil
 	}
@@ -255,7 +256,7 @@ func aiderClip(s string, n int) string {
 
 // fail reports the current line and drops the current session.
 func (p *aiderParser) fail(reason string) {
-	p.sink.Error(&ParseError{p.path, p.lineNo, reason})
+	p.sink.Error(&ParseError{Path: p.path, Line: p.lineNo, Reason: reason})
 	p.state = aiderFailed
 	p.raw = p.raw[:0]
 }

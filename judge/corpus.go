@@ -1,11 +1,10 @@
 package judge
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/ub-bench/ub/ingest/lines"
 	"hash/fnv"
-	"os"
 	"path/filepath"
 	"sort"
 )
@@ -135,41 +134,15 @@ func LoadDouble(dir string) ([]DoubleLabel, error) {
 	return out, err
 }
 
-// readJSONL calls fn for every non-blank line of the file and prefixes its
-// error with path:line.
+// readJSONL calls fn for every non-blank line of the file
+// (lines.ReadJSONLFile) and prefixes its error with path:line.
 func readJSONL(path string, fn func(line int, raw []byte) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		raw := sc.Bytes()
-		if len(trimSpaceBytes(raw)) == 0 {
-			continue
-		}
+	return lines.ReadJSONLFile(path, func(n int, raw []byte) error {
 		if err := fn(n, raw); err != nil {
 			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-func trimSpaceBytes(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
+		return nil
+	})
 }
 
 // SplitSalt seeds the tune/held-back split of the labels corpus. Changing it

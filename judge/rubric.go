@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ub-bench/ub/ingest/lines"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 )
@@ -115,7 +115,7 @@ func ParseRubrics(r io.Reader, file string, sources QuoteSourceFunc) (RubricImpo
 	var out RubricImport
 	seen := map[string]int{}
 	perTask := map[[2]string]int{}
-	err := eachLine(r, func(n int, line []byte) {
+	err := eachLine(r, file, func(n int, line []byte) {
 		var c Criterion
 		if err := strictUnmarshal(line, &c); err != nil {
 			out.Refused = append(out.Refused, LineError{file, n, err.Error()})
@@ -135,7 +135,7 @@ func ParseRubrics(r io.Reader, file string, sources QuoteSourceFunc) (RubricImpo
 		out.Criteria = append(out.Criteria, c)
 	})
 	if err != nil {
-		return out, fmt.Errorf("%s: %w", file, err)
+		return out, err
 	}
 	keys := make([][2]string, 0, len(perTask))
 	for k := range perTask {
@@ -235,7 +235,7 @@ type VerdictImport struct {
 func ParseVerdicts(r io.Reader, file, grader string) (VerdictImport, error) {
 	var out VerdictImport
 	seen := map[[3]string]int{}
-	err := eachLine(r, func(n int, line []byte) {
+	err := eachLine(r, file, func(n int, line []byte) {
 		var v Verdict
 		if err := strictUnmarshal(line, &v); err != nil {
 			out.Refused = append(out.Refused, LineError{file, n, err.Error()})
@@ -273,25 +273,18 @@ func ParseVerdicts(r io.Reader, file, grader string) (VerdictImport, error) {
 		out.Verdicts = append(out.Verdicts, v)
 	})
 	if err != nil {
-		return out, fmt.Errorf("%s: %w", file, err)
+		return out, err
 	}
 	return out, nil
 }
 
-// eachLine calls fn with every non-blank line and its 1-based number.
-func eachLine(r io.Reader, fn func(n int, line []byte)) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		fn(n, line)
-	}
-	return sc.Err()
+// eachLine calls fn with every non-blank line of r, trimmed, and its 1-based
+// number (lines.ReadJSONL, whose errors name file and line).
+func eachLine(r io.Reader, file string, fn func(n int, line []byte)) error {
+	return lines.ReadJSONL(r, file, func(n int, raw []byte) error {
+		fn(n, bytes.TrimSpace(raw))
+		return nil
+	})
 }
 
 // strictUnmarshal decodes one JSON object, refusing unknown fields,

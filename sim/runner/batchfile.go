@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/ub-bench/ub/ingest/lines"
 	"os"
 	"path/filepath"
 	"strings"
@@ -298,11 +298,7 @@ type KeyedRequest struct {
 func ReadBatchKeys(paths ...string) (BatchKeys, error) {
 	keys := BatchKeys{}
 	for _, path := range paths {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		err = eachLine(f, func(n int, line []byte) error {
+		err := lines.ReadJSONLFile(path, func(n int, line []byte) error {
 			var kl batchKeyLine
 			if err := json.Unmarshal(line, &kl); err != nil {
 				return fmt.Errorf("%s:%d: %w", path, n, err)
@@ -320,31 +316,11 @@ func ReadBatchKeys(paths ...string) (BatchKeys, error) {
 			keys[kl.CustomID] = KeyedRequest{Key: kl.Key, Request: r}
 			return nil
 		})
-		f.Close()
 		if err != nil {
 			return nil, err
 		}
 	}
 	return keys, nil
-}
-
-// eachLine calls fn for every non-blank line of r (1-based numbers); lines
-// may be up to 512 MiB.
-func eachLine(r io.Reader, fn func(n int, line []byte) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 512<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Bytes()
-		if len(strings.TrimSpace(string(line))) == 0 {
-			continue
-		}
-		if err := fn(n, line); err != nil {
-			return err
-		}
-	}
-	return sc.Err()
 }
 
 // BatchImport counts what ImportBatchResults did.
@@ -412,11 +388,7 @@ func ImportBatchResults(ctx context.Context, provider BatchProvider, keys BatchK
 		return nil
 	}
 	for _, path := range paths {
-		f, err := os.Open(path)
-		if err != nil {
-			return st, err
-		}
-		err = eachLine(f, func(n int, line []byte) error {
+		err := lines.ReadJSONLFile(path, func(n int, line []byte) error {
 			st.Lines++
 			id, resp, perr := parseBatchResult(provider, line)
 			if perr != nil {
@@ -441,7 +413,6 @@ func ImportBatchResults(ctx context.Context, provider BatchProvider, keys BatchK
 			}
 			return nil
 		})
-		f.Close()
 		if err != nil {
 			return st, err
 		}

@@ -1,4 +1,4 @@
-package ingest
+package lines
 
 import (
 	"encoding/json"

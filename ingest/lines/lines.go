@@ -1,4 +1,4 @@
-package ingest
+package lines
 
 import (
 	"bufio"
@@ -9,29 +9,31 @@ import (
 	"os"
 )
 
-// LineReader reads lines of any length (no bufio.Scanner token limit): the
+// Reader reads lines of any length (no bufio.Scanner token limit): the
 // one line reader of every line-oriented parser (Claude Code JSONL and
-// export, Codex, SpecStory, aider) and of the commands that read JSONL.
-type LineReader struct {
+// export, Codex, SpecStory, aider), of every JSONL file ub reads (labels,
+// rubrics, verdicts, the judge's corpus, provider batch files) and of the
+// commands that read JSONL.
+type Reader struct {
 	br   *bufio.Reader
 	n    int // 1-based number of the line last returned
 	long []byte
 	done bool
 }
 
-// NewLineReader reads r through a 64 KiB buffer.
-func NewLineReader(r io.Reader) *LineReader {
-	return &LineReader{br: bufio.NewReaderSize(r, 64<<10)}
+// NewReader reads r through a 64 KiB buffer.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 64<<10)}
 }
 
 // Line is the 1-based number of the line Next returned last.
-func (r *LineReader) Line() int { return r.n }
+func (r *Reader) Line() int { return r.n }
 
 // Next returns the next line without its "\n" (and "\r"), and without a
 // byte order mark on the first line; ok is false at the end of the input.
 // unterminated reports a last line with no "\n", as left by a writer that
 // was cut off. The slice is valid until the next call.
-func (r *LineReader) Next() (line []byte, unterminated, ok bool, err error) {
+func (r *Reader) Next() (line []byte, unterminated, ok bool, err error) {
 	line, _, unterminated, ok, err = r.next(-1)
 	return
 }
@@ -39,11 +41,11 @@ func (r *LineReader) Next() (line []byte, unterminated, ok bool, err error) {
 // NextPrefix is Next for a line the caller will not keep: of a line longer
 // than the buffer only the first keep bytes are held and cut is true, so a
 // file without newlines costs no memory.
-func (r *LineReader) NextPrefix(keep int) (line []byte, cut, unterminated, ok bool, err error) {
+func (r *Reader) NextPrefix(keep int) (line []byte, cut, unterminated, ok bool, err error) {
 	return r.next(keep)
 }
 
-func (r *LineReader) next(keep int) (line []byte, cut, unterminated, ok bool, err error) {
+func (r *Reader) next(keep int) (line []byte, cut, unterminated, ok bool, err error) {
 	if r.done {
 		return nil, false, false, false, nil
 	}
@@ -83,11 +85,26 @@ func (r *LineReader) next(keep int) (line []byte, cut, unterminated, ok bool, er
 	return line, cut, unterminated, true, nil
 }
 
+// ParseError is bad input at one place: "path:line: reason". Line 0 means the
+// whole file.
+type ParseError struct {
+	Path   string
+	Line   int
+	Reason string
+}
+
+func (e *ParseError) Error() string {
+	if e.Line <= 0 {
+		return fmt.Sprintf("%s: %s", e.Path, e.Reason)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Reason)
+}
+
 // ReadJSONL calls fn with every line of r that is not blank and its 1-based
 // number; name is the input's name for errors ("-" for stdin). It stops at
 // fn's first error, which it returns as is.
 func ReadJSONL(r io.Reader, name string, fn func(line int, raw []byte) error) error {
-	lr := NewLineReader(r)
+	lr := NewReader(r)
 	for {
 		raw, _, ok, err := lr.Next()
 		if err != nil {
