@@ -62,7 +62,7 @@ func (r *Report) probeRates() (*figure, error) {
 		names[len(sims)-1-i] = s
 	}
 	p.NominalY(names...)
-	probes := analysis.Probes
+	probes := analysis.Probes()
 	width := 0.8
 	var worst struct {
 		sim, probe string
@@ -112,7 +112,8 @@ func (r *Report) probeRates() (*figure, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Share of the episodes each probe applies to in which it fired at least once, per user simulator, with the 95%% Wilson interval. ")
 	for _, pr := range probes {
-		fmt.Fprintf(&b, "%s = %s. ", pr, analysis.ProbeDescriptions[pr])
+		desc, _ := analysis.ProbeByName(pr)
+		fmt.Fprintf(&b, "%s = %s. ", pr, desc.Description)
 	}
 	if worst.rate >= 0 {
 		fmt.Fprintf(&b, "Highest rate (n >= 5, P1a aside): %s on %s, %s.", worst.probe, worst.sim, f3(worst.rate))
