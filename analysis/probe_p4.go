@@ -11,7 +11,7 @@ const (
 )
 
 func init() {
-	register(Probe{Name: ProbeP4, Description: "stop on confirmation: ###STOP### while affirming a confirmation the agent just asked for",
+	register(Probe{Name: ProbeP4, Description: "stop on confirmation: an end token (###STOP###, ###TRANSFER###, ###OUT-OF-SCOPE###) while affirming a confirmation the agent just asked for",
 		Applies:    func(*ProbeEpisode) bool { return true },
 		Find:       ProbeStopOnConfirmation,
 		ReviewCode: "premature_termination"})
@@ -22,20 +22,15 @@ var (
 	affirmRE   = regexp.MustCompile(`^(?:yes|yeah|yep|sure|ok|okay|confirm|confirmed|i confirm|please proceed|proceed|go ahead|please go ahead|please do|that's correct|correct|sounds good)\b`)
 )
 
-// ProbeStopOnConfirmation (P4): the last user message holds ###STOP### and
+// ProbeStopOnConfirmation (P4): the last user message holds an end token
+// (EndTokens: ###STOP###, ###TRANSFER### or ###OUT-OF-SCOPE###) and
 // affirms ("yes", "please proceed", "I confirm", ...) a confirmation the
 // agent asked for in its message just before (a question with "confirm",
 // "proceed", "shall I", "would you like me to", ...): the user ended the
 // conversation before the agent could act on the answer.
 func ProbeStopOnConfirmation(e *ProbeEpisode) []Finding {
-	last := -1
-	for i := len(e.Messages) - 1; i >= 0; i-- {
-		if e.Messages[i].Role == "user" {
-			last = i
-			break
-		}
-	}
-	if last < 0 || !strings.Contains(e.Messages[last].Content, "###STOP###") {
+	last := lastUserMessage(e)
+	if last < 0 || endToken(e.Messages[last].Content) == "" {
 		return nil
 	}
 	prev := -1
@@ -55,7 +50,7 @@ func ProbeStopOnConfirmation(e *ProbeEpisode) []Finding {
 	if !strings.Contains(ask, "?") || !confirmAsk.MatchString(ask) {
 		return nil
 	}
-	text := Normalize(strings.ReplaceAll(e.Messages[last].Content, "###STOP###", ""))
+	text := Normalize(withoutEndTokens(e.Messages[last].Content))
 	text = strings.TrimLeft(text, " \"'*-")
 	if !affirmRE.MatchString(text) {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Judge-free probes of SPEC 6.3: deterministic checks that catch a user
@@ -210,6 +211,40 @@ func taskIdentifiers(e *ProbeEpisode) []identifier {
 // initialization actions (P3 and P5 apply to it).
 func withDevice(e *ProbeEpisode) bool {
 	return hasUserToolCall(e) || e.Task != nil && (len(e.Task.UserActions) > 0 || len(e.Task.InitActions) > 0)
+}
+
+// EndTokens are the tokens a tau2 user simulator ends the conversation
+// with: ###STOP### (the task is done), ###TRANSFER### (the agent handed the
+// user to a human) and ###OUT-OF-SCOPE### (the scenario does not say how to
+// go on).
+var EndTokens = []string{"###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"}
+
+// endToken returns the first end token in content, or "".
+func endToken(content string) string {
+	for _, t := range EndTokens {
+		if strings.Contains(content, t) {
+			return t
+		}
+	}
+	return ""
+}
+
+// withoutEndTokens is content with every end token removed.
+func withoutEndTokens(content string) string {
+	for _, t := range EndTokens {
+		content = strings.ReplaceAll(content, t, "")
+	}
+	return content
+}
+
+// lastUserMessage is the index of e's last user message, or -1.
+func lastUserMessage(e *ProbeEpisode) int {
+	for i := len(e.Messages) - 1; i >= 0; i-- {
+		if e.Messages[i].Role == "user" {
+			return i
+		}
+	}
+	return -1
 }
 
 func hasUserToolCall(e *ProbeEpisode) bool {
