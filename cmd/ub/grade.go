@@ -32,20 +32,6 @@ func newGradeCommand(io *streams) *cli.Command {
 	}
 }
 
-// requireFlags marks the string flags named in flags as required.
-func requireFlags(flags []cli.Flag, names ...string) []cli.Flag {
-	for _, f := range flags {
-		if s, ok := f.(*cli.StringFlag); ok {
-			for _, n := range names {
-				if s.Name == n {
-					s.Required = true
-				}
-			}
-		}
-	}
-	return flags
-}
-
 // runGrade grades through judge.Grade (the runner: nothing answered is paid
 // twice). A verdict that does not parse is not stored (its raw answer stays
 // in the response cache) and is counted; a request that failed leaves its
