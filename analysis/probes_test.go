@@ -170,6 +170,9 @@ func TestProbeStopOnConfirmation(t *testing.T) {
 		{"no + STOP", []ProbeMessage{ask, msg(5, "user", "No, leave it. ###STOP###")}, 0},
 		{"yes without STOP", []ProbeMessage{ask, msg(5, "user", "Yes.")}, 0},
 		{"STOP after the agent acted", []ProbeMessage{msg(4, "assistant", "Done, it is cancelled."), msg(5, "user", "Thanks! ###STOP###")}, 0},
+		{"yes + TRANSFER after a confirmation question", []ProbeMessage{ask, msg(5, "user", "Yes, go ahead. ###TRANSFER###")}, 1},
+		{"yes + OUT-OF-SCOPE after a confirmation question", []ProbeMessage{ask, msg(5, "user", "Yes please. ###OUT-OF-SCOPE###")}, 1},
+		{"no + OUT-OF-SCOPE", []ProbeMessage{ask, msg(5, "user", "No. ###OUT-OF-SCOPE###")}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/ub-bench/ub/ingest/lines"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -105,7 +106,7 @@ func ParseAider(src Source, sink Sink) error {
 		path: src.Path,
 		base: filepath.Base(src.Path),
 		sink: sink,
-		r:    NewLineReader(src.R),
+		r:    lines.NewReader(src.R),
 	}
 	return p.run()
 }
@@ -122,7 +123,7 @@ const (
 type aiderParser struct {
 	path, base string
 	sink       Sink
-	r          *LineReader
+	r          *lines.Reader
 	lineNo     int
 
 	state           aiderState

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ub-bench/ub/ingest/lines"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -678,7 +679,7 @@ func claudeCheckBytes(line []byte, terminated bool) (reason string, truncated bo
 // ParseClaudeCode parses a Claude Code session transcript (JSONL). The rules
 // are in the comment at the top of this file.
 func ParseClaudeCode(src Source, sink Sink) error {
-	r := NewLineReader(src.R)
+	r := lines.NewReader(src.R)
 	var (
 		order   []*claudeSession
 		byID    = map[string]*claudeSession{}

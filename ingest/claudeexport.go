@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/ub-bench/ub/ingest/lines"
 	"regexp"
 	"strings"
 	"time"
@@ -164,7 +165,7 @@ func (e *claudeExport) finish(path string) *Session {
 // ParseClaudeExport parses a Claude Code session exported to Markdown. The
 // rules are in the comment at the top of this file.
 func ParseClaudeExport(src Source, sink Sink) error {
-	r := NewLineReader(src.R)
+	r := lines.NewReader(src.R)
 	var (
 		done     []*claudeExport
 		cur      *claudeExport

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/ub-bench/ub/ingest/lines"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -54,7 +55,7 @@ const codexToolTextMax = 8 << 10
 // developer message is skipped ("no developer message").
 func ParseCodex(src Source, sink Sink) error {
 	p := codexParser{path: src.Path, names: map[string]string{}}
-	lr := NewLineReader(src.R)
+	lr := lines.NewReader(src.R)
 	for {
 		line, unterminated, ok, err := lr.Next()
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
+	"github.com/ub-bench/ub/ingest/lines"
 )
 
 // canonicalSession is one line of the canonical JSONL format; the JSON
@@ -174,7 +175,7 @@ func decodeCanonical(line []byte) (*Session, string) {
 			case errors.As(err, &se):
 				return nil, fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err)
 			default:
-				return nil, JSONReason(err)
+				return nil, lines.JSONReason(err)
 			}
 		}
 		if dec.More() {

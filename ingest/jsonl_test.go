@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -69,22 +68,4 @@ func FuzzParseJSONL(f *testing.F) {
 			}
 		}
 	})
-}
-
-// TestReadJSONLLongAndInvalidLines: a line longer than MaxJSONLLineBytes
-// and one that is not valid UTF-8 stop ReadJSONL with file:line (the limit
-// in words) as bad input, not bufio's "token too long".
-func TestReadJSONLLongAndInvalidLines(t *testing.T) {
-	defer func(n int) { MaxJSONLLineBytes = n }(MaxJSONLLineBytes)
-	MaxJSONLLineBytes = 1 << 10
-	for _, c := range []struct{ in, want string }{
-		{"{}\n{\"a\": \"" + strings.Repeat("x", 2000) + "\"}\n{}\n", "f.jsonl:2: line longer than the limit of 1 KiB"},
-		{"{}\n\n{\"a\": \"caf\xe9\"}\n", "f.jsonl:3: not valid UTF-8"},
-	} {
-		err := ReadJSONL(strings.NewReader(c.in), "f.jsonl", func(int, []byte) error { return nil })
-		var pe *ParseError
-		if err == nil || err.Error() != c.want || !errors.Is(err, ErrBadInput) || !errors.As(err, &pe) {
-			t.Errorf("err %v, want %q as bad input", err, c.want)
-		}
-	}
 }

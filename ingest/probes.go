@@ -72,7 +72,7 @@ type probeApp struct{ sim, probe string }
 
 func (r *probeResults) run(e *analysis.ProbeEpisode) {
 	pr := analysis.RunProbes(e, nil)
-	for _, p := range analysis.Probes {
+	for _, p := range analysis.Probes() {
 		if pr.Applies[p] {
 			r.apps = append(r.apps, probeApp{e.SimulationID, p})
 		}

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ub-bench/ub/ingest/lines"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -74,7 +75,7 @@ const maxStatErrors = 100
 
 // ErrBadInput is wrapped by the error Run returns when some input was bad but
 // the rest was ingested.
-var ErrBadInput = errors.New("some input could not be ingested")
+var ErrBadInput = lines.ErrBadInput
 
 // Run ingests every path (a file, a directory walked recursively, or "-" for
 // canonical JSONL on stdin) into the workspace. Sessions are written whole,

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
+	"github.com/ub-bench/ub/ingest/lines"
 	"io"
 	"strings"
 	"time"
@@ -122,24 +122,9 @@ func StableID(parts ...string) string {
 	return hex.EncodeToString(h[:8])
 }
 
-// ParseError is bad input at one place: "path:line: reason". Line 0 means the
-// whole file.
-type ParseError struct {
-	Path   string
-	Line   int
-	Reason string
-	// Warning marks what was not refused: the final line of a file still
-	// being written, read again once it is whole. It is reported, not
-	// counted as bad input.
-	Warning bool
-}
-
-func (e *ParseError) Error() string {
-	if e.Line <= 0 {
-		return fmt.Sprintf("%s: %s", e.Path, e.Reason)
-	}
-	return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Reason)
-}
+// ParseError is bad input at one place: "path:line: reason" (lines.ParseError,
+// which the readers of every JSONL file return).
+type ParseError = lines.ParseError
 
 // Sink receives what a parser finds, in file order. A parser calls Session
 // once per complete session, Error for each bad line or bad session (and goes

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"github.com/ub-bench/ub/ingest/lines"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -57,7 +58,7 @@ var (
 // developer message is skipped ("no developer message").
 func ParseSpecStory(src Source, sink Sink) error {
 	p := specStoryParser{s: &Session{Format: "specstory", SourceFile: src.Path, Line: 1}}
-	lr := NewLineReader(src.R)
+	lr := lines.NewReader(src.R)
 	for {
 		line, _, ok, err := lr.Next()
 		if err != nil {

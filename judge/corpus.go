@@ -4,11 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"path/filepath"
 	"sort"
 
-	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/ingest/lines"
 )
 
 // Example is one labelled developer message of a labels corpus
@@ -136,44 +135,15 @@ func LoadDouble(dir string) ([]DoubleLabel, error) {
 	return out, err
 }
 
-// readJSONL calls fn for every non-blank line of the file and prefixes its
-// error with path:line.
+// readJSONL calls fn for every non-blank line of the file
+// (lines.ReadJSONLFile) and prefixes its error with path:line.
 func readJSONL(path string, fn func(line int, raw []byte) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	lr := ingest.NewLineReader(f)
-	for {
-		raw, _, _, ok, err := lr.NextPrefix(MaxLineBytes + 1)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", path, lr.Line()+1, err)
-		}
-		if !ok {
-			return nil
-		}
-		n := lr.Line()
-		if len(raw) > MaxLineBytes {
-			return &ingest.BadLineError{ParseError: ingest.ParseError{Path: path, Line: n, Reason: "line longer than the limit of " + ingest.SizeWords(MaxLineBytes)}}
-		}
-		if len(trimSpaceBytes(raw)) == 0 {
-			continue
-		}
+	return lines.ReadJSONLFile(path, func(n int, raw []byte) error {
 		if err := fn(n, raw); err != nil {
 			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
-	}
-}
-
-func trimSpaceBytes(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
+		return nil
+	})
 }
 
 // SplitSalt seeds the tune/held-back split of the labels corpus. Changing it

@@ -33,7 +33,7 @@
 // with its interval (all repositories, and those the shipped weights never
 // saw), the reliability diagram and ECE, and the risk-coverage curve; the
 // shipped measurement is builtin_measure.json (BuiltinMeasurement). The
-// cascade (sim.Cascade, ub judge --cascade builtin,NAME) keeps the built-in
+// cascade (Cascade, ub judge --cascade builtin,NAME) keeps the built-in
 // judge's most confident labels and sends the rest to a model judge.
 // LabelWorkspace labels a workspace's points or generations with the
 // built-in judge; LabelJSONL the messages of a JSONL file.
@@ -51,4 +51,13 @@
 // Agree computes Cohen's kappa between two labellings with the Fleiss, Cohen
 // and Everitt (1969) standard error and a 95% interval, the confusion matrix
 // and per-label agreement.
+//
+// # Model steps
+//
+// The judges' and graders' model paths are steps of the runner
+// (sim/runner.Step, run by RunStep): JudgeStep and JudgeWithModel (the model
+// judge; one request builder, JudgeRequest), Cascade and JudgeCascade (the
+// built-in judge's least confident share through JudgeStep), Grade (one
+// verdict per episode and criterion) and WriteRubrics (a writer and its
+// verifier).
 package judge

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/ingest/lines"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -99,7 +99,7 @@ type FileLabel struct {
 // LabelFileOptions configures LabelJSONL. The zero value is valid.
 type LabelFileOptions struct {
 	// BadLine is called with each line that is not a message (an
-	// *ingest.ParseError naming path and line); the line is skipped. nil
+	// *lines.ParseError naming path and line); the line is skipped. nil
 	// means skipped silently.
 	BadLine func(err error)
 }
@@ -115,18 +115,18 @@ func LabelJSONL(r io.Reader, path string, b *Builtin, emit func(FileLabel) error
 		PrevAgent string  `json:"prev_agent"`
 	}
 	bad := 0
-	err := ingest.ReadJSONL(r, path, func(line int, raw []byte) error {
+	err := lines.ReadJSONL(r, path, func(line int, raw []byte) error {
 		var it item
 		if err := json.Unmarshal(raw, &it); err != nil || it.Message == nil || it.ID == "" {
 			reason := `missing "message"`
 			switch {
 			case err != nil:
-				reason = "invalid JSON: " + ingest.JSONReason(err)
+				reason = "invalid JSON: " + lines.JSONReason(err)
 			case it.ID == "":
 				reason = `missing "id" (each label is matched to its message by id)`
 			}
 			if opts.BadLine != nil {
-				opts.BadLine(&ingest.ParseError{Path: path, Line: line, Reason: reason})
+				opts.BadLine(&lines.ParseError{Path: path, Line: line, Reason: reason})
 			}
 			bad++
 			return nil

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/ingest/lines"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim/synth"
 )
@@ -30,7 +30,7 @@ func TestLabelJSONLLabelsGoodLinesAndNamesBadOnes(t *testing.T) {
 	var bad []string
 	n, err := judge.LabelJSONL(strings.NewReader(in), "msgs.jsonl", b, func(l judge.FileLabel) error { got = append(got, l); return nil },
 		judge.LabelFileOptions{BadLine: func(err error) {
-			var pe *ingest.ParseError
+			var pe *lines.ParseError
 			if !errors.As(err, &pe) {
 				t.Errorf("bad line error %v is not a ParseError", err)
 			}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/ingest/lines"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -17,11 +17,11 @@ type LabelMessage struct {
 }
 
 // ReadLabelMessages reads a messages.jsonl file (id, repo, session_start,
-// message) by id. A line that is not JSON is an *ingest.ParseError naming
+// message) by id. A line that is not JSON is an *lines.ParseError naming
 // it.
 func ReadLabelMessages(path string) (map[string]LabelMessage, error) {
 	msgs := map[string]LabelMessage{}
-	err := ingest.ReadJSONLFile(path, func(line int, raw []byte) error {
+	err := lines.ReadJSONLFile(path, func(line int, raw []byte) error {
 		var m struct {
 			ID           string `json:"id"`
 			Repo         string `json:"repo"`
@@ -29,7 +29,7 @@ func ReadLabelMessages(path string) (map[string]LabelMessage, error) {
 			SessionStart string `json:"session_start"`
 		}
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return &ingest.ParseError{Path: path, Line: line, Reason: "invalid JSON: " + ingest.JSONReason(err)}
+			return &lines.ParseError{Path: path, Line: line, Reason: "invalid JSON: " + lines.JSONReason(err)}
 		}
 		msgs[m.ID] = LabelMessage{m.Repo, m.SessionStart, m.Message}
 		return nil
@@ -75,16 +75,16 @@ func ReadLabels(ctx context.Context, db queries.Querier, path, judgeName string,
 	used := map[string]bool{}
 	seenLabel := map[string]int{} // target NUL id -> line
 	bad := func(line int, reason string) {
-		imp.Bad = append(imp.Bad, (&ingest.ParseError{Path: path, Line: line, Reason: reason}).Error())
+		imp.Bad = append(imp.Bad, (&lines.ParseError{Path: path, Line: line, Reason: reason}).Error())
 	}
-	err = ingest.ReadJSONLFile(path, func(line int, raw []byte) error {
+	err = lines.ReadJSONLFile(path, func(line int, raw []byte) error {
 		var l struct {
 			ID    string `json:"id"`
 			Label string `json:"label"`
 			Fine  string `json:"fine"`
 		}
 		if err := json.Unmarshal(raw, &l); err != nil {
-			bad(line, "invalid JSON: "+ingest.JSONReason(err))
+			bad(line, "invalid JSON: "+lines.JSONReason(err))
 			return nil
 		}
 		move, err := ParseMove(l.Label)

@@ -9,12 +9,10 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
+	"github.com/ub-bench/ub/ingest/lines"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
-
-	"github.com/ub-bench/ub/ingest"
 )
 
 // Families are the user-fidelity failure families of SPEC 6.2 (seed 002),
@@ -137,7 +135,7 @@ func ParseRubrics(r io.Reader, file string, sources QuoteSourceFunc) (RubricImpo
 		out.Criteria = append(out.Criteria, c)
 	})
 	if err != nil {
-		return out, fmt.Errorf("%s: %w", file, err)
+		return out, err
 	}
 	keys := make([][2]string, 0, len(perTask))
 	for k := range perTask {
@@ -277,7 +275,7 @@ func ParseVerdicts(r io.Reader, file, grader string) (VerdictImport, error) {
 		out.Verdicts = append(out.Verdicts, v)
 	})
 	if err != nil {
-		return out, fmt.Errorf("%s: %w", file, err)
+		return out, err
 	}
 	return out, nil
 }
@@ -287,47 +285,18 @@ func ParseVerdicts(r io.Reader, file, grader string) (VerdictImport, error) {
 // its file and line, and the lines after it are read.
 var MaxLineBytes = 64 << 20
 
-// eachLine calls fn with every non-blank line and its 1-based number. A
-// line longer than MaxLineBytes, or one that is not valid UTF-8, is
-// refused (added to refused, naming file and line) instead.
+// eachLine calls fn with every non-blank line, trimmed, and its 1-based
+// number (lines.EachLine). A line longer than MaxLineBytes, or one that is
+// not valid UTF-8, is refused (added to refused, naming file and line)
+// instead, and the next line is read.
 func eachLine(r io.Reader, file string, refused *[]LineError, fn func(n int, line []byte)) error {
-	lr := ingest.NewLineReader(r)
-	for {
-		raw, _, _, ok, err := lr.NextPrefix(MaxLineBytes + 1)
-		if err != nil {
-			return fmt.Errorf("line %d: %w", lr.Line()+1, err)
-		}
-		if !ok {
-			return nil
-		}
-		n := lr.Line()
-		if len(raw) > MaxLineBytes {
-			*refused = append(*refused, LineError{file, n, fmt.Sprintf("line longer than the limit of %s", ingest.SizeWords(MaxLineBytes))})
-			continue
-		}
-		line := bytes.TrimSpace(raw)
-		if len(line) == 0 {
-			continue
-		}
-		if !utf8.Valid(line) {
-			*refused = append(*refused, LineError{file, n, fmt.Sprintf("not valid UTF-8 (byte %d)", invalidUTF8At(line)+1)})
-			continue
-		}
-		fn(n, line)
-	}
-}
-
-// invalidUTF8At is the offset of the first byte of b that is not valid
-// UTF-8 (len(b) if there is none).
-func invalidUTF8At(b []byte) int {
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size <= 1 {
-			return i
-		}
-		i += size
-	}
-	return len(b)
+	return lines.EachLine(r, file, MaxLineBytes, func(n int, raw []byte) error {
+		fn(n, bytes.TrimSpace(raw))
+		return nil
+	}, func(n int, reason string) error {
+		*refused = append(*refused, LineError{file, n, reason})
+		return nil
+	})
 }
 
 // strictUnmarshal decodes one JSON object, refusing unknown fields,

@@ -11,7 +11,7 @@ import (
 // ResponseRow is one row of the responses table: the durable answer (or
 // final failure) of one request key.
 type ResponseRow struct {
-	Key          string // sha256 of Request (sim.Request.Key)
+	Key          string // sha256 of Request (runner.Request.Key)
 	Backend      string // openai | openai-batch | anthropic-batch | mix | ...
 	Model        string
 	Request      []byte // the canonical request JSON the key hashes

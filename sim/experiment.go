@@ -17,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 // Conditions a generation can be made under (SPEC section 3): the names
@@ -63,8 +64,8 @@ type SimulatorConfig struct {
 }
 
 // Params returns the generation parameters of the simulator.
-func (s SimulatorConfig) Params() Params {
-	return Params{Temperature: s.Temperature, MaxTokens: s.MaxTokens, ReasoningEffort: s.ReasoningEffort, Extra: s.Extra}
+func (s SimulatorConfig) Params() runner.Params {
+	return runner.Params{Temperature: s.Temperature, MaxTokens: s.MaxTokens, ReasoningEffort: s.ReasoningEffort, Extra: s.Extra}
 }
 
 // Cost is the USD price of a response (Endpoint.Cost).
@@ -73,8 +74,8 @@ func (s SimulatorConfig) Cost(tokensIn, tokensOut int, viaBatch bool) float64 {
 }
 
 // Endpoint is the model endpoint of a model simulator, for RunStep.
-func (s SimulatorConfig) Endpoint() Endpoint {
-	return Endpoint{Backend: s.Backend, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, Timeout: s.Timeout.Duration,
+func (s SimulatorConfig) Endpoint() runner.Endpoint {
+	return runner.Endpoint{Backend: s.Backend, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, Timeout: s.Timeout.Duration,
 		Concurrency: s.Concurrency, RateLimit: s.RateLimit, MaxAttempts: s.MaxAttempts,
 		PriceIn: s.PriceIn, PriceOut: s.PriceOut, BatchDiscount: s.BatchDiscount}
 }

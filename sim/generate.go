@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 // SimSummary is what one simulator's part of a run did.
@@ -36,16 +37,16 @@ type GenerateOptions struct {
 	// Progress starts the progress report of a live model simulator's
 	// requests: it returns the runner's callback and a function called when
 	// the run ends. nil means silent.
-	Progress func(simulator string) (update func(RunStats), finish func())
+	Progress func(simulator string) (update func(runner.RunStats), finish func())
 	// Awaiting receives the requests a batch simulator still waits for
 	// (to write them as provider batch files); its error stops the run.
 	// nil means they are only counted (SimSummary.Awaiting).
-	Awaiting func(s SimulatorConfig, reqs []Request) error
+	Awaiting func(s SimulatorConfig, reqs []runner.Request) error
 	// Done is called with each simulator's summary when its generations
 	// are stored; nil means none.
 	Done func(s SimulatorConfig, sum SimSummary)
 	// Client calls the live endpoints; nil means NewOpenAI (StepOptions).
-	Client Backend
+	Client runner.Backend
 }
 
 // GenerateResult is what Generate did.
@@ -96,11 +97,11 @@ type Generation struct {
 	ID      string
 	Cell    Cell
 	Point   queries.PointRow
-	Request Request
-	Parts   KeyParts // what the request key is made of (ExplainMiss)
-	Version string   // the prompt template's version, or the offline simulator's
-	Text    string   // offline simulators: the output
-	Err     string   // offline simulators: why there is no output
+	Request runner.Request
+	Parts   runner.KeyParts // what the request key is made of (ExplainMiss)
+	Version string          // the prompt template's version, or the offline simulator's
+	Text    string          // offline simulators: the output
+	Err     string          // offline simulators: why there is no output
 }
 
 // PrepareGeneration builds the generation of simulator s at the frozen
@@ -193,16 +194,16 @@ func (g *generator) simulator(s SimulatorConfig) (sum SimSummary, retErr error) 
 	if len(todo) == 0 {
 		return sum, nil
 	}
-	var awaiting []Request
-	step := Step[*job, queries.GenerationRow]{
+	var awaiting []runner.Request
+	step := runner.Step[*job, queries.GenerationRow]{
 		Endpoint: s.Endpoint(),
-		Build:    func(j *job) (Request, error) { return j.Request, nil },
-		Parse: func(j *job, a Answer) ([]queries.GenerationRow, error) {
+		Build:    func(j *job) (runner.Request, error) { return j.Request, nil },
+		Parse: func(j *job, a runner.Answer) ([]queries.GenerationRow, error) {
 			row := g.row(s, j)
 			switch {
 			case IsOffline(s.Backend):
 				row.Text, row.Error = j.Text, j.Err
-			case !a.Stored && IsBatch(s.Backend):
+			case !a.Stored && runner.IsBatch(s.Backend):
 				awaiting = append(awaiting, j.Request)
 				return nil, nil // awaits its batch result: no generation yet
 			case !a.Stored:
@@ -225,13 +226,13 @@ func (g *generator) simulator(s SimulatorConfig) (sum SimSummary, retErr error) 
 	var rows []queries.GenerationRow
 	if IsOffline(s.Backend) {
 		for _, j := range todo {
-			r, _ := step.Parse(j, Answer{})
+			r, _ := step.Parse(j, runner.Answer{})
 			rows = append(rows, r...)
 		}
 	} else {
-		var bar func(RunStats)
+		var bar func(runner.RunStats)
 		done := func() {}
-		if !IsBatch(s.Backend) {
+		if !runner.IsBatch(s.Backend) {
 			if g.opts.Preflight != nil {
 				if err := g.opts.Preflight(s); err != nil {
 					return sum, err
@@ -241,7 +242,7 @@ func (g *generator) simulator(s SimulatorConfig) (sum SimSummary, retErr error) 
 				bar, done = g.opts.Progress(s.Name)
 			}
 		}
-		res, err := RunStep(g.ctx, NewDuckStore(g.ws), todo, step, StepOptions{RetryFailed: g.opts.RetryFailed, Progress: bar, Client: g.opts.Client})
+		res, err := runner.RunStep(g.ctx, runner.NewDuckStore(g.ws), todo, step, runner.StepOptions{RetryFailed: g.opts.RetryFailed, Progress: bar, Client: g.opts.Client})
 		done()
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return sum, err
@@ -287,7 +288,7 @@ func prepare(ctx context.Context, in *Inputs, s SimulatorConfig, pd queries.Poin
 		oin, err := in.Offline(ctx, pd, j.Cell.Condition, j.Cell.WindowN, j.Cell.HistoryK)
 		if err != nil {
 			j.Err = err.Error()
-			j.Request = Request{Backend: s.Backend, Model: s.Backend, Messages: []Message{{Role: "user", Content: j.Point.ID + "\x00" + j.Cell.Condition}}}
+			j.Request = runner.Request{Backend: s.Backend, Model: s.Backend, Messages: []runner.Message{{Role: "user", Content: j.Point.ID + "\x00" + j.Cell.Condition}}}
 			j.Parts = j.Request.Parts()
 			return nil
 		}
@@ -325,7 +326,7 @@ func prepare(ctx context.Context, in *Inputs, s SimulatorConfig, pd queries.Poin
 	if backend == "openai-batch" {
 		backend = "openai"
 	}
-	j.Request = Request{Backend: backend, BaseURL: s.BaseURL, Model: s.Model, Params: s.Params(), Messages: msgs}
+	j.Request = runner.Request{Backend: backend, BaseURL: s.BaseURL, Model: s.Model, Params: s.Params(), Messages: msgs}
 	j.Version = ver
 	j.Parts = j.Request.Parts()
 	j.Parts.Template = ver

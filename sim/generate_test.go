@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/runner"
+	"github.com/ub-bench/ub/sim/runner/runnertest"
 	"github.com/ub-bench/ub/sim/synth"
 )
 
@@ -93,9 +95,9 @@ func TestGenerateModelSimulatorSendsOnceThenNothing(t *testing.T) {
 	}
 	var calls atomic.Int64
 	var preflight, progress int
-	opts := sim.GenerateOptions{Client: sim.EchoBackend(&calls),
+	opts := sim.GenerateOptions{Client: runnertest.Echo(&calls),
 		Preflight: func(sim.SimulatorConfig) error { preflight++; return nil },
-		Progress: func(string) (func(sim.RunStats), func()) {
+		Progress: func(string) (func(runner.RunStats), func()) {
 			progress++
 			return nil, func() {}
 		}}
@@ -126,7 +128,7 @@ func TestGenerateModelSimulatorSendsOnceThenNothing(t *testing.T) {
 	}
 	// A refused preflight stops the run before anything is sent.
 	e.Simulators[0].Model = "other"
-	_, err = sim.Generate(ctx, ws, e, sim.GenerateOptions{Client: sim.EchoBackend(&calls), Preflight: func(sim.SimulatorConfig) error { return errNoKey }})
+	_, err = sim.Generate(ctx, ws, e, sim.GenerateOptions{Client: runnertest.Echo(&calls), Preflight: func(sim.SimulatorConfig) error { return errNoKey }})
 	if !errors.Is(err, errNoKey) || calls.Load() != before {
 		t.Errorf("err %v, %d calls: want the preflight's error and no call", err, calls.Load()-before)
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 // Pool scopes.
@@ -275,7 +276,7 @@ var offlineAlgorithm = map[string]string{"mix": "mix-v2", "retrieve": TokenizerV
 // changes with any of them and with nothing else, so N and K change it
 // exactly where they change what the simulator sees, and a generation made
 // at one N or K is never taken for another's.
-func OfflineRequest(backend string, seed int64, in OfflineInput) Request {
+func OfflineRequest(backend string, seed int64, in OfflineInput) runner.Request {
 	pool := ""
 	if in.Pool != nil {
 		pool = in.Pool.Version()
@@ -284,29 +285,29 @@ func OfflineRequest(backend string, seed int64, in OfflineInput) Request {
 	if in.PoolFallback != "" {
 		extra["pool_fallback"] = in.PoolFallback
 	}
-	return Request{
+	return runner.Request{
 		Backend:  backend,
 		Model:    offlineAlgorithm[backend],
 		Messages: offlineMessages(in),
-		Params:   Params{Extra: extra},
+		Params:   runner.Params{Extra: extra},
 	}
 }
 
-func offlineMessages(in OfflineInput) []Message {
+func offlineMessages(in OfflineInput) []runner.Message {
 	vis := in.visibleTurns()
 	if len(in.History) == 0 && len(vis) == 1 && vis[0].Role == "agent" && vis[0].Text == in.Agent {
-		return []Message{{Role: "user", Content: in.Agent}}
+		return []runner.Message{{Role: "user", Content: in.Agent}}
 	}
-	var msgs []Message
+	var msgs []runner.Message
 	for i := len(in.History) - 1; i >= 0; i-- {
-		msgs = append(msgs, Message{Role: "history", Content: in.History[i]})
+		msgs = append(msgs, runner.Message{Role: "history", Content: in.History[i]})
 	}
 	for _, t := range vis {
 		role := t.Role
 		if t.IsCommand {
 			role += "/command"
 		}
-		msgs = append(msgs, Message{Role: role, Content: t.Text})
+		msgs = append(msgs, runner.Message{Role: role, Content: t.Text})
 	}
 	return msgs
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/ub-bench/ub/sim/runner"
 	"math"
 	"regexp"
 	"sort"
@@ -401,7 +402,7 @@ func DistillTemplate() TemplateRecord {
 // 40, seed, false)). Only Messages is set: the caller fills in Backend,
 // Model, BaseURL and Params from its simulator config and sends it through
 // the runner. The prompt is versioned by DistillTemplate().Version.
-func DistillRequest(stats ProfileStats, examples []string) Request {
+func DistillRequest(stats ProfileStats, examples []string) runner.Request {
 	summary := stats
 	summary.Examples = nil
 	cut500 := make([]string, len(examples))
@@ -415,14 +416,14 @@ func DistillRequest(stats ProfileStats, examples []string) Request {
 	if err != nil {
 		panic("sim: distill template: " + err.Error())
 	}
-	return Request{Messages: []Message{{Role: "user", Content: strings.TrimSpace(text)}}}
+	return runner.Request{Messages: []runner.Message{{Role: "user", Content: strings.TrimSpace(text)}}}
 }
 
 // ModelPersona returns the persona text of a distillation response, to be
 // stored as the developer's kind = 'model' profile (queries.StoreProfiles
 // with Model, PromptVersion = DistillTemplate().Version and the request's
 // Key). A failed or empty response is an error.
-func ModelPersona(resp Response) (string, error) {
+func ModelPersona(resp runner.Response) (string, error) {
 	if resp.Err != "" {
 		return "", fmt.Errorf("distillation failed: %s", resp.Err)
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"github.com/ub-bench/ub/sim/runner"
 	"math"
 	"reflect"
 	"strings"
@@ -213,10 +214,10 @@ func TestDistillRequest(t *testing.T) {
 	if DistillTemplate().Version == PersonaTemplate().Version {
 		t.Error("distill and persona templates share a version")
 	}
-	if p, err := ModelPersona(Response{Text: "  You are terse.\n"}); err != nil || p != "You are terse." {
+	if p, err := ModelPersona(runner.Response{Text: "  You are terse.\n"}); err != nil || p != "You are terse." {
 		t.Errorf("ModelPersona = %q, %v", p, err)
 	}
-	for _, r := range []Response{{Err: "429"}, {Text: "  "}} {
+	for _, r := range []runner.Response{{Err: "429"}, {Text: "  "}} {
 		if _, err := ModelPersona(r); err == nil {
 			t.Errorf("ModelPersona(%+v): no error", r)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 // ErrNoProfileSessions is returned by StoreStatsProfiles for a developer
@@ -91,12 +92,12 @@ func StoreStatsProfiles(ctx context.Context, ws *queries.Workspace, opts StatsPr
 // Model and Endpoint name the distilling model.
 type DistilOptions struct {
 	Model    string
-	Endpoint Endpoint
+	Endpoint runner.Endpoint
 	Seed     int64 // seed of the example messages shown to the model
 	// RetryFailed, Progress and Client are those of StepOptions.
 	RetryFailed bool
-	Progress    func(RunStats)
-	Client      Backend
+	Progress    func(runner.RunStats)
+	Client      runner.Backend
 	// Preflight is called after the distillation template is stored and
 	// before any request is sent; its error is returned as it is. nil
 	// means none.
@@ -105,10 +106,10 @@ type DistilOptions struct {
 
 // DistilResult is what Distil did.
 type DistilResult struct {
-	Stored   int      // model-written personas stored
-	Template string   // the distillation prompt's version
-	Stats    RunStats // the runner's totals
-	Failed   []string // one message per persona that failed, in developer order
+	Stored   int             // model-written personas stored
+	Template string          // the distillation prompt's version
+	Stats    runner.RunStats // the runner's totals
+	Failed   []string        // one message per persona that failed, in developer order
 }
 
 // Distil asks a model to write each developer's persona from their
@@ -127,18 +128,18 @@ func Distil(ctx context.Context, ws *queries.Workspace, stats []ProfileStats, op
 			return res, err
 		}
 	}
-	step := Step[ProfileStats, queries.ProfileRow]{
+	step := runner.Step[ProfileStats, queries.ProfileRow]{
 		Endpoint: opts.Endpoint,
-		Build: func(st ProfileStats) (Request, error) {
+		Build: func(st ProfileStats) (runner.Request, error) {
 			rows, err := queries.ProfileMessages(ctx, ws.Conn(), st.Developer)
 			if err != nil {
-				return Request{}, err
+				return runner.Request{}, err
 			}
 			req := DistillRequest(st, SampleMessages(toProfileMessages(rows), 12, opts.Seed, false))
 			req.Backend, req.BaseURL, req.Model = "openai", opts.Endpoint.BaseURL, opts.Model
 			return req, nil
 		},
-		Parse: func(st ProfileStats, a Answer) ([]queries.ProfileRow, error) {
+		Parse: func(st ProfileStats, a runner.Answer) ([]queries.ProfileRow, error) {
 			if !a.Stored {
 				return nil, fmt.Errorf("%s: no answer", st.Developer)
 			}
@@ -149,7 +150,7 @@ func Distil(ctx context.Context, ws *queries.Workspace, stats []ProfileStats, op
 			return []queries.ProfileRow{row}, nil
 		},
 	}
-	sr, err := RunStep(ctx, NewDuckStore(ws), stats, step, StepOptions{RetryFailed: opts.RetryFailed, Progress: opts.Progress, Client: opts.Client})
+	sr, err := runner.RunStep(ctx, runner.NewDuckStore(ws), stats, step, runner.StepOptions{RetryFailed: opts.RetryFailed, Progress: opts.Progress, Client: opts.Client})
 	if err != nil {
 		return res, fmt.Errorf("profile: distil: %w", err)
 	}
@@ -167,7 +168,7 @@ func Distil(ctx context.Context, ws *queries.Workspace, stats []ProfileStats, op
 // DistilledProfile is the stored row of a model-written persona: the stored
 // answer to the distillation request (DistillRequest) of model. Store it
 // with queries.StoreProfiles.
-func DistilledProfile(dev, model string, a Answer) (queries.ProfileRow, error) {
+func DistilledProfile(dev, model string, a runner.Answer) (queries.ProfileRow, error) {
 	text, err := ModelPersona(a.Response)
 	if err != nil {
 		return queries.ProfileRow{}, fmt.Errorf("persona of %s: %w", dev, err)

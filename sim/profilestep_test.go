@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/runner"
+	"github.com/ub-bench/ub/sim/runner/runnertest"
 )
 
 // TestInputsAndProfilesFromAWorkspace reads a synthetic study's inputs
@@ -116,7 +118,7 @@ func TestInputsAndProfilesFromAWorkspace(t *testing.T) {
 		// Distil: one request per developer, the echo's upper-cased prompt
 		// as the persona; a second run is served from the cache.
 		var calls atomic.Int64
-		opts := sim.DistilOptions{Model: "fake", Endpoint: sim.Endpoint{Backend: "openai"}, Seed: 1, Client: sim.EchoBackend(&calls)}
+		opts := sim.DistilOptions{Model: "fake", Endpoint: runner.Endpoint{Backend: "openai"}, Seed: 1, Client: runnertest.Echo(&calls)}
 		res, err := sim.Distil(ctx, ws, stats, opts)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"github.com/ub-bench/ub/sim/runner"
 	"io/fs"
 	"sort"
 	"strings"
@@ -273,7 +274,7 @@ func turnText(t Turn, o PromptOptions) string {
 // at ToolCap (2000) characters, developer and agent turns at TurnCap (8000),
 // each earlier-session message at HistoryCap (1000). Characters are Unicode
 // code points.
-func Build(in PromptInput, opts PromptOptions) ([]Message, string, error) {
+func Build(in PromptInput, opts PromptOptions) ([]runner.Message, string, error) {
 	o := opts.withDefaults()
 	rec, err := PromptTemplate(o)
 	if err != nil {
@@ -321,7 +322,7 @@ func Build(in PromptInput, opts PromptOptions) ([]Message, string, error) {
 		return nil, "", err
 	}
 	user := strings.TrimSpace(ctxText) + "\n\n" + strings.TrimSpace(task)
-	return []Message{
+	return []runner.Message{
 		{Role: "system", Content: strings.TrimSpace(system)},
 		{Role: "user", Content: user},
 	}, rec.Version, nil

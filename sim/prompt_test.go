@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/ub-bench/ub/sim/runner"
 	"io/fs"
 	"reflect"
 	"regexp"
@@ -24,7 +25,7 @@ func mkTurns(roles string) []Turn {
 var turnTextRE = regexp.MustCompile(`\[(developer|agent|tool|system)\]\nt(\d\d)`)
 
 // shownTurns lists the "tNN" turns a prompt's user message shows, in order.
-func shownTurns(t *testing.T, msgs []Message) string {
+func shownTurns(t *testing.T, msgs []runner.Message) string {
 	t.Helper()
 	if len(msgs) != 2 || msgs[0].Role != "system" || msgs[1].Role != "user" {
 		t.Fatalf("messages = %+v, want system + user", msgs)

@@ -15,9 +15,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
-	"github.com/ub-bench/ub/sim"
+	"github.com/ub-bench/ub/sim/runner"
 	"github.com/ub-bench/ub/sim/synth"
 )
 
@@ -141,9 +142,9 @@ func exitCode(err error, io *streams) int {
 		return exitLocked
 	case errors.Is(err, errAuditFailed):
 		return exitAudit
-	case errors.Is(err, queries.ErrNoSplit), errors.Is(err, errPrerequisite), errors.Is(err, sim.ErrNoCriteria):
+	case errors.Is(err, queries.ErrNoSplit), errors.Is(err, errPrerequisite), errors.Is(err, judge.ErrNoCriteria):
 		return exitNoData
-	case errors.Is(err, errModelCalls), errors.Is(err, sim.ErrEndpoint):
+	case errors.Is(err, errModelCalls), errors.Is(err, runner.ErrEndpoint):
 		return exitModel
 	}
 	var missing *reports.MissingError

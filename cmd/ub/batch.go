@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ub-bench/ub/sim"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 func newBatchCommand(io *streams) *cli.Command {
@@ -29,20 +29,20 @@ func newBatchCommand(io *streams) *cli.Command {
 				if len(a) == 0 || len(c.StringSlice("keys")) == 0 {
 					return usagef("batch import: give --keys FILE and at least one RESULT_FILE")
 				}
-				return runBatchImport(c, io, sim.BatchProvider(c.String("provider")), c.StringSlice("keys"), a)
+				return runBatchImport(c, io, runner.BatchProvider(c.String("provider")), c.StringSlice("keys"), a)
 			},
 		}},
 	}
 }
 
-func runBatchImport(c *cli.Context, io *streams, provider sim.BatchProvider, keyFiles, results []string) error {
+func runBatchImport(c *cli.Context, io *streams, provider runner.BatchProvider, keyFiles, results []string) error {
 	if err := requireFiles("batch import", append(append([]string{}, keyFiles...), results...)...); err != nil {
 		return err
 	}
-	if provider != sim.OpenAIBatch && provider != sim.AnthropicBatch {
+	if provider != runner.OpenAIBatch && provider != runner.AnthropicBatch {
 		return usagef("batch import: --provider %q: want openai or anthropic", provider)
 	}
-	keys, err := sim.ReadBatchKeys(keyFiles...)
+	keys, err := runner.ReadBatchKeys(keyFiles...)
 	if err != nil {
 		return fmt.Errorf("batch import: %w", err)
 	}
@@ -51,7 +51,7 @@ func runBatchImport(c *cli.Context, io *streams, provider sim.BatchProvider, key
 		return err
 	}
 	defer ws.Close()
-	st, err := sim.ImportBatchResults(c.Context, provider, keys, sim.NewDuckStore(ws), results...)
+	st, err := runner.ImportBatchResults(c.Context, provider, keys, runner.NewDuckStore(ws), results...)
 	if err != nil {
 		return fmt.Errorf("batch import: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 func newCacheCommand(io *streams) *cli.Command {
@@ -93,12 +94,12 @@ func runCacheExplain(c *cli.Context, sio *streams, arg string) error {
 		}
 		return nil
 	}
-	var was sim.KeyParts
+	var was runner.KeyParts
 	if err := json.Unmarshal(partsJSON, &was); err != nil {
 		return fmt.Errorf("cache explain: stored key parts: %w", err)
 	}
 	fmt.Fprintln(sio.out, "the key changed, so ub generate would send a new request:")
-	for _, r := range sim.ExplainMiss(was, gen.Parts) {
+	for _, r := range runner.ExplainMiss(was, gen.Parts) {
 		fmt.Fprintln(sio.out, "  -", r)
 	}
 	return nil

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/ub-bench/ub/sim"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 // modelEndpoint is a model endpoint named by flags (the model judge, the
@@ -11,7 +11,7 @@ import (
 // path has the same limits, prices and retries.
 type modelEndpoint struct {
 	model       string
-	endpoint    sim.Endpoint
+	endpoint    runner.Endpoint
 	retryFailed bool
 }
 
@@ -33,7 +33,7 @@ func endpointFlags(what string) []cli.Flag {
 
 // endpointFromFlags reads the flags of endpointFlags and --model.
 func endpointFromFlags(c *cli.Context) modelEndpoint {
-	return modelEndpoint{model: c.String("model"), retryFailed: c.Bool("retry-failed"), endpoint: sim.Endpoint{
+	return modelEndpoint{model: c.String("model"), retryFailed: c.Bool("retry-failed"), endpoint: runner.Endpoint{
 		Backend: "openai", BaseURL: c.String("base-url"), APIKeyEnv: c.String("api-key-env"), Timeout: c.Duration("timeout"),
 		Concurrency: c.Int("concurrency"), RateLimit: c.Float64("rate-limit"), MaxAttempts: c.Int("max-attempts"),
 		PriceIn: c.Float64("price-in"), PriceOut: c.Float64("price-out")}}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 type generateOptions struct {
@@ -110,8 +111,10 @@ func generateIn(c *cli.Context, sio *streams, ws *queries.Workspace, e sim.Exper
 	var failed int
 	res, err := sim.Generate(c.Context, ws, e, sim.GenerateOptions{Persona: opts.persona, RetryFailed: opts.retryFailed,
 		Preflight: func(s sim.SimulatorConfig) error { return requireAPIKey(s.APIKeyEnv) },
-		Progress:  func(name string) (func(sim.RunStats), func()) { return generateProgress(sio, name) },
-		Awaiting:  func(s sim.SimulatorConfig, reqs []sim.Request) error { return writeBatch(sio, opts.batchDir, s, reqs) },
+		Progress:  func(name string) (func(runner.RunStats), func()) { return generateProgress(sio, name) },
+		Awaiting: func(s sim.SimulatorConfig, reqs []runner.Request) error {
+			return writeBatch(sio, opts.batchDir, s, reqs)
+		},
 		Done: func(s sim.SimulatorConfig, sum sim.SimSummary) {
 			if sim.IsOffline(s.Backend) && sum.Failed > 0 {
 				// Deterministic facts of the data (a developer with no answered
@@ -154,16 +157,16 @@ var errGenerationsFailed = errModelCalls
 
 // writeBatch writes the requests a batch simulator still waits for as
 // provider batch files (with --batch-write DIR).
-func writeBatch(sio *streams, dir string, s sim.SimulatorConfig, reqs []sim.Request) error {
+func writeBatch(sio *streams, dir string, s sim.SimulatorConfig, reqs []runner.Request) error {
 	if dir == "" {
 		fmt.Fprintf(sio.err, "note: %s: %d requests await a batch answer; write them with ub generate --batch-write DIR\n", s.Name, len(reqs))
 		return nil
 	}
-	provider := sim.OpenAIBatch
+	provider := runner.OpenAIBatch
 	if s.Backend == "anthropic-batch" {
-		provider = sim.AnthropicBatch
+		provider = runner.AnthropicBatch
 	}
-	files, err := sim.WriteBatchFiles(dir, s.Name, provider, reqs, sim.BatchOptions{DefaultMaxTokens: s.MaxTokens})
+	files, err := runner.WriteBatchFiles(dir, s.Name, provider, reqs, runner.BatchOptions{DefaultMaxTokens: s.MaxTokens})
 	if err != nil {
 		return err
 	}

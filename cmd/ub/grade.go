@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/judge"
-	"github.com/ub-bench/ub/sim"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 type gradeOptions struct {
@@ -32,21 +32,7 @@ func newGradeCommand(io *streams) *cli.Command {
 	}
 }
 
-// requireFlags marks the string flags named in flags as required.
-func requireFlags(flags []cli.Flag, names ...string) []cli.Flag {
-	for _, f := range flags {
-		if s, ok := f.(*cli.StringFlag); ok {
-			for _, n := range names {
-				if s.Name == n {
-					s.Required = true
-				}
-			}
-		}
-	}
-	return flags
-}
-
-// runGrade grades through sim.Grade (the runner: nothing answered is paid
+// runGrade grades through judge.Grade (the runner: nothing answered is paid
 // twice). A verdict that does not parse is not stored (its raw answer stays
 // in the response cache) and is counted; a request that failed leaves its
 // pair ungraded and is reported.
@@ -65,8 +51,8 @@ func runGrade(c *cli.Context, sio *streams, opts gradeOptions) error {
 		grader = "model:" + mj.model
 	}
 	bar, done := generateProgress(sio, "grade "+grader)
-	res, err := sim.Grade(c.Context, ws, sim.GradeOptions{Grader: grader, Domain: opts.domain, Model: mj.model, Endpoint: mj.endpoint,
-		Step: sim.StepOptions{RetryFailed: mj.retryFailed, Progress: bar}})
+	res, err := judge.Grade(c.Context, ws, judge.GradeOptions{Grader: grader, Domain: opts.domain, Model: mj.model, Endpoint: mj.endpoint,
+		Step: runner.StepOptions{RetryFailed: mj.retryFailed, Progress: bar}})
 	done()
 	if err != nil {
 		return err

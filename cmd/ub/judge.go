@@ -11,7 +11,6 @@ import (
 
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
-	"github.com/ub-bench/ub/sim"
 )
 
 type judgeOptions struct {
@@ -125,10 +124,10 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 }
 
 // judgeWithModel labels every point or generation with a model judge
-// (sim.JudgeWithModel) and reports it.
+// (judge.JudgeWithModel) and reports it.
 func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name string, mj modelEndpoint, target string) error {
 	bar, done := generateProgress(sio, "judge "+name)
-	res, err := sim.JudgeWithModel(c.Context, ws, sim.ModelJudgeOptions{Judge: name, Model: mj.model, Endpoint: mj.endpoint,
+	res, err := judge.JudgeWithModel(c.Context, ws, judge.ModelJudgeOptions{Judge: name, Model: mj.model, Endpoint: mj.endpoint,
 		Target: target, RetryFailed: mj.retryFailed, Progress: bar,
 		Preflight: func() error { return requireAPIKey(mj.endpoint.APIKeyEnv) }})
 	done()

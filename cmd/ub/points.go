@@ -14,6 +14,7 @@ import (
 	"github.com/ub-bench/ub/graph"
 	"github.com/ub-bench/ub/graph/splits"
 	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/ingest/lines"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -184,7 +185,7 @@ func runPointsImport(c *cli.Context, sio *streams, path string) error {
 	var rows []queries.PointRow
 	var bad []error
 	seen := map[string]int{}
-	err = ingest.ReadJSONL(f, path, func(line int, b []byte) error {
+	err = lines.ReadJSONL(f, path, func(line int, b []byte) error {
 		p, reason := checkPoint(c, ws, b, seen, line)
 		if reason != "" {
 			bad = append(bad, &ingest.ParseError{Path: path, Line: line, Reason: reason})
@@ -218,7 +219,7 @@ func checkPoint(c *cli.Context, ws *queries.Workspace, b []byte, seen map[string
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return p, "invalid point: " + ingest.JSONReason(err)
+		return p, "invalid point: " + lines.JSONReason(err)
 	}
 	if p.SessionID == "" || p.Developer == "" {
 		return p, `missing "session_id" or "developer"`

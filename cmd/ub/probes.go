@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,9 +23,9 @@ type probesOptions struct {
 func newProbesCommand(io *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "probes",
-		Usage: "run the judge-free fidelity probes P0-P6 on the workspace's episodes (SPEC 6.3)",
+		Usage: "run the judge-free fidelity probes " + analysis.ProbeRange() + " on the workspace's episodes (SPEC 6.3)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "probe", Usage: "list the findings of one probe `P` (P0, P1, P1a, P2, ..., P6)"},
+			&cli.StringFlag{Name: "probe", Usage: "list the findings of one probe `P` (" + strings.Join(analysis.Probes(), ", ") + ")"},
 			&cli.BoolFlag{Name: "json", Usage: "print rates and findings as JSON"},
 		},
 		Action: func(c *cli.Context) error {
@@ -50,12 +51,8 @@ type probeRateJSON struct {
 
 func runProbes(c *cli.Context, io *streams, opts probesOptions) error {
 	if opts.probe != "" {
-		ok := false
-		for _, p := range analysis.Probes {
-			ok = ok || p == opts.probe
-		}
-		if !ok {
-			return usagef("probes: unknown probe %q (want one of %v)", opts.probe, analysis.Probes)
+		if _, ok := analysis.ProbeByName(opts.probe); !ok {
+			return usagef("probes: unknown probe %q (want one of %v)", opts.probe, analysis.Probes())
 		}
 	}
 	ws, err := openWorkspace(c, false)
@@ -103,7 +100,8 @@ func runProbes(c *cli.Context, io *streams, opts probesOptions) error {
 		fmt.Fprintf(io.out, "%-5s %4d/%-4d %6.1f%%  %-40s %s\n", r.Probe, r.Hits, r.N, 100*r.Rate, visible.Text(r.UserSim), visible.Text(filepath.Base(r.SourceFile)))
 	}
 	if opts.probe != "" {
-		fmt.Fprintf(io.out, "\n%s: %s\n", opts.probe, analysis.ProbeDescriptions[opts.probe])
+		pr, _ := analysis.ProbeByName(opts.probe)
+		fmt.Fprintf(io.out, "\n%s: %s\n", opts.probe, pr.Description)
 		for _, f := range findings {
 			t := "-"
 			if f.TurnIdx != nil {

@@ -6,17 +6,17 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/ub-bench/ub/sim"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 // generateProgress draws done/total, failures, tokens, cost and ETA on a
 // terminal; nil callback otherwise.
-func generateProgress(io *streams, name string) (func(sim.RunStats), func()) {
+func generateProgress(io *streams, name string) (func(runner.RunStats), func()) {
 	if !io.tty {
 		return nil, func() {}
 	}
 	var bar *progressbar.ProgressBar
-	return func(st sim.RunStats) {
+	return func(st runner.RunStats) {
 			if bar == nil {
 				bar = progressbar.NewOptions(st.Unique, progressbar.OptionSetWriter(io.err), progressbar.OptionShowCount(),
 					progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())

@@ -20,7 +20,7 @@ import (
 // ub rubrics write send: the sha256 of their sorted canonical requests
 // (the text each response-cache key hashes, with the test server's URL
 // replaced by BASE). The digests were taken from the commands before they
-// ran on sim.RunStep (commit dbfb4ca): equal digests mean equal keys, so
+// ran on runner.RunStep (commit dbfb4ca): equal digests mean equal keys, so
 // answers cached in existing workspaces still count.
 func TestGradeAndRubricsWriteRequestKeys(t *testing.T) {
 	dir := t.TempDir()

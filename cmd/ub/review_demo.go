@@ -14,13 +14,6 @@ import (
 	"github.com/ub-bench/ub/reports"
 )
 
-// demoProbeCode is the code the demo's scripted reviewers give a probe
-// finding (SPEC 6.3 -> the codebook of SPEC 7).
-var demoProbeCode = map[string]string{
-	"P0": "other", "P1": "revealed_info_early", "P1a": "revealed_info_early", "P2": "missed_required_action",
-	"P3": "inconsistent_behavior", "P4": "premature_termination", "P5": "hallucination", "P6": "guideline_violation",
-}
-
 // runReviewDemo is the demo's review step: a batch of up to six episodes
 // for two reviewers, decisions recorded by two scripted reviewers (a fixed
 // rule over the probes: they exercise the workbench and the statistics,
@@ -112,7 +105,8 @@ func demoDecision(ep queries.EpisodeView, reviewer, batch string, at time.Time, 
 		sev = "critical_hindered"
 	}
 	for _, p := range ep.Probes {
-		d.Errors = append(d.Errors, queries.ReviewError{TurnIdx: p.TurnIdx, Code: demoProbeCode[p.Probe], Severity: sev,
+		pr, _ := analysis.ProbeByName(p.Probe)
+		d.Errors = append(d.Errors, queries.ReviewError{TurnIdx: p.TurnIdx, Code: pr.ReviewCode, Severity: sev,
 			Note: "probe " + p.Probe + ": " + strings.TrimSpace(p.Evidence)})
 	}
 	if flip {

@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/judge"
-	"github.com/ub-bench/ub/sim"
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 type rubricWriteOptions struct {
@@ -54,10 +54,10 @@ func runRubricsWrite(c *cli.Context, sio *streams, opts rubricWriteOptions) erro
 		return err
 	}
 	defer ws.Close()
-	res, err := sim.WriteRubrics(c.Context, ws, sim.RubricWriteOptions{Domain: opts.domain, Sample: opts.sample,
+	res, err := judge.WriteRubrics(c.Context, ws, judge.RubricWriteOptions{Domain: opts.domain, Sample: opts.sample,
 		WriterModel: opts.writer.model, VerifierModel: opts.checker.model, Writer: opts.writer.endpoint, Verifier: opts.checker.endpoint,
-		Step:     sim.StepOptions{RetryFailed: opts.writer.retryFailed},
-		Progress: func(stage string) (func(sim.RunStats), func()) { return generateProgress(sio, stage) }})
+		Step:     runner.StepOptions{RetryFailed: opts.writer.retryFailed},
+		Progress: func(stage string) (func(runner.RunStats), func()) { return generateProgress(sio, stage) }})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/judge"
+)
+
+func newVerdictsCommand(io *streams) *cli.Command {
+	return &cli.Command{
+		Name:  "verdicts",
+		Usage: "user-fidelity verdicts: import a grader's verdicts per (episode, criterion)",
+		Subcommands: []*cli.Command{{
+			Name:      "import",
+			Usage:     "import verdicts (JSONL: simulation_id, criterion_id, verdict, turn_idx, reason, grader)",
+			ArgsUsage: "FILE.jsonl...",
+			Flags:     []cli.Flag{&cli.StringFlag{Name: "grader", Usage: "grader `NAME` of every line (default: each line's grader)"}},
+			Action: func(c *cli.Context) error {
+				files, err := args(c)
+				if err != nil {
+					return err
+				}
+				if len(files) == 0 {
+					return usagef("verdicts import: name one or more JSONL files")
+				}
+				return runVerdictsImport(c, io, c.String("grader"), files)
+			},
+		}},
+	}
+}
+
+func runVerdictsImport(c *cli.Context, sio *streams, grader string, files []string) error {
+	ctx := c.Context
+	if err := requireFiles("verdicts import", files...); err != nil {
+		return err
+	}
+	ws, err := createWorkspace(c)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	idx, err := judge.LoadVerdictIndex(ctx, ws.Conn())
+	if err != nil {
+		return err
+	}
+	var bad []error
+	for _, path := range files {
+		f, err := judge.ImportVerdictFile(ctx, ws, path, grader, idx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(sio.out, "%s: %d verdicts imported (grader %s), %d refused\n", path, f.Imported, strings.Join(f.Graders, ", "), len(f.Refused))
+		if err := refused(sio, f); err != nil {
+			bad = append(bad, err)
+		}
+	}
+	if len(bad) > 0 {
+		return bad[0]
+	}
+	return nil
+}
