@@ -30,9 +30,7 @@ func TestJudgeCascade(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	judgeArgs := []string{"--db", db, "judge", "--cascade", "builtin,fake", "--coverage", "0.7", "--model", "m", "--base-url", srv.BaseURL(), "--target", "points", "--price-in", "1", "--price-out", "2"}
 	code, out, errs := runUB(t, judgeArgs...)
 	if code != 0 {

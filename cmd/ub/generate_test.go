@@ -30,9 +30,7 @@ func runUB(t *testing.T, args ...string) (int, string, string) {
 func TestGenerateAgainstServer(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %d %s", code, errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	srv := simtest.New(simtest.Options{Plan: func(key string, attempt int) simtest.Fault {
 		if attempt > 1 {
 			return simtest.Fault{}
@@ -118,9 +116,7 @@ max_attempts = 4
 func TestGenerateThroughBatchFiles(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %d %s", code, errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	exp := filepath.Join(dir, "exp.toml")
 	os.WriteFile(exp, []byte(`
 [[simulator]]
@@ -186,9 +182,7 @@ func TestGenerateSurvivesKill9(t *testing.T) {
 	dir := t.TempDir()
 	demo := filepath.Join(dir, "d")
 	db := filepath.Join(demo, "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", demo); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, demo)
 	srv := simtest.New(simtest.Options{Latency: 30 * time.Millisecond})
 	defer srv.Close()
 	exp := filepath.Join(dir, "exp.toml")

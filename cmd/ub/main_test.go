@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 		ws.Close()
 		os.Exit(0)
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withFixtures{m}, map[string]func(){
 		"ub": func() { os.Exit(Main()) },
 	})
 }
@@ -48,6 +48,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TESTDATA", filepath.Join(wd, "..", "..", "ingest", "testdata"))
 			env.Setenv("NO_COLOR", "1")
 			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"demo-dir": scriptDemoDir,
 		},
 	})
 }

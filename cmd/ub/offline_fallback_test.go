@@ -15,9 +15,7 @@ import (
 func TestOfflineEmptyProfilePoolFallsBack(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	sql := func(q string, write bool) string {
 		t.Helper()
 		args := []string{"--db", db, "sql", "--format", "csv"}

@@ -18,9 +18,7 @@ import (
 func TestPointsImportRefusesLeaks(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	ws, err := queries.Open(context.Background(), db, queries.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)

@@ -26,9 +26,7 @@ func TestProfileModelPersona(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	// The distilling model has prices and a rate limit like every model path.
 	code, out, errs := runUB(t, "--db", db, "profile", "--model", "d", "--base-url", srv.URL+"/v1",
 		"--price-in", "1000", "--price-out", "10000", "--rate-limit", "500")
@@ -75,9 +73,7 @@ func TestProfileRetryFailed(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	ws, err := queries.Open(context.Background(), db, queries.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
