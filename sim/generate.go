@@ -46,6 +46,8 @@ type GenerateOptions struct {
 	Done func(s SimulatorConfig, sum SimSummary)
 	// Client calls the live endpoints; nil means NewOpenAI (StepOptions).
 	Client Backend
+	// Clock is the runner's clock (StepOptions); nil means WallClock.
+	Clock Clock
 }
 
 // GenerateResult is what Generate did.
@@ -241,7 +243,7 @@ func (g *generator) simulator(s SimulatorConfig) (sum SimSummary, retErr error) 
 				bar, done = g.opts.Progress(s.Name)
 			}
 		}
-		res, err := RunStep(g.ctx, NewDuckStore(g.ws), todo, step, StepOptions{RetryFailed: g.opts.RetryFailed, Progress: bar, Client: g.opts.Client})
+		res, err := RunStep(g.ctx, NewDuckStore(g.ws), todo, step, StepOptions{RetryFailed: g.opts.RetryFailed, Progress: bar, Client: g.opts.Client, Clock: g.opts.Clock})
 		done()
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return sum, err

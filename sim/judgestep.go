@@ -56,6 +56,7 @@ type ModelJudgeOptions struct {
 	RetryFailed bool
 	Progress    func(RunStats)
 	Client      Backend
+	Clock       Clock // the runner's clock (StepOptions); nil means WallClock
 }
 
 // ModelJudgeResult is what JudgeWithModel did.
@@ -82,7 +83,7 @@ func JudgeWithModel(ctx context.Context, ws *queries.Workspace, opts ModelJudgeO
 		}
 	}
 	res, err := RunStep(ctx, NewDuckStore(ws), items, JudgeStep(opts.Endpoint, opts.Model, opts.Judge, kind),
-		StepOptions{RetryFailed: opts.RetryFailed, Progress: opts.Progress, Client: opts.Client})
+		StepOptions{RetryFailed: opts.RetryFailed, Progress: opts.Progress, Client: opts.Client, Clock: opts.Clock})
 	if err != nil {
 		return ModelJudgeResult{}, fmt.Errorf("judge: %w", err)
 	}
@@ -109,6 +110,7 @@ type CascadeJudgeOptions struct {
 	RetryFailed bool
 	Progress    func(RunStats)
 	Client      Backend
+	Clock       Clock // the runner's clock (RunOptions); nil means WallClock
 }
 
 // CascadeJudgeResult is what JudgeCascade did.
@@ -146,7 +148,7 @@ func JudgeCascade(ctx context.Context, ws *queries.Workspace, b *judge.Builtin, 
 		CascadeOptions{Coverage: opts.Coverage, Run: RunOptions{Concurrency: ep.Concurrency, RatePerSecond: ep.RateLimit,
 			MaxAttempts: ep.MaxAttempts, RetryFailed: opts.RetryFailed,
 			Cost:     func(_ Request, r Response) float64 { return ep.Cost(r.TokensIn, r.TokensOut, r.ViaBatch) },
-			Progress: opts.Progress}})
+			Progress: opts.Progress, Clock: opts.Clock}})
 	if err != nil {
 		return CascadeJudgeResult{}, fmt.Errorf("judge: %w", err)
 	}

@@ -97,6 +97,7 @@ type DistilOptions struct {
 	RetryFailed bool
 	Progress    func(RunStats)
 	Client      Backend
+	Clock       Clock // the runner's clock (StepOptions); nil means WallClock
 	// Preflight is called after the distillation template is stored and
 	// before any request is sent; its error is returned as it is. nil
 	// means none.
@@ -149,7 +150,7 @@ func Distil(ctx context.Context, ws *queries.Workspace, stats []ProfileStats, op
 			return []queries.ProfileRow{row}, nil
 		},
 	}
-	sr, err := RunStep(ctx, NewDuckStore(ws), stats, step, StepOptions{RetryFailed: opts.RetryFailed, Progress: opts.Progress, Client: opts.Client})
+	sr, err := RunStep(ctx, NewDuckStore(ws), stats, step, StepOptions{RetryFailed: opts.RetryFailed, Progress: opts.Progress, Client: opts.Client, Clock: opts.Clock})
 	if err != nil {
 		return res, fmt.Errorf("profile: distil: %w", err)
 	}

@@ -18,7 +18,7 @@ import (
 // ubRun runs ub in-process and returns the exit code, stdout and stderr.
 func ubRun(args ...string) (int, string, string) {
 	var out, errb strings.Builder
-	code := run(append([]string{"ub"}, args...), &streams{in: strings.NewReader(""), out: &out, err: &errb})
+	code := run(append([]string{"ub"}, args...), testStreams(&out, &errb))
 	return code, out.String(), errb.String()
 }
 

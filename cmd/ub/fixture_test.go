@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -48,7 +50,7 @@ func demoDir(t fataler, dir string) {
 	demoFixture.once.Do(func() {
 		d := filepath.Join(fixtures, "demo", "d")
 		var out, errb strings.Builder
-		if code := run([]string{"ub", "demo", "--dir", d}, &streams{in: strings.NewReader(""), out: &out, err: &errb}); code != 0 {
+		if code := run([]string{"ub", "demo", "--dir", d}, testStreams(&out, &errb)); code != 0 {
 			demoFixture.err = fmt.Errorf("demo: exit %d\n%s\n%s", code, out.String(), errb.String())
 			return
 		}
@@ -85,3 +87,38 @@ type scriptTB struct{ ts *testscript.TestScript }
 func (s scriptTB) Helper()                           {}
 func (s scriptTB) Fatal(args ...any)                 { s.ts.Fatalf("%s", fmt.Sprint(args...)) }
 func (s scriptTB) Fatalf(format string, args ...any) { s.ts.Fatalf(format, args...) }
+
+// testStreams are the streams of a ub run in-process by a test: no input,
+// out and err captured, and the runner on an instantClock.
+func testStreams(out, err *strings.Builder) *streams {
+	return &streams{in: strings.NewReader(""), out: out, err: err, clock: &instantClock{}}
+}
+
+// instantClock is the model runner's clock in the in-process tests: it
+// reads the wall clock plus every wait it skipped, and Sleep moves it on at
+// once instead of waiting. So the backoffs, Retry-After pauses and rate-limit
+// waits of a test server's fault plan take no real time, while the runner
+// sees them pass in the order it asked for them (its waits themselves are
+// tested against a fake clock in sim: TestRun*).
+type instantClock struct {
+	mu      sync.Mutex
+	skipped time.Duration
+}
+
+func (c *instantClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.skipped)
+}
+
+func (c *instantClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d > 0 {
+		c.mu.Lock()
+		c.skipped += d
+		c.mu.Unlock()
+	}
+	return nil
+}

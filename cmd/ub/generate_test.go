@@ -19,7 +19,7 @@ import (
 func runUB(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb strings.Builder
-	code := run(append([]string{"ub"}, args...), &streams{in: strings.NewReader(""), out: &out, err: &errb})
+	code := run(append([]string{"ub"}, args...), testStreams(&out, &errb))
 	return code, out.String(), errb.String()
 }
 

@@ -63,7 +63,7 @@ func runGrade(c *cli.Context, sio *streams, opts gradeOptions) error {
 	}
 	bar, done := generateProgress(sio, "grade "+grader)
 	res, err := sim.Grade(c.Context, ws, sim.GradeOptions{Grader: grader, Domain: opts.domain, Model: mj.model, Endpoint: mj.endpoint,
-		Step: sim.StepOptions{RetryFailed: mj.retryFailed, Progress: bar}})
+		Step: sim.StepOptions{RetryFailed: mj.retryFailed, Progress: bar, Clock: sio.clock}})
 	done()
 	if err != nil {
 		return err
