@@ -114,6 +114,7 @@ max_attempts = 4
 // OpenAI Batch file, its results come back through ub batch import, and
 // ub generate then makes every generation at the batch price.
 func TestGenerateThroughBatchFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
 	demoDir(t, filepath.Join(dir, "d"))
@@ -179,6 +180,7 @@ conditions = ["noprofile"]
 // condition) has exactly one generation, and the server completed each key
 // once (nothing answered before the kill was sent again).
 func TestGenerateSurvivesKill9(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	demo := filepath.Join(dir, "d")
 	db := filepath.Join(demo, "ub.duckdb")

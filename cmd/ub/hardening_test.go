@@ -12,6 +12,7 @@ import (
 // issue 9: points import silently recomputed a constant_dose that
 // contradicts prior_turns; a published set is imported exactly or refused.
 func TestPointsImportRefusesTamperedConstantDose(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
 	demoDir(t, filepath.Join(dir, "d"))

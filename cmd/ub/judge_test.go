@@ -19,6 +19,7 @@ import (
 // parsing stores answers that are not the asked-for JSON as unparseable,
 // never guessed; a second run sends nothing; ub agree leaves them out.
 func TestModelJudge(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := calls.Add(1)

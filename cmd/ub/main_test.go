@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs the end-to-end CLI scripts in testdata/script against
 // the real entry point.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
@@ -58,6 +59,7 @@ func TestScripts(t *testing.T) {
 // TestWorkspaceLock: a second process writing a held workspace gets a clear
 // error and exit code 4, and the file stays usable.
 func TestWorkspaceLock(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "ub.duckdb")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "UB_TEST_HOLD_WORKSPACE="+db)

@@ -13,6 +13,7 @@ import (
 // generation records the fallback in its key_parts. (Before, each was
 // recorded with an "empty pool" error.)
 func TestOfflineEmptyProfilePoolFallsBack(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
 	demoDir(t, filepath.Join(dir, "d"))

@@ -16,6 +16,7 @@ import (
 // session, or belongs to a train developer, is refused (scoring it would
 // leak), and nothing is imported.
 func TestPointsImportRefusesLeaks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
 	demoDir(t, filepath.Join(dir, "d"))

@@ -18,6 +18,7 @@ import (
 // developer through the runner, stores it as kind model, sends nothing the
 // second time, and ub prompt show --persona model puts it in the prompt.
 func TestProfileModelPersona(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := calls.Add(1)
@@ -62,6 +63,7 @@ func TestProfileModelPersona(t *testing.T) {
 // variable unset it showed that stored failure instead of saying what is
 // missing.
 func TestProfileRetryFailed(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int64
 	srv := simtest.New(simtest.Options{Plan: func(_ string, attempt int) simtest.Fault {
 		calls.Add(1)

@@ -54,6 +54,7 @@ func ub(t *testing.T, args ...string) (int, string, string) {
 // records decisions, and its files are byte-identical across two runs;
 // ub review stats then prints every table.
 func TestReviewDemoStep(t *testing.T) {
+	t.Parallel()
 	var dirs []string
 	for range 2 {
 		dir := t.TempDir()
@@ -126,6 +127,7 @@ func TestReviewDemoStep(t *testing.T) {
 }
 
 func TestReviewCommandsRefuse(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "ub.duckdb")
 	reviewWorkspace(t, db)
 	if code, _, errs := ub(t, "--db", db, "review", "serve", "--addr", "0.0.0.0:0"); code != exitUsage || !strings.Contains(errs, "--allow-remote") {
@@ -154,6 +156,7 @@ func TestReviewCommandsRefuse(t *testing.T) {
 // the CLI says clearly that the server holds the workspace; a decision the
 // server acknowledged is there after the server is killed.
 func TestReviewServeHoldsWorkspace(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "ub.duckdb")
 	reviewWorkspace(t, db)
 	if code, out, errs := ub(t, "--db", db, "review", "sample", "--n", "4", "--seed", "7", "--stratify", "domain,success", "--reviewers", "ann,ben", "--name", "b"); code != 0 {
