@@ -28,8 +28,13 @@ func (w withFixtures) Run() int {
 	}
 	fixtures = dir
 	defer os.RemoveAll(dir)
+	os.Setenv("UB_TEST_KEY", testAPIKey)
 	return w.m.Run()
 }
+
+// testAPIKey is the API key in UB_TEST_KEY, a variable no test changes:
+// TestGenerateAgainstServer checks that it is never stored or printed.
+const testAPIKey = "sk-test-secret-123"
 
 // demoFixture is the directory `ub demo --dir` left, made once.
 var demoFixture struct {

@@ -28,6 +28,7 @@ func runUB(t *testing.T, args ...string) (int, string, string) {
 // requests: every point gets exactly one generation per condition, no
 // completed request is sent twice, and a second run sends nothing.
 func TestGenerateAgainstServer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
 	demoDir(t, filepath.Join(dir, "d"))
@@ -48,7 +49,8 @@ func TestGenerateAgainstServer(t *testing.T) {
 		return simtest.Fault{}
 	}})
 	defer srv.Close()
-	t.Setenv("UB_TEST_KEY", "sk-test-secret-123")
+	// The key is in UB_TEST_KEY (testAPIKey, set by TestMain: t.Setenv
+	// would keep the test from running in parallel).
 	exp := filepath.Join(dir, "exp.toml")
 	os.WriteFile(exp, []byte(fmt.Sprintf(`
 name = "served"
