@@ -70,6 +70,7 @@ type ModelJudgeOptions struct {
 	RetryFailed bool
 	Progress    func(runner.RunStats)
 	Client      runner.Backend
+	Clock       runner.Clock // the runner's clock (StepOptions); nil means WallClock
 }
 
 // ModelJudgeResult is what JudgeWithModel did.
@@ -96,7 +97,7 @@ func JudgeWithModel(ctx context.Context, ws *queries.Workspace, opts ModelJudgeO
 		}
 	}
 	res, err := runner.RunStep(ctx, runner.NewDuckStore(ws), items, JudgeStep(opts.Endpoint, opts.Model, opts.Judge, kind),
-		runner.StepOptions{RetryFailed: opts.RetryFailed, Progress: opts.Progress, Client: opts.Client})
+		runner.StepOptions{RetryFailed: opts.RetryFailed, Progress: opts.Progress, Client: opts.Client, Clock: opts.Clock})
 	if err != nil {
 		return ModelJudgeResult{}, fmt.Errorf("judge: %w", err)
 	}
@@ -123,6 +124,7 @@ type CascadeJudgeOptions struct {
 	RetryFailed bool
 	Progress    func(runner.RunStats)
 	Client      runner.Backend
+	Clock       runner.Clock // the runner's clock (StepOptions); nil means WallClock
 }
 
 // CascadeJudgeResult is what JudgeCascade did.
@@ -144,7 +146,7 @@ func JudgeCascade(ctx context.Context, ws *queries.Workspace, b *Builtin, opts C
 		return CascadeJudgeResult{}, err
 	}
 	labels, st, err := Cascade(ctx, targets, kind, b, CascadeModel{Name: opts.Judge, Model: opts.Model, Endpoint: opts.Endpoint}, runner.NewDuckStore(ws),
-		CascadeOptions{Coverage: opts.Coverage, Step: runner.StepOptions{RetryFailed: opts.RetryFailed, Progress: opts.Progress, Client: opts.Client}})
+		CascadeOptions{Coverage: opts.Coverage, Step: runner.StepOptions{RetryFailed: opts.RetryFailed, Progress: opts.Progress, Client: opts.Client, Clock: opts.Clock}})
 	if err != nil {
 		return CascadeJudgeResult{}, fmt.Errorf("judge: %w", err)
 	}

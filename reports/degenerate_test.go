@@ -70,6 +70,7 @@ func keepDevelopers(st queries.Study, n int) queries.Study {
 // study each figure must be drawn or skipped with a reason, within a time
 // limit, and no non-finite number may reach a figure file.
 func TestDegenerateStudiesRender(t *testing.T) {
+	t.Parallel()
 	base := synthStudy(t)
 	cases := []struct {
 		name string

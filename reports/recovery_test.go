@@ -58,6 +58,7 @@ func build(t *testing.T, r *Report, fn func(*Report) (*figure, error)) *figure {
 }
 
 func TestRecoveryOfPlantedEffects(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes 24 synthetic studies")
 	}

@@ -74,6 +74,7 @@ func loadReport(ctx context.Context, ws *queries.Workspace, judge string) (*Repo
 var goldenFigures = []string{"leaderboard", "context-heatmap", "move-breakdown", "judge-coverage"}
 
 func TestGoldenSVG(t *testing.T) {
+	t.Parallel()
 	r := synthReport(t, "", 1, 1)
 	dir := t.TempDir()
 	for _, name := range goldenFigures {
@@ -105,6 +106,7 @@ func TestGoldenSVG(t *testing.T) {
 }
 
 func TestWriteAllIsByteIdentical(t *testing.T) {
+	t.Parallel()
 	r := synthReport(t, "", 2, 1)
 	r.in.Episodes = fidelityInput().Episodes // synth writes no episodes: the user-fidelity figures get the hand-made ones
 	r.SetFidelity(ufsTestInput())            // and the UFS figures a hand-made graded set

@@ -54,6 +54,7 @@ func ufsTestInput() FidelityInput {
 // TestUFSFiguresByteIdentical: every UFS figure is drawn from the hand-made
 // set, twice byte for byte the same, and the section holds its tables.
 func TestUFSFiguresByteIdentical(t *testing.T) {
+	t.Parallel()
 	r := Prepare(Input{})
 	r.SetFidelity(ufsTestInput())
 	a, b := t.TempDir(), t.TempDir()

@@ -47,6 +47,8 @@ type GenerateOptions struct {
 	Done func(s SimulatorConfig, sum SimSummary)
 	// Client calls the live endpoints; nil means NewOpenAI (StepOptions).
 	Client runner.Backend
+	// Clock is the runner's clock (StepOptions); nil means WallClock.
+	Clock runner.Clock
 }
 
 // GenerateResult is what Generate did.
@@ -242,7 +244,7 @@ func (g *generator) simulator(s SimulatorConfig) (sum SimSummary, retErr error) 
 				bar, done = g.opts.Progress(s.Name)
 			}
 		}
-		res, err := runner.RunStep(g.ctx, runner.NewDuckStore(g.ws), todo, step, runner.StepOptions{RetryFailed: g.opts.RetryFailed, Progress: bar, Client: g.opts.Client})
+		res, err := runner.RunStep(g.ctx, runner.NewDuckStore(g.ws), todo, step, runner.StepOptions{RetryFailed: g.opts.RetryFailed, Progress: bar, Client: g.opts.Client, Clock: g.opts.Clock})
 		done()
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return sum, err

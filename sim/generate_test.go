@@ -3,10 +3,15 @@ package sim_test
 import (
 	"context"
 	"errors"
-	"github.com/ub-bench/ub/sim"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/ub-bench/ub/sim"
 
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim/runner"
@@ -14,21 +19,66 @@ import (
 	"github.com/ub-bench/ub/sim/synth"
 )
 
-// synthWorkspace is an in-memory workspace holding the synthetic study of
-// seed 3 (sessions, split, frozen points): real inputs for the steps.
+// synthWorkspace is a workspace of the test's own holding the synthetic
+// study of seed 3 (sessions, split, frozen points): real inputs for the
+// steps. The study is written once per test binary (synthFixture) and each
+// test opens a copy of that file.
 func synthWorkspace(t *testing.T) (*queries.Workspace, synth.Stats) {
 	t.Helper()
 	ctx := context.Background()
-	ws, err := queries.Open(ctx, "", queries.Options{})
+	synthFixture.once.Do(func() {
+		synthFixture.path = filepath.Join(fixtures, "synth-3.duckdb")
+		ws, err := queries.Open(ctx, synthFixture.path, queries.Options{})
+		if err != nil {
+			synthFixture.err = err
+			return
+		}
+		synthFixture.st, synthFixture.err = synth.Write(ctx, ws, synth.Options{Seed: 3})
+		if err := ws.Close(); synthFixture.err == nil {
+			synthFixture.err = err
+		}
+	})
+	if synthFixture.err != nil {
+		t.Fatal(synthFixture.err)
+	}
+	b, err := os.ReadFile(synthFixture.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ub.duckdb")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := queries.Open(ctx, path, queries.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	st, err := synth.Write(ctx, ws, synth.Options{Seed: 3})
+	return ws, synthFixture.st
+}
+
+// synthFixture is the study synthWorkspace copies, written once.
+var synthFixture struct {
+	once sync.Once
+	path string
+	st   synth.Stats
+	err  error
+}
+
+// fixtures is the directory, made by TestMain and removed after the tests,
+// of the fixtures built once per test binary.
+var fixtures string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "sim-test-fixtures-")
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	return ws, st
+	fixtures = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 func TestGenerateOfflineWritesEachCellOnceAndKeepsWhatIsStored(t *testing.T) {

@@ -98,6 +98,7 @@ type DistilOptions struct {
 	RetryFailed bool
 	Progress    func(runner.RunStats)
 	Client      runner.Backend
+	Clock       runner.Clock // the runner's clock (StepOptions); nil means WallClock
 	// Preflight is called after the distillation template is stored and
 	// before any request is sent; its error is returned as it is. nil
 	// means none.
@@ -150,7 +151,7 @@ func Distil(ctx context.Context, ws *queries.Workspace, stats []ProfileStats, op
 			return []queries.ProfileRow{row}, nil
 		},
 	}
-	sr, err := runner.RunStep(ctx, runner.NewDuckStore(ws), stats, step, runner.StepOptions{RetryFailed: opts.RetryFailed, Progress: opts.Progress, Client: opts.Client})
+	sr, err := runner.RunStep(ctx, runner.NewDuckStore(ws), stats, step, runner.StepOptions{RetryFailed: opts.RetryFailed, Progress: opts.Progress, Client: opts.Client, Clock: opts.Clock})
 	if err != nil {
 		return res, fmt.Errorf("profile: distil: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 // pool, a point without a previous agent turn) would show here as a missing
 // or failed cell.
 func TestEveryEligibleAiderDeveloperGetsEveryGeneration(t *testing.T) {
+	t.Parallel()
 	root := os.Getenv("UB_CORPUS")
 	if root == "" {
 		root = filepath.Join("..", "..", "..", "shared", "corpus")

@@ -46,6 +46,10 @@ type streams struct {
 	in       io.Reader
 	out, err io.Writer
 	tty      bool // stderr is a terminal: progress bars allowed
+	// clock is the model runner's clock (backoff, Retry-After and
+	// rate-limit waits); nil means the wall clock. Tests inject one that
+	// does not wait.
+	clock runner.Clock
 }
 
 func defaultStreams() *streams {

@@ -25,7 +25,7 @@ func parseCascade(spec string) (string, error) {
 func judgeCascade(c *cli.Context, sio *streams, ws *queries.Workspace, b *judge.Builtin, name string, coverage float64, mj modelEndpoint, target string) error {
 	bar, done := generateProgress(sio, "cascade "+name)
 	res, err := judge.JudgeCascade(c.Context, ws, b, judge.CascadeJudgeOptions{Judge: name, Model: mj.model, Endpoint: mj.endpoint,
-		Target: target, Coverage: coverage, RetryFailed: mj.retryFailed, Progress: bar})
+		Target: target, Coverage: coverage, RetryFailed: mj.retryFailed, Progress: bar, Clock: sio.clock})
 	done()
 	if err != nil {
 		return err

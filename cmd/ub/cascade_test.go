@@ -18,6 +18,7 @@ import (
 // runner (the fake server rate-limits some first attempts), stores which
 // judge decided each label, and a second run sends nothing.
 func TestJudgeCascade(t *testing.T) {
+	t.Parallel()
 	srv := simtest.New(simtest.Options{
 		Plan: func(key string, attempt int) simtest.Fault {
 			if attempt == 1 && key[0]%4 == 0 {
@@ -30,9 +31,7 @@ func TestJudgeCascade(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	judgeArgs := []string{"--db", db, "judge", "--cascade", "builtin,fake", "--coverage", "0.7", "--model", "m", "--base-url", srv.BaseURL(), "--target", "points", "--price-in", "1", "--price-out", "2"}
 	code, out, errs := runUB(t, judgeArgs...)
 	if code != 0 {
@@ -84,6 +83,7 @@ func TestJudgeCascade(t *testing.T) {
 }
 
 func TestJudgeCascadeFlags(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"judge", "--cascade", "fake", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"},
 		{"judge", "--cascade", "builtin,fake"},

@@ -18,7 +18,7 @@ import (
 // ubRun runs ub in-process and returns the exit code, stdout and stderr.
 func ubRun(args ...string) (int, string, string) {
 	var out, errb strings.Builder
-	code := run(append([]string{"ub"}, args...), &streams{in: strings.NewReader(""), out: &out, err: &errb})
+	code := run(append([]string{"ub"}, args...), testStreams(&out, &errb))
 	return code, out.String(), errb.String()
 }
 
@@ -49,6 +49,7 @@ func readmeExitCodes(t *testing.T) map[int]string {
 // lists is produced by a case here (with a one-line message on stderr for
 // every failure), and every case's code is in the table (issue 9, defect 8).
 func TestExitCodesOfREADME(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good, bad := "../../ingest/testdata/jsonl/good.jsonl", "../../ingest/testdata/jsonl/bad.jsonl"
 	study := filepath.Join(dir, "study.duckdb")
@@ -142,6 +143,7 @@ func TestExitCodesOfREADME(t *testing.T) {
 // TestInterruptExits130: SIGINT stops a running command with exit code 130
 // (issue 9, defect 8: it exited 1).
 func TestInterruptExits130(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "ub.duckdb")
 	if code, _, e := ubRun("--db", db, "ingest", "../../ingest/testdata/jsonl/good.jsonl"); code != 0 {
 		t.Fatalf("ingest: exit %d: %s", code, e)

@@ -64,6 +64,7 @@ func fidelityWorkspace(t *testing.T, db string) {
 }
 
 func TestFidelityEndToEnd(t *testing.T) {
+	t.Parallel()
 	if analysis.FidelityFamilies != queries.FidelityFamilies {
 		t.Fatalf("family order differs: analysis %v, queries %v", analysis.FidelityFamilies, queries.FidelityFamilies)
 	}

@@ -109,7 +109,7 @@ func runGenerateOn(c *cli.Context, sio *streams, ws *queries.Workspace, opts gen
 
 func generateIn(c *cli.Context, sio *streams, ws *queries.Workspace, e sim.Experiment, opts generateOptions) error {
 	var failed int
-	res, err := sim.Generate(c.Context, ws, e, sim.GenerateOptions{Persona: opts.persona, RetryFailed: opts.retryFailed,
+	res, err := sim.Generate(c.Context, ws, e, sim.GenerateOptions{Persona: opts.persona, RetryFailed: opts.retryFailed, Clock: sio.clock,
 		Preflight: func(s sim.SimulatorConfig) error { return requireAPIKey(s.APIKeyEnv) },
 		Progress:  func(name string) (func(runner.RunStats), func()) { return generateProgress(sio, name) },
 		Awaiting: func(s sim.SimulatorConfig, reqs []runner.Request) error {

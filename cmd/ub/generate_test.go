@@ -19,7 +19,7 @@ import (
 func runUB(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb strings.Builder
-	code := run(append([]string{"ub"}, args...), &streams{in: strings.NewReader(""), out: &out, err: &errb})
+	code := run(append([]string{"ub"}, args...), testStreams(&out, &errb))
 	return code, out.String(), errb.String()
 }
 
@@ -28,11 +28,10 @@ func runUB(t *testing.T, args ...string) (int, string, string) {
 // requests: every point gets exactly one generation per condition, no
 // completed request is sent twice, and a second run sends nothing.
 func TestGenerateAgainstServer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %d %s", code, errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	srv := simtest.New(simtest.Options{Plan: func(key string, attempt int) simtest.Fault {
 		if attempt > 1 {
 			return simtest.Fault{}
@@ -50,7 +49,8 @@ func TestGenerateAgainstServer(t *testing.T) {
 		return simtest.Fault{}
 	}})
 	defer srv.Close()
-	t.Setenv("UB_TEST_KEY", "sk-test-secret-123")
+	// The key is in UB_TEST_KEY (testAPIKey, set by TestMain: t.Setenv
+	// would keep the test from running in parallel).
 	exp := filepath.Join(dir, "exp.toml")
 	os.WriteFile(exp, []byte(fmt.Sprintf(`
 name = "served"
@@ -116,11 +116,10 @@ max_attempts = 4
 // OpenAI Batch file, its results come back through ub batch import, and
 // ub generate then makes every generation at the batch price.
 func TestGenerateThroughBatchFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %d %s", code, errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	exp := filepath.Join(dir, "exp.toml")
 	os.WriteFile(exp, []byte(`
 [[simulator]]
@@ -183,12 +182,11 @@ conditions = ["noprofile"]
 // condition) has exactly one generation, and the server completed each key
 // once (nothing answered before the kill was sent again).
 func TestGenerateSurvivesKill9(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	demo := filepath.Join(dir, "d")
 	db := filepath.Join(demo, "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", demo); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, demo)
 	srv := simtest.New(simtest.Options{Latency: 30 * time.Millisecond})
 	defer srv.Close()
 	exp := filepath.Join(dir, "exp.toml")

@@ -52,7 +52,7 @@ func runGrade(c *cli.Context, sio *streams, opts gradeOptions) error {
 	}
 	bar, done := generateProgress(sio, "grade "+grader)
 	res, err := judge.Grade(c.Context, ws, judge.GradeOptions{Grader: grader, Domain: opts.domain, Model: mj.model, Endpoint: mj.endpoint,
-		Step: runner.StepOptions{RetryFailed: mj.retryFailed, Progress: bar}})
+		Step: runner.StepOptions{RetryFailed: mj.retryFailed, Progress: bar, Clock: sio.clock}})
 	done()
 	if err != nil {
 		return err

@@ -65,6 +65,7 @@ func gradeWorkspace(t *testing.T, dir string) string {
 // parsed verdicts with their failing turn, keeps unparseable answers out,
 // and a second run sends nothing.
 func TestGradeBlindAndStrict(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := gradeWorkspace(t, dir)
 	var calls atomic.Int64
@@ -125,6 +126,7 @@ func TestGradeBlindAndStrict(t *testing.T) {
 // server errors, resets, malformed bodies on first attempts) every pair is
 // answered exactly once by the runner, and a second run sends nothing.
 func TestGradeThroughFaults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := gradeWorkspace(t, dir)
 	srv := simtest.New(simtest.Options{Plan: func(key string, attempt int) simtest.Fault {

@@ -12,11 +12,10 @@ import (
 // issue 9: points import silently recomputed a constant_dose that
 // contradicts prior_turns; a published set is imported exactly or refused.
 func TestPointsImportRefusesTamperedConstantDose(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	good := filepath.Join(dir, "p.jsonl")
 	if code, _, errs := runUB(t, "--db", db, "points", "export", "--out", good); code != 0 {
 		t.Fatalf("points export: %s", errs)

@@ -128,7 +128,7 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name string, mj modelEndpoint, target string) error {
 	bar, done := generateProgress(sio, "judge "+name)
 	res, err := judge.JudgeWithModel(c.Context, ws, judge.ModelJudgeOptions{Judge: name, Model: mj.model, Endpoint: mj.endpoint,
-		Target: target, RetryFailed: mj.retryFailed, Progress: bar,
+		Target: target, RetryFailed: mj.retryFailed, Progress: bar, Clock: sio.clock,
 		Preflight: func() error { return requireAPIKey(mj.endpoint.APIKeyEnv) }})
 	done()
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 // parsing stores answers that are not the asked-for JSON as unparseable,
 // never guessed; a second run sends nothing; ub agree leaves them out.
 func TestModelJudge(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := calls.Add(1)
@@ -42,9 +43,7 @@ func TestModelJudge(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	code, out, errs := runUB(t, "--db", db, "judge", "--judge", "jm", "--model", "j", "--base-url", srv.URL+"/v1", "--target", "points")
 	if code != 0 {
 		t.Fatalf("judge: %d\n%s\n%s", code, out, errs)

@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 		ws.Close()
 		os.Exit(0)
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withFixtures{m}, map[string]func(){
 		"ub": func() { os.Exit(Main()) },
 	})
 }
@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs the end-to-end CLI scripts in testdata/script against
 // the real entry point.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
@@ -74,6 +75,7 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("exit code %d, want %d", got, want)
 				}
 			},
+			"demo-dir": scriptDemoDir,
 		},
 	})
 }
@@ -81,6 +83,7 @@ func TestScripts(t *testing.T) {
 // TestWorkspaceLock: a second process writing a held workspace gets a clear
 // error and exit code 4, and the file stays usable.
 func TestWorkspaceLock(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "ub.duckdb")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "UB_TEST_HOLD_WORKSPACE="+db)

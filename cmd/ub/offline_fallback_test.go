@@ -13,11 +13,10 @@ import (
 // generation records the fallback in its key_parts. (Before, each was
 // recorded with an "empty pool" error.)
 func TestOfflineEmptyProfilePoolFallsBack(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	sql := func(q string, write bool) string {
 		t.Helper()
 		args := []string{"--db", db, "sql", "--format", "csv"}

@@ -15,6 +15,7 @@ import (
 // was not stdout. A symlink is followed (the link stays, its file gets the
 // output), a FIFO is written through, and "-" writes to stdout.
 func TestOutThroughSpecialFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "ub.duckdb")
 	if code, _, e := ubRun("--db", db, "ingest", "../../ingest/testdata/jsonl/good.jsonl"); code != 0 {

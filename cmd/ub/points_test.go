@@ -16,11 +16,10 @@ import (
 // session, or belongs to a train developer, is refused (scoring it would
 // leak), and nothing is imported.
 func TestPointsImportRefusesLeaks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	ws, err := queries.Open(context.Background(), db, queries.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)

@@ -138,7 +138,7 @@ func runProfileShow(c *cli.Context, io *streams, opts profileOptions) error {
 func distilProfiles(c *cli.Context, io *streams, ws *queries.Workspace, stats []sim.ProfileStats, opts profileOptions) error {
 	bar, done := generateProgress(io, "distil")
 	res, err := sim.Distil(c.Context, ws, stats, sim.DistilOptions{Model: opts.model.model, Endpoint: opts.model.endpoint,
-		Seed: opts.seed, RetryFailed: opts.model.retryFailed, Progress: bar,
+		Seed: opts.seed, RetryFailed: opts.model.retryFailed, Progress: bar, Clock: io.clock,
 		Preflight: func() error { return requireAPIKey(opts.model.endpoint.APIKeyEnv) }})
 	done()
 	if err != nil {

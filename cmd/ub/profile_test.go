@@ -18,6 +18,7 @@ import (
 // developer through the runner, stores it as kind model, sends nothing the
 // second time, and ub prompt show --persona model puts it in the prompt.
 func TestProfileModelPersona(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := calls.Add(1)
@@ -26,9 +27,7 @@ func TestProfileModelPersona(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	// The distilling model has prices and a rate limit like every model path.
 	code, out, errs := runUB(t, "--db", db, "profile", "--model", "d", "--base-url", srv.URL+"/v1",
 		"--price-in", "1000", "--price-out", "10000", "--rate-limit", "500")
@@ -64,6 +63,7 @@ func TestProfileModelPersona(t *testing.T) {
 // variable unset it showed that stored failure instead of saying what is
 // missing.
 func TestProfileRetryFailed(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int64
 	srv := simtest.New(simtest.Options{Plan: func(_ string, attempt int) simtest.Fault {
 		calls.Add(1)
@@ -75,9 +75,7 @@ func TestProfileRetryFailed(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d", "ub.duckdb")
-	if code, _, errs := runUB(t, "demo", "--dir", filepath.Join(dir, "d")); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	demoDir(t, filepath.Join(dir, "d"))
 	ws, err := queries.Open(context.Background(), db, queries.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 // ran on runner.RunStep (commit dbfb4ca): equal digests mean equal keys, so
 // answers cached in existing workspaces still count.
 func TestGradeAndRubricsWriteRequestKeys(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := gradeWorkspace(t, dir)
 	taskRE := regexp.MustCompile(`TASK airline/(\d+)`)

@@ -47,7 +47,7 @@ func reviewWorkspace(t *testing.T, db string) {
 func ub(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb strings.Builder
-	code := run(append([]string{"ub"}, args...), &streams{in: strings.NewReader(""), out: &out, err: &errb})
+	code := run(append([]string{"ub"}, args...), testStreams(&out, &errb))
 	return code, out.String(), errb.String()
 }
 
@@ -55,6 +55,7 @@ func ub(t *testing.T, args ...string) (int, string, string) {
 // records decisions, and its files are byte-identical across two runs;
 // ub review stats then prints every table.
 func TestReviewDemoStep(t *testing.T) {
+	t.Parallel()
 	var dirs []string
 	for range 2 {
 		dir := t.TempDir()
@@ -127,6 +128,7 @@ func TestReviewDemoStep(t *testing.T) {
 }
 
 func TestReviewCommandsRefuse(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "ub.duckdb")
 	reviewWorkspace(t, db)
 	if code, _, errs := ub(t, "--db", db, "review", "serve", "--addr", "0.0.0.0:0"); code != exitUsage || !strings.Contains(errs, "--allow-remote") {
@@ -164,6 +166,7 @@ func TestReviewCommandsRefuse(t *testing.T) {
 // the CLI says clearly that the server holds the workspace; a decision the
 // server acknowledged is there after the server is killed.
 func TestReviewServeHoldsWorkspace(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "ub.duckdb")
 	reviewWorkspace(t, db)
 	if code, out, errs := ub(t, "--db", db, "review", "sample", "--n", "4", "--seed", "7", "--stratify", "domain,success", "--reviewers", "ann,ben", "--name", "b"); code != 0 {

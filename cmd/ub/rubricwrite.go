@@ -56,7 +56,7 @@ func runRubricsWrite(c *cli.Context, sio *streams, opts rubricWriteOptions) erro
 	defer ws.Close()
 	res, err := judge.WriteRubrics(c.Context, ws, judge.RubricWriteOptions{Domain: opts.domain, Sample: opts.sample,
 		WriterModel: opts.writer.model, VerifierModel: opts.checker.model, Writer: opts.writer.endpoint, Verifier: opts.checker.endpoint,
-		Step:     runner.StepOptions{RetryFailed: opts.writer.retryFailed},
+		Step:     runner.StepOptions{RetryFailed: opts.writer.retryFailed, Clock: sio.clock},
 		Progress: func(stage string) (func(runner.RunStats), func()) { return generateProgress(sio, stage) }})
 	if err != nil {
 		return err

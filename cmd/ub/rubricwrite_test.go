@@ -18,6 +18,7 @@ import (
 // writer sees the blueprint, guidelines, user tools and a sample said not
 // to be an oracle; a second run sends nothing.
 func TestRubricsWrite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := gradeWorkspace(t, dir)
 	var mu sync.Mutex
