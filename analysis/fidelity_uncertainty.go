@@ -468,7 +468,9 @@ func (ix *fidIndex) familyEffect(fi int, w [][]int) (mean, med float64) {
 // ran (paired per (domain, task) and trial order).
 type PairComparison struct {
 	A, B       string
-	Confounded bool   // the two met different agents: not compared
+	// Confounded: the two met different agents. UFS scores the user alone,
+	// so f is still compared; success and R are not (NaN, no test).
+	Confounded bool
 	Reason     string // why the pair is not compared ("" when it is)
 	Tasks      int    // common (domain, task) pairs
 	Pairs      int    // paired scored episodes
@@ -488,7 +490,9 @@ type PairComparison struct {
 // bootstrap interval of the difference in UFS and in R, and Holm-adjusted p
 // values across the pairs compared. Episodes of a (domain, task) are paired
 // in trial order, then by id; an unpaired surplus is left out. A pair whose
-// simulators met different agents is confounded and not tested; a pair
+// simulators met different agents is confounded: f is tested (UFS scores
+// the user alone), success and R are not, and its f test is in the Holm
+// family of f while the success family holds same-agent pairs only; a pair
 // with fewer than MinCommonTasks common tasks, or a simulator below
 // MinScored, is listed with the reason and not tested.
 func PairwiseFidelity(eps []FidelityEpisode, threshold float64, opts BootstrapOptions) []PairComparison {
@@ -529,11 +533,7 @@ func PairwiseFidelity(eps []FidelityEpisode, threshold float64, opts BootstrapOp
 			pc := PairComparison{A: a, B: b, FHolm: math.NaN(), SuccessHolm: math.NaN(),
 				DiffUFS: BootInterval{Estimate: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}}
 			pc.DiffR = pc.DiffUFS
-			if !sameSet(agents[a], agents[b]) {
-				pc.Confounded, pc.Reason = true, "different agents"
-				out = append(out, pc)
-				continue
-			}
+			pc.Confounded = !sameSet(agents[a], agents[b])
 			// The paired layout: per domain (sorted), per common task
 			// (sorted), the paired episodes' f and R.
 			type pt struct {
@@ -591,7 +591,10 @@ func PairwiseFidelity(eps []FidelityEpisode, threshold float64, opts BootstrapOp
 				continue
 			}
 			pc.F, _ = McNemarPaired(fx, fy)
-			pc.Success, _ = McNemarPaired(sx, sy)
+			pc.Success = McNemar{P: math.NaN()}
+			if !pc.Confounded {
+				pc.Success, _ = McNemarPaired(sx, sy)
+			}
 			diff := func(w [][]int, reward bool) float64 {
 				var s float64
 				for d, ps := range layout {
@@ -614,7 +617,9 @@ func PairwiseFidelity(eps []FidelityEpisode, threshold float64, opts BootstrapOp
 				return s / float64(len(layout))
 			}
 			pc.DiffUFS = ClusterBootstrap(sizes, opts, func(w [][]int) float64 { return diff(w, false) })
-			pc.DiffR = ClusterBootstrap(sizes, opts, func(w [][]int) float64 { return diff(w, true) })
+			if !pc.Confounded {
+				pc.DiffR = ClusterBootstrap(sizes, opts, func(w [][]int) float64 { return diff(w, true) })
+			}
 			pf, ps = append(pf, pc.F.P), append(ps, pc.Success.P)
 			tested = append(tested, len(out))
 			out = append(out, pc)

@@ -63,29 +63,36 @@ func (fd *fidelity) pairwiseSection(b *strings.Builder) {
 		return
 	}
 	b.WriteString("### Paired comparisons of simulators\n\n")
-	tested := 0
+	tested, same := 0, 0
 	for _, p := range fd.pairs {
-		if p.Reason == "" && !p.Confounded {
+		if p.Reason == "" {
 			tested++
+			if !p.Confounded {
+				same++
+			}
 		}
 	}
-	fmt.Fprintf(b, "Every pair of simulators on the episodes of the tasks both ran (paired per task and trial): exact McNemar on f and on success, "+
-		"Holm-adjusted over the %d pairs tested; the difference in UFS and in mean R (first minus second, unweighted over domains) "+
-		"with a paired bootstrap 95%% interval over the common tasks.\n\n", tested)
+	fmt.Fprintf(b, "Every pair of simulators on the episodes of the tasks both ran (paired per task and trial): exact McNemar on f "+
+		"(Holm-adjusted over the %d pairs tested) and, for pairs that met the same agent, on success (Holm over those %d); the difference in UFS and in mean R "+
+		"(first minus second, unweighted over domains) with a paired bootstrap 95%% interval over the common tasks. Pairs that met different agents are "+
+		"confounded for success and R (the agent differs too) and are compared on f only, which scores the user alone.\n\n", tested, same)
 	t := table{header: []string{"A", "B", "tasks", "pairs", "f: A only", "f: B only", "p (f)", "Holm p (f)", "success: A only", "success: B only",
 		"p (success)", "Holm p (success)", "UFS A - B", "95% CI", "R A - B", "95% CI", "note"}}
 	for _, p := range fd.pairs {
-		if p.Confounded || p.Reason != "" {
-			why := p.Reason
-			if p.Confounded {
-				why = "confounded: " + p.Reason
-			}
-			t.add(p.A, p.B, strconv.Itoa(p.Tasks), strconv.Itoa(p.Pairs), "", "", "", "", "", "", "", "", "", "", "", "", "not tested: "+why)
+		if p.Reason != "" {
+			t.add(p.A, p.B, strconv.Itoa(p.Tasks), strconv.Itoa(p.Pairs), "", "", "", "", "", "", "", "", "", "", "", "", "not tested: "+p.Reason)
 			continue
 		}
-		t.add(p.A, p.B, strconv.Itoa(p.Tasks), strconv.Itoa(p.Pairs), strconv.Itoa(p.F.B), strconv.Itoa(p.F.C), pText(p.F.P), pText(p.FHolm),
-			strconv.Itoa(p.Success.B), strconv.Itoa(p.Success.C), pText(p.Success.P), pText(p.SuccessHolm),
-			s3(p.DiffUFS.Estimate), ciText(p.DiffUFS.Lo, p.DiffUFS.Hi), s3(p.DiffR.Estimate), ciText(p.DiffR.Lo, p.DiffR.Hi), "")
+		succ := []string{strconv.Itoa(p.Success.B), strconv.Itoa(p.Success.C), pText(p.Success.P), pText(p.SuccessHolm)}
+		r, note := []string{s3(p.DiffR.Estimate), ciText(p.DiffR.Lo, p.DiffR.Hi)}, ""
+		if p.Confounded {
+			succ, r, note = []string{"", "", "", ""}, []string{"", ""}, "different agents: success and R confounded, f only"
+		}
+		row := []string{p.A, p.B, strconv.Itoa(p.Tasks), strconv.Itoa(p.Pairs), strconv.Itoa(p.F.B), strconv.Itoa(p.F.C), pText(p.F.P), pText(p.FHolm)}
+		row = append(row, succ...)
+		row = append(row, s3(p.DiffUFS.Estimate), ciText(p.DiffUFS.Lo, p.DiffUFS.Hi))
+		row = append(row, r...)
+		t.add(append(row, note)...)
 	}
 	b.WriteString(mdTable(t))
 	b.WriteString("\n")
