@@ -199,28 +199,32 @@ func TestFidelityTrials(t *testing.T) {
 }
 
 func TestRewardVarianceAndSmallSimulators(t *testing.T) {
-	// The hand-worked 3 x 3 table of TestDecomposeVariance, as episodes;
-	// a fourth simulator with 1 episode is below MinScored and is left out.
+	// The hand-worked 3 x 3 table of TestDecomposeVariance with 7 tasks of
+	// each row pattern; a fourth simulator with 1 episode is below MinScored
+	// and is left out (as is a NaN reward).
 	y := [][]float64{{0, 4, 8}, {1, 5, 12}, {5, 9, 10}}
+	var rows []TrialReward
 	var eps []FidelityEpisode
 	for j := range 3 {
 		for i := range 3 {
-			for k := range 7 { // 7 tasks per row label: 21 tasks, 3 of each pattern
-				eps = append(eps, fep(fmt.Sprint("s", j), "d", fmt.Sprint(i, "-", k), 0, 1, y[i][j]))
+			for k := range 7 {
+				task := fmt.Sprint(i, "-", k)
+				rows = append(rows, TrialReward{"b", "d", fmt.Sprint("s", j), "agent", task, 0, y[i][j]})
+				eps = append(eps, fep(fmt.Sprint("s", j), "d", task, 0, 1, y[i][j]))
 			}
 		}
 	}
+	rows = append(rows, TrialReward{"b", "d", "tiny", "agent", "0-0", 0, 0}, TrialReward{"b", "d", "s0", "agent", "0-0", 1, math.NaN()})
 	eps = append(eps, fep("tiny", "d", "0-0", 0, 1, 0))
-	ufs := UFSBySimulator(eps, 1)
-	small, n := SmallSimulators(ufs)
+	small, n := SmallSimulators(UFSBySimulator(eps, 1))
 	if len(small) != 1 || small[0] != "tiny" || n[0] != 1 {
 		t.Fatalf("small = %v %v", small, n)
 	}
-	dv := RewardVariance(eps, small)
-	if len(dv) != 1 || dv[0].Err != "" || len(dv[0].Excluded) != 1 {
+	dv := RewardVariance(rows)
+	if len(dv) != 1 || dv[0].Err != "" || len(dv[0].Excluded) != 1 || dv[0].Excluded[0] != "tiny" {
 		t.Fatalf("got %+v", dv)
 	}
-	// Seven tasks of each row pattern, by hand: row means 4, 6, 8 each over 7 tasks:
+	// By hand: row means 4, 6, 8 each over 7 tasks, grand mean 6:
 	// SS_task = 3 * 7 * (4 + 0 + 4) = 168 on 20 df, MS 8.4; SS_sim = 21 *
 	// (16 + 0 + 16) = 672, MS 336; residual SS = 7 * 12 = 84 on 40 df, MS
 	// 2.1. s2_task = (8.4 - 2.1)/3 = 2.1, s2_sim = (336 - 2.1)/21 = 15.9,

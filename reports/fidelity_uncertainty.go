@@ -150,16 +150,31 @@ func (fd *fidelity) trialsSection(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
-// varianceSection writes the decomposition of R per (domain, agent).
-func (fd *fidelity) varianceSection(b *strings.Builder) {
-	if len(fd.variance) == 0 {
+// varianceSection writes the decomposition of R per (benchmark, domain,
+// agent) of the workspace's episodes (graded or not; P0 episodes left out).
+func (r *Report) varianceSection(b *strings.Builder) {
+	var rows []analysis.TrialReward
+	for _, e := range r.in.Episodes.Episodes {
+		if e.TaskMismatch || e.Reward == nil {
+			continue
+		}
+		trial := 0
+		if e.Trial != nil {
+			trial = int(*e.Trial)
+		}
+		rows = append(rows, analysis.TrialReward{Benchmark: benchmarkName(e.Format), Domain: e.Domain, UserSim: e.UserSim, Agent: e.Agent,
+			TaskID: e.TaskID, Trial: trial, Reward: *e.Reward})
+	}
+	variance := analysis.RewardVariance(rows)
+	if len(variance) == 0 {
 		return
 	}
 	b.WriteString("### How much of the reward is the simulator\n\n")
-	b.WriteString("Two-way random-effects ANOVA of R over tasks x simulators (method of moments, balanced on the tasks every simulator ran), per domain and agent: " +
+	b.WriteString("Two-way random-effects ANOVA of R over tasks x simulators (method of moments, balanced on the tasks every simulator ran), per domain and agent, " +
+		"P0 episodes left out: " +
 		"the share of the variance of R due to the task, to the simulator and to what is left. ")
 	one := false
-	for _, v := range fd.variance {
+	for _, v := range variance {
 		if v.Err == "" && v.Decomposition.Trials == 1 {
 			one = true
 		}
@@ -168,14 +183,14 @@ func (fd *fidelity) varianceSection(b *strings.Builder) {
 		b.WriteString("With a single trial per (task, simulator) the residual holds the task x simulator interaction and the trial-to-trial noise together: one trial cannot tell them apart.")
 	}
 	b.WriteString("\n\n")
-	t := table{header: []string{"domain", "agent", "simulators", "tasks", "trials", "task", "simulator", "task x simulator", "trial", "residual", "note"}}
-	for _, v := range fd.variance {
+	t := table{header: []string{"benchmark", "domain", "agent", "simulators", "tasks", "trials", "task", "simulator", "task x simulator", "trial", "residual", "note"}}
+	for _, v := range variance {
 		note := ""
 		if len(v.Excluded) > 0 {
-			note = "left out (fewer than " + strconv.Itoa(analysis.MinScored) + " scored): " + strings.Join(v.Excluded, ", ")
+			note = "left out (fewer than " + strconv.Itoa(analysis.MinScored) + " episodes with a reward): " + strings.Join(v.Excluded, ", ")
 		}
 		if v.Err != "" {
-			t.add(v.Domain, v.Agent, "", "", "", "", "", "", "", "", strings.TrimPrefix(strings.Join([]string{note, "not computed: " + v.Err}, "; "), "; "))
+			t.add(v.Benchmark, v.Domain, v.Agent, "", "", "", "", "", "", "", "", strings.TrimPrefix(strings.Join([]string{note, "not computed: " + v.Err}, "; "), "; "))
 			continue
 		}
 		d := v.Decomposition
@@ -192,7 +207,7 @@ func (fd *fidelity) varianceSection(b *strings.Builder) {
 			}
 			return ""
 		}
-		t.add(v.Domain, v.Agent, strconv.Itoa(d.Sims), strconv.Itoa(d.Tasks), strconv.Itoa(d.Trials),
+		t.add(v.Benchmark, v.Domain, v.Agent, strconv.Itoa(d.Sims), strconv.Itoa(d.Tasks), strconv.Itoa(d.Trials),
 			get("task"), get("simulator"), get("task x simulator"), get("trial"), get("residual"), note)
 	}
 	b.WriteString(mdTable(t))
