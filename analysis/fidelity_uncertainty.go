@@ -619,9 +619,25 @@ func PairwiseFidelity(eps []FidelityEpisode, threshold float64, opts BootstrapOp
 				}
 				return s / float64(len(layout))
 			}
-			pc.DiffUFS = ClusterBootstrap(sizes, opts, func(w [][]int) float64 { return diff(w, false) })
+			// One pass over the replicates for both differences (the same
+			// resampled tasks for UFS and R).
+			var du, dr []float64
+			ClusterReplicates(sizes, opts, func(_ int, w [][]int) {
+				du = append(du, diff(w, false))
+				if !pc.Confounded {
+					dr = append(dr, diff(w, true))
+				}
+			})
+			ones := make([][]int, len(sizes))
+			for d, n := range sizes {
+				ones[d] = make([]int, n)
+				for j := range ones[d] {
+					ones[d][j] = 1
+				}
+			}
+			pc.DiffUFS = bootOf(diff(ones, false), du, opts)
 			if !pc.Confounded {
-				pc.DiffR = ClusterBootstrap(sizes, opts, func(w [][]int) float64 { return diff(w, true) })
+				pc.DiffR = bootOf(diff(ones, true), dr, opts)
 			}
 			pf, ps = append(pf, pc.F.P), append(ps, pc.Success.P)
 			tested = append(tested, len(out))
