@@ -229,14 +229,14 @@ func (fd *fidelity) uncertaintyMethods() string {
 		"which each simulator is U*(q) on the replicate's UFS, and a simulator is not distinguishable from U*(q) when the bootstrap interval of "+
 		"its UFS minus U*(q)'s, on the same replicates, contains 0. Pairs of simulators that met the same agent are compared on the episodes "+
 		"of their common tasks: the exact two-sided McNemar test (binomial on the discordant pairs) on f and on success, Holm's step-down "+
-		"adjustment over the pairs tested, and a paired bootstrap interval of the difference; pairs with different agents are confounded and "+
-		"not tested. pass^k is tau2's C(c, k) / C(n, k) per task averaged over tasks with n >= k trials. The variance of R is split into task, "+
+		"adjustment over the pairs tested, and a paired bootstrap interval of the difference; pairs that met different agents are compared on f "+
+		"only (UFS scores the user alone), their success and R being confounded with the agent. pass^k is tau2's C(c, k) / C(n, k) per task averaged over tasks with n >= k trials. The variance of R is split into task, "+
 		"simulator and residual (interaction and trial together when each cell has one trial) by the method of moments of the balanced "+
-		"two-way random-effects ANOVA. Small samples: a simulator with fewer than %d scored episodes, and a comparison on fewer than %d "+
-		"common tasks, is shown with its n but left out of the cross-simulator statistics (re-rank and Spearman, agent effort, pairwise tests, "+
+		"two-way random-effects ANOVA. Small samples: a simulator with fewer than %d scored episodes, a (simulator, domain) cell with fewer "+
+		"than %d, and a comparison on fewer than %d common tasks, is shown with its n but left out of the cross-simulator statistics (re-rank and Spearman, agent effort, pairwise tests, "+
 		"variance decomposition, the reward range's min and max), with a note naming it; a figure whose statistic cannot be computed under the "+
 		"rule is skipped with the reason. Kappa intervals are clipped to [-1, 1]; a table with one category or no disagreement has none.",
-		o.B, o.Seed, rule, analysis.MinScored, analysis.MinCommonTasks)
+		o.B, o.Seed, rule, analysis.MinScored, analysis.MinCellN, analysis.MinCommonTasks)
 }
 
 // loHi is a printed interval's two bounds ("" when there is none).
