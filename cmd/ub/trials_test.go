@@ -134,3 +134,63 @@ func TestRepeatedTrialsPassK(t *testing.T) {
 		t.Error("report.md does not define pass^k")
 	}
 }
+
+// TestTauTraitVarianceDecomposition: the tau-Trait files (one agent, five
+// trait simulators on the same 18 telecom and 20 telehealth tasks, two on 60
+// airline tasks, one trial each) give a task / simulator / residual
+// decomposition of R, and the report says that one trial leaves trial and
+// interaction together. The values come from this independent script (the
+// balanced two-way ANOVA written out by hand in plain Python), run in
+// ../shared/corpus/tau2/tau_trait:
+//
+//	import json, glob
+//	from statistics import mean
+//	for dom in ['telecom', 'telehealth', 'airline']:
+//	    y = {}
+//	    for f in sorted(glob.glob(dom + '__*.json')):
+//	        sim = f.split('user-')[1][:-5]
+//	        for e in json.load(open(f)):
+//	            y.setdefault(str(e['task_id']), {})[sim] = e['reward']
+//	    sims = sorted({s for t in y.values() for s in t})
+//	    tasks = sorted(t for t in y if len(y[t]) == len(sims))
+//	    a, b = len(tasks), len(sims)
+//	    g = mean(y[t][s] for t in tasks for s in sims)
+//	    rm = {t: mean(y[t][s] for s in sims) for t in tasks}
+//	    cm = {s: mean(y[t][s] for t in tasks) for s in sims}
+//	    msa = b * sum((rm[t] - g)**2 for t in tasks) / (a - 1)
+//	    msb = a * sum((cm[s] - g)**2 for s in sims) / (b - 1)
+//	    mse = sum((y[t][s] - rm[t] - cm[s] + g)**2 for t in tasks for s in sims) / ((a - 1) * (b - 1))
+//	    vt = max(0, (msa - mse) / b); vs = max(0, (msb - mse) / a); tot = vt + vs + mse
+//	    print(dom, a, b, vt, vs, mse, vt / tot, vs / tot, mse / tot)
+//
+// which prints telecom 18 5 0.086928 0.007516 0.153595 (shares .3505 .0303
+// .6192), telehealth 20 5 0.057632 0.006316 0.088684 (.3776 .0414 .5810),
+// airline 60 2 0.094915 0 0.151977 (.3844 0 .6156).
+func TestTauTraitVarianceDecomposition(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "tau2", "tau_trait", "*.json"))
+	if err != nil || len(files) != 12 {
+		t.Fatalf("shared corpus: %d files, %v", len(files), err)
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ub.duckdb")
+	if code, o, e := runUB(t, append([]string{"--db", db, "ingest"}, files...)...); code != 0 {
+		t.Fatalf("ingest: %d\n%s\n%s", code, o, e)
+	}
+	if code, o, e := runUB(t, "--db", db, "report", "--out", filepath.Join(dir, "rep")); code != 0 {
+		t.Fatalf("report: %d\n%s\n%s", code, o, e)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "rep", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"| tau-bench v1 | airline | tau1_agent:gpt-5 | 2 | 60 | 1 | 0.384 (0.0949) | 0.000 (0.0000) |  |  | 0.616 (0.1520) |  |",
+		"| tau-bench v1 | telecom | tau1_agent:gpt-5 | 5 | 18 | 1 | 0.350 (0.0869) | 0.030 (0.0075) |  |  | 0.619 (0.1536) |  |",
+		"| tau-bench v1 | telehealth | tau1_agent:gpt-5 | 5 | 20 | 1 | 0.378 (0.0576) | 0.041 (0.0063) |  |  | 0.581 (0.0887) |  |",
+		"one trial cannot tell them apart",
+	} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("report.md lacks %q", w)
+		}
+	}
+}
