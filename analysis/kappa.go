@@ -63,7 +63,10 @@ type Kappa struct {
 	Expected float64 // p_e = sum_i p_i. p_.i, agreement expected by chance
 	Kappa    float64 // (p_o - p_e) / (1 - p_e)
 	SE       float64 // large-sample standard error (Fleiss, Cohen & Everitt 1969)
-	Lo, Hi   float64 // Kappa -/+ z(0.975) SE: the 95% Wald interval, not clipped to [-1, 1]
+	Lo, Hi   float64 // Kappa -/+ z(0.975) SE, the 95% Wald interval clipped to [-1, 1]; NaN when Degenerate
+	// Degenerate says why the table has no interval (no items, a single
+	// category, perfect agreement with a zero standard error); "" otherwise.
+	Degenerate string
 }
 
 // CohenKappa returns Cohen's kappa of the table (Cohen 1960, "A coefficient
@@ -81,9 +84,13 @@ type Kappa struct {
 //	      + (1 - kappa)^2 sum_{i != j} p_ij (p_.i + p_j.)^2
 //	      - (kappa - p_e (1 - kappa))^2 ] / (n (1 - p_e)^2)
 //
-// and the 95% interval kappa +/- z(0.975) SE. With no items every field but
-// N is NaN; when p_e = 1 (both raters used one and the same label
-// throughout) Kappa, SE and the bounds are NaN.
+// and the 95% interval kappa +/- z(0.975) SE, clipped to [-1, 1] (kappa's
+// range; the Wald bounds are not range-respecting). With no items every
+// field but N is NaN; when p_e = 1 (both raters used one and the same label
+// throughout) Kappa, SE and the bounds are NaN. In both cases, and when every
+// item agrees so that SE = 0 (an interval of zero width that would claim
+// certainty from a finite sample), the bounds are NaN and Degenerate says
+// why.
 func CohenKappa(c Confusion) Kappa {
 	k := len(c.Labels)
 	var n int
@@ -95,6 +102,7 @@ func CohenKappa(c Confusion) Kappa {
 	nan := math.NaN()
 	r := Kappa{N: n, Observed: nan, Expected: nan, Kappa: nan, SE: nan, Lo: nan, Hi: nan}
 	if n == 0 {
+		r.Degenerate = "no items"
 		return r
 	}
 	nf := float64(n)
@@ -115,6 +123,7 @@ func CohenKappa(c Confusion) Kappa {
 		r.Expected += row[i] * col[i]
 	}
 	if r.Expected >= 1 {
+		r.Degenerate = "a single category: both raters used one label throughout"
 		return r
 	}
 	kap := (r.Observed - r.Expected) / (1 - r.Expected)
@@ -135,6 +144,10 @@ func CohenKappa(c Confusion) Kappa {
 	v := (a + (1-kap)*(1-kap)*b - c3*c3) / (nf * (1 - r.Expected) * (1 - r.Expected))
 	r.SE = math.Sqrt(math.Max(0, v))
 	z := distuv.UnitNormal.Quantile(1 - (1-Confidence)/2)
-	r.Lo, r.Hi = kap-z*r.SE, kap+z*r.SE
+	if r.SE == 0 {
+		r.Degenerate = "no disagreement: the standard error is 0, so the table gives no interval"
+		return r
+	}
+	r.Lo, r.Hi = math.Max(-1, kap-z*r.SE), math.Min(1, kap+z*r.SE)
 	return r
 }

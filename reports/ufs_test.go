@@ -89,3 +89,63 @@ func TestUFSFiguresByteIdentical(t *testing.T) {
 		t.Errorf("UFS of a = %v, want 4/12", us[0].UFS)
 	}
 }
+
+// TestUFSSmallSampleRule: a fourth simulator with 3 scored episodes is in
+// Table 1 with its n, named by the note, and left out of the re-rank, the
+// agent-effort correlations and the pairwise tests; the section shows the
+// frontier's choice stability and the pairwise table.
+func TestUFSSmallSampleRule(t *testing.T) {
+	in := ufsTestInput()
+	for task := range 3 {
+		e := analysis.FidelityEpisode{ID: "tiny" + string(rune('a'+task)), Simulator: "tiny", Agent: "ag", Domain: "x",
+			Task: string(rune('a' + task)), Cost: 0.001, Reward: 1, AgentTurns: 3}
+		e.Applicable = [4]int{1, 1, 1, 1}
+		in.Episodes = append(in.Episodes, e)
+	}
+	r := Prepare(Input{})
+	r.SetFidelity(in)
+	fd := r.fid
+	if len(fd.small) != 1 || fd.small[0] != "tiny" || fd.smallN[0] != 3 {
+		t.Fatalf("small = %v %v", fd.small, fd.smallN)
+	}
+	for _, x := range fd.rerank.Rows {
+		if x.Simulator == "tiny" {
+			t.Error("tiny is in the re-rank")
+		}
+	}
+	if fd.rerank.RhoDiscNon.N != 3 {
+		t.Errorf("Spearman over %d simulators, want 3", fd.rerank.RhoDiscNon.N)
+	}
+	for _, x := range fd.effort.Rows {
+		if x.Simulator == "tiny" {
+			t.Error("tiny is in agent effort")
+		}
+	}
+	var b strings.Builder
+	r.fidelitySection(&b, nil)
+	md := b.String()
+	for _, w := range []string{
+		"| tiny | 3 | 0 |",
+		"Fewer than 20 scored episodes, shown but left out of the cross-simulator statistics",
+		"tiny (3 scored)",
+		"| a | tiny | 3 | 3 |",
+		"not tested: fewer than 20 scored episodes",
+		"choice stability",
+		"### Paired comparisons of simulators",
+		"### Trials: pass^k and UFS^k",
+	} {
+		if !strings.Contains(md, w) {
+			t.Errorf("section lacks %q", w)
+		}
+	}
+	// a and b are tested (same agent): a row with a McNemar p value.
+	found := false
+	for _, p := range fd.pairs {
+		if p.A == "a" && p.B == "b" && p.Reason == "" && !p.Confounded && !math.IsNaN(p.F.P) && !math.IsNaN(p.FHolm) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("a-b not tested: %+v", fd.pairs)
+	}
+}
