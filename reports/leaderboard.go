@@ -70,7 +70,8 @@ func (r *Report) leaderboard() (*figure, error) {
 	chance := analysis.ChanceLine(r.realOutcomes())
 	major := analysis.MajorityLine(r.realOutcomes())
 	f := &figure{}
-	f.table.header = []string{"rank", "simulator", "condition", "accuracy", "ci_lo", "ci_hi", "developers", "moments", "failed", "missing", "unlabelled"}
+	f.table.header = []string{"rank", "simulator", "condition", "accuracy", "ci_lo", "ci_hi", "boot_lo", "boot_hi", "developers", "moments", "failed", "missing", "unlabelled", "top_cluster"}
+	opts := r.bootOpts()
 	names := make([]string, len(rows))
 	pos := make([]float64, len(rows))
 	var wo, wi []interval
@@ -83,24 +84,30 @@ func (r *Report) leaderboard() (*figure, error) {
 				return interval{math.NaN(), math.NaN(), math.NaN()}
 			}
 			a := m.Accuracy
-			f.table.add(strconv.Itoa(i+1), x.sim, cond, f3(a.Mean), f3(a.Lo), f3(a.Hi),
-				strconv.Itoa(a.N), strconv.Itoa(g.moments), strconv.Itoa(g.failed), strconv.Itoa(g.missing), strconv.Itoa(g.unlabelled))
-			for _, v := range []float64{a.Lo, a.Hi, a.Mean} {
+			bi := analysis.MacroBootstrap(*m, opts)
+			f.table.add(strconv.Itoa(i+1), x.sim, cond, f3(a.Mean), f3(a.Lo), f3(a.Hi), f3(bi.Lo), f3(bi.Hi),
+				strconv.Itoa(a.N), strconv.Itoa(g.moments), strconv.Itoa(g.failed), strconv.Itoa(g.missing), strconv.Itoa(g.unlabelled),
+				inCluster(r.comparison(cond), x.sim))
+			for _, v := range []float64{bi.Lo, bi.Hi, a.Mean} {
 				if !math.IsNaN(v) {
 					lo, hi = min(lo, v), max(hi, v)
 				}
 			}
-			return macroInterval(a)
+			return interval{a.Mean, bi.Lo, bi.Hi}
 		}
 		wo = append(wo, add(queries.CondNoProfile, x.without, x.nWithout))
 		wi = append(wi, add(queries.CondProfile, x.with, x.nWith))
 	}
-	f.table.add("", "chance line", "", f3(chance.Line.Mean), f3(chance.Line.Lo), f3(chance.Line.Hi),
-		strconv.Itoa(chance.Line.N), "", "", "", "")
-	f.table.add("", "majority line", "", f3(major.Line.Mean), f3(major.Line.Lo), f3(major.Line.Hi),
-		strconv.Itoa(major.Line.N), "", "", "", "")
+	for _, l := range []struct {
+		name string
+		iv   analysis.Interval
+		vals []float64
+	}{{"chance line", chance.Line, chanceValues(chance)}, {"majority line", major.Line, majorityValues(major)}} {
+		bi := analysis.MeanBootstrap(l.vals, opts)
+		f.table.add("", l.name, "", f3(l.iv.Mean), f3(l.iv.Lo), f3(l.iv.Hi), f3(bi.Lo), f3(bi.Hi), strconv.Itoa(l.iv.N), "", "", "", "", "")
+	}
 
-	p := newPlot(fmt.Sprintf("Next-action accuracy (%s, judge %s)", r.anchorText(), r.st.Judge), "macro accuracy over developers (95% t interval)", "")
+	p := newPlot(fmt.Sprintf("Next-action accuracy (%s, judge %s)", r.anchorText(), r.st.Judge), "macro accuracy over developers (95% developer bootstrap interval)", "")
 	p.NominalY(names...)
 	shift := func(d float64) []float64 {
 		out := make([]float64, len(pos))
@@ -142,11 +149,13 @@ func (r *Report) leaderboard() (*figure, error) {
 	h := vg.Length(1.6+0.42*float64(len(rows))) * vg.Inch
 	f.pic = single(p, 7*vg.Inch, h)
 
-	top := rows[0]
 	var b strings.Builder
-	fmt.Fprintf(&b, "Macro accuracy over %d developers at %s, with the 95%% t interval, ranked without profile. ", chance.Line.N, r.anchorText())
-	if top.without != nil {
-		fmt.Fprintf(&b, "%s leads at %s without profile. ", top.sim, f3(top.without.Accuracy.Mean))
+	fmt.Fprintf(&b, "Macro accuracy over %d developers at %s, ranked without profile, with the 95%% t interval (ci) and the 95%% developer bootstrap interval "+
+		"(boot, drawn; B = %d, seed %d); n developers beside each. ", chance.Line.N, r.anchorText(), opts.B, opts.Seed)
+	for _, cond := range []string{queries.CondNoProfile, queries.CondProfile} {
+		if c := r.comparison(cond); c.Top != "" || len(c.Small) > 0 {
+			b.WriteString(clusterSentence(c, cond) + " ")
+		}
 	}
 	fmt.Fprintf(&b, "The chance line (mean collision probability of each developer's move mix) is %s", f3(chance.Line.Mean))
 	var below []string

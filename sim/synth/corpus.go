@@ -84,8 +84,11 @@ type session struct {
 // moment is a developer turn of an eligible developer's held-out session:
 // a candidate point.
 type moment struct {
-	move  string
-	words int
+	move      string
+	words     int
+	developer string
+	sessionID string
+	turnIdx   int // the developer turn's index, also its prior turns
 }
 
 // corpus is the generated study before any simulator runs.
@@ -368,7 +371,7 @@ func (c *corpus) fillTurns(rng *rand.Rand, d *developer, i, m int, held bool) {
 			text := message(rng, mv, w)
 			s.Turns = append(s.Turns, ingest.Turn{Role: ingest.RoleDeveloper, Text: text})
 			if held && d.kind == kindEligible {
-				c.moments[graph.PointID(s.ID, 2*j)] = moment{move: mv, words: w}
+				c.moments[graph.PointID(s.ID, 2*j)] = moment{move: mv, words: w, developer: d.name, sessionID: s.ID, turnIdx: 2 * j}
 			}
 		}
 		s.Turns = append(s.Turns, ingest.Turn{Role: ingest.RoleAgent, Text: agentTurn(rng)})
