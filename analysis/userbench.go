@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"math/bits"
 	"sort"
 )
 
@@ -136,16 +137,18 @@ func SignFlip(d []float64, seed uint64) float64 {
 	r := NewBootstrapRand(seed)
 	hits := 0
 	for range SignFlipB {
-		var t float64
-		var w uint64
-		for i, v := range x {
-			if i%64 == 0 {
-				w = r.Uint64()
+		// The pattern's sum is the observed sum less twice the
+		// differences whose sign flips (the set bits).
+		t := obs
+		for lo := 0; lo < n; lo += 64 {
+			w := r.Uint64()
+			if rest := n - lo; rest < 64 {
+				w &= 1<<rest - 1
 			}
-			if w>>(i%64)&1 == 1 {
-				t -= v
-			} else {
-				t += v
+			for w != 0 {
+				i := bits.TrailingZeros64(w)
+				t -= 2 * x[lo+i]
+				w &= w - 1
 			}
 		}
 		if math.Abs(t) >= thr {

@@ -194,3 +194,18 @@ func majorityValues(m analysis.Majority) []float64 {
 	}
 	return out
 }
+
+// recoveryText says how much of the profile's gain the terse-only prefix
+// recovers for sim (analysis.TerseRecovery): the share with its bootstrap
+// interval when the gain's interval excludes zero, else "not estimable"
+// with the gain's interval.
+func (r *Report) recoveryText(sim string) string {
+	per := func(cond string) []analysis.DeveloperScore { return analysis.PerDeveloper(r.anchor(sim, cond)) }
+	rc := analysis.TerseRecovery(per(queries.CondNoProfile), per(queries.CondTerse), per(queries.CondProfile), r.bootOpts())
+	gain := fmt.Sprintf("the profile's gain %s (95%% bootstrap %s to %s, %d developers)", s3(rc.Gain.Estimate), s3(rc.Gain.Lo), s3(rc.Gain.Hi), rc.Developers)
+	if !rc.Estimable {
+		return "terse-only recovery of the profile's gain not estimable: " + gain + " does not exclude zero"
+	}
+	return fmt.Sprintf("terse-only recovers %s (95%% bootstrap %s to %s) of %s", fnum(100*rc.Share.Estimate, 0)+"%",
+		fnum(100*rc.Share.Lo, 0)+"%", fnum(100*rc.Share.Hi, 0)+"%", gain)
+}

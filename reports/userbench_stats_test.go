@@ -1,0 +1,144 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ub-bench/ub/queries"
+)
+
+// hitStudy builds a study of devs developers with per points each, all
+// real moves "directive"; hit(sim, cond, dev, point) says whether the
+// simulator's generation there is the real move ("inquiry" otherwise).
+func hitStudy(devs, per int, sims map[string][]string, hit func(sim, cond string, dev, pt int) bool) *queries.Study {
+	st := &queries.Study{Judge: "j", Generations: []queries.StudyGeneration{}}
+	for d := range devs {
+		for p := range per {
+			st.Points = append(st.Points, queries.StudyPoint{ID: fmt.Sprintf("p%02d-%02d", d, p), Developer: fmt.Sprintf("d%02d", d), Real: "directive"})
+		}
+	}
+	for _, sim := range sortedKeysOf(sims) {
+		st.Simulators = append(st.Simulators, queries.StudySimulator{Name: sim})
+		for _, cond := range sims[sim] {
+			for i := range st.Points {
+				mv := "inquiry"
+				if hit(sim, cond, i/per, i%per) {
+					mv = "directive"
+				}
+				st.Generations = append(st.Generations, queries.StudyGeneration{Point: i, Simulator: sim, Condition: cond,
+					N: defaultN, K: defaultK, Move: mv, Words: 3})
+			}
+		}
+	}
+	return st
+}
+
+// TestTerseRecoveryNeedsAGain: "terse-only recovers X%" divides by the
+// profile's gain. On 12 developers with 10 moments each, without profile
+// 5 hits each and terse 6: with profile 7 and 4 hits alternating, the gain
+// is +0.05 with a per-developer spread of 0.15 (95% interval about
+// -0.04 to +0.14), so the share (0.6 - 0.5) / 0.05 = 200% is noise and
+// must not be printed; with profile 7 hits for everyone the gain is +0.2
+// for every developer and the share exactly 50% in every replicate.
+func TestTerseRecoveryNeedsAGain(t *testing.T) {
+	conds := map[string][]string{"s": {queries.CondNoProfile, queries.CondProfile, queries.CondTerse}}
+	for _, c := range []struct {
+		name    string
+		profile func(dev int) int
+		want    string
+		wantNot string
+	}{
+		{"a gain the data cannot tell from zero", func(dev int) int { return 7 - 3*(dev%2) }, "not estimable", "recovers"},
+		{"a clear gain", func(int) int { return 7 }, "terse-only recovers 50% (95% bootstrap 50% to 50%) of the profile's gain +0.200", "not estimable"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := hitStudy(12, 10, conds, func(_, cond string, dev, pt int) bool {
+				switch cond {
+				case queries.CondNoProfile:
+					return pt < 5
+				case queries.CondTerse:
+					return pt < 6
+				}
+				return pt < c.profile(dev)
+			})
+			f, err := Prepare(Input{Study: st}).ablationTerse()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(f.caption, c.want) || strings.Contains(f.caption, c.wantNot) {
+				t.Errorf("caption %q: want %q, not %q", f.caption, c.want, c.wantNot)
+			}
+		})
+	}
+}
+
+// TestLeaderboardTopCluster: the leaderboard names the simulators the data
+// cannot tell from the top, never "X leads". On 12 developers with 10
+// moments: "best" hits 8, "near" 7 on every third developer and 8 on the
+// others (best - near: 4 differences of +0.1 and 8 zeros, sign-flip p =
+// 2/16 over the 2^4 patterns of the non-zero ones), "far" 3 (best - far
+// and near - far positive on all 12: p = 2/4096 each). Holm over the
+// three: 3 * 2/4096, then 2 * 2/4096 (raised to the running maximum
+// 6/4096), then 1 * 2/16 = 0.125: best and near are not distinguishable,
+// far is out of the cluster.
+func TestLeaderboardTopCluster(t *testing.T) {
+	sims := map[string][]string{"best": {queries.CondNoProfile}, "near": {queries.CondNoProfile}, "far": {queries.CondNoProfile}}
+	hit := func(sim, _ string, dev, pt int) bool {
+		switch sim {
+		case "best":
+			return pt < 8
+		case "near":
+			if dev%3 == 0 {
+				return pt < 7
+			}
+			return pt < 8
+		}
+		return pt < 3
+	}
+	r := Prepare(Input{Study: hitStudy(12, 10, sims, hit)})
+	c := r.comparison(queries.CondNoProfile)
+	if fmt.Sprint(c.TopCluster) != "[best near]" {
+		t.Errorf("top cluster %v, want [best near]", c.TopCluster)
+	}
+	holm := map[string]float64{}
+	for _, p := range c.Pairs {
+		holm[p.A+"-"+p.B] = p.Holm
+	}
+	checkNear(t, "best-near Holm", holm["best-near"], 2.0/16)
+	checkNear(t, "best-far Holm", holm["best-far"], 6.0/4096)
+	checkNear(t, "near-far Holm", holm["near-far"], 6.0/4096)
+	f, err := r.leaderboard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(f.caption, "leads") || !strings.Contains(f.caption, "the top cluster (not distinguishable from the highest, best, at Holm-adjusted p >= 0.05) is best, near.") {
+		t.Errorf("caption %q: want the top cluster best, near and no leader", f.caption)
+	}
+	t.Run("too few developers to compare", func(t *testing.T) {
+		r := Prepare(Input{Study: hitStudy(4, 10, sims, hit)})
+		f, err := r.leaderboard()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "Left out of the comparison (fewer than 10 developers): best, far, near."
+		if !strings.Contains(f.caption, want) || strings.Contains(f.caption, "top cluster") {
+			t.Errorf("caption %q: want %q and no top cluster", f.caption, want)
+		}
+		for _, row := range f.table.rows {
+			if row[1] == "best" && (row[8] != "4" || row[len(row)-1] != "n < 10") {
+				t.Errorf("row %v: want n = 4 shown and marked n < 10", row)
+			}
+		}
+		if _, err := r.pairwise(); err == nil {
+			t.Error("pairwise drawn from 4 developers")
+		}
+	})
+}
+
+func checkNear(t *testing.T, name string, got, want float64) {
+	t.Helper()
+	if d := got - want; d > 1e-12 || d < -1e-12 {
+		t.Errorf("%s = %v, want %v", name, got, want)
+	}
+}
