@@ -18,6 +18,7 @@ const FamDisclosure = 0
 // FidelityEpisode is one episode as one grader graded it.
 type FidelityEpisode struct {
 	ID, Simulator, Agent, Domain, Task string
+	Trial                              int     // the file's trial number (0 when none)
 	Reward                             float64 // the agent's task reward R; NaN when unknown
 	Cost                               float64 // user-side cost of the simulation; NaN when unknown
 	CostEstimated                      bool    // Cost comes from tokens x a price table

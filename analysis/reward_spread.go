@@ -28,15 +28,18 @@ type SimReward struct {
 type DomainSpread struct {
 	Benchmark, Domain string
 	Sims              []SimReward // by name
-	Min, Max          float64
+	Min, Max          float64     // over the simulators with at least MinScored episodes with a reward
+	Small             []string    // simulators with fewer (shown, left out of Min and Max)
 	Confounded        bool
 	Reason            string
 }
 
 // RewardSpread groups episodes by benchmark and domain and, in each, by
 // user simulator: mean R per simulator (episodes without a reward left
-// out), min and max of those means. A domain with one simulator has
-// Min = Max. Domains come sorted by benchmark and name.
+// out), min and max of those means over the simulators with at least
+// MinScored episodes with a reward (the small-sample rule: a one-episode
+// file does not set a domain's maximum); the others are listed in Small.
+// A domain with one simulator has Min = Max. Domains come sorted by benchmark and name.
 func RewardSpread(rows []EpisodeReward) []DomainSpread {
 	type acc struct {
 		sum    float64
@@ -90,6 +93,10 @@ func RewardSpread(rows []EpisodeReward) []DomainSpread {
 			sr := SimReward{UserSim: s, N: a.n, MeanR: math.NaN(), Agents: sortedSet(a.agents)}
 			if a.n > 0 {
 				sr.MeanR = a.sum / float64(a.n)
+			}
+			if a.n < MinScored {
+				ds.Small = append(ds.Small, s)
+			} else {
 				if math.IsNaN(ds.Min) || sr.MeanR < ds.Min {
 					ds.Min = sr.MeanR
 				}

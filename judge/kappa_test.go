@@ -75,8 +75,9 @@ func TestAgreeEdgeCases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ag.Kappa != 1 || ag.SE != 0 || ag.Lo != 1 || ag.Hi != 1 {
-			t.Errorf("kappa %v SE %v [%v, %v], want 1, 0, [1, 1]", ag.Kappa, ag.SE, ag.Lo, ag.Hi)
+		// No disagreement gives SE 0: no interval (NaN bounds), not [1, 1].
+		if ag.Kappa != 1 || ag.SE != 0 || !math.IsNaN(ag.Lo) || !math.IsNaN(ag.Hi) {
+			t.Errorf("kappa %v SE %v [%v, %v], want 1, 0, [NaN, NaN]", ag.Kappa, ag.SE, ag.Lo, ag.Hi)
 		}
 	})
 	t.Run("one label only is undefined", func(t *testing.T) {

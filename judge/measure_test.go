@@ -128,7 +128,9 @@ func TestRiskCoverage(t *testing.T) {
 	}
 	rev, _ := RiskCoverage(ref, got, conf, []float64{1, 0.7, 0.5})
 	for i := range rev {
-		if rev[i] != pts[i] {
+		a, b := rev[i], pts[i]
+		same := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
+		if a.Coverage != b.Coverage || a.N != b.N || a.Accuracy != b.Accuracy || !same(a.Kappa, b.Kappa) || !same(a.Lo, b.Lo) || !same(a.Hi, b.Hi) {
 			t.Errorf("reversed input: %+v, want %+v", rev[i], pts[i])
 		}
 	}

@@ -188,6 +188,7 @@ func Graders(ctx context.Context, db Querier) ([]GraderCount, error) {
 // the order of FidelityFamilies.
 type FidelityEpisode struct {
 	Grader, SimulationID, UserSim, Agent, Domain, TaskID string
+	Trial                                                sql.NullInt64 // the file's trial number
 	Reward                                               sql.NullFloat64
 	Cost                                                 sql.NullFloat64 // per simulation; null: unknown
 	CostEstimated                                        bool
@@ -211,7 +212,7 @@ func LoadFidelity(ctx context.Context, db Querier) ([]FidelityEpisode, error) {
 	for rows.Next() {
 		var e FidelityEpisode
 		var probes string
-		if err := rows.Scan(&e.Grader, &e.SimulationID, &e.UserSim, &e.Agent, &e.Domain, &e.TaskID,
+		if err := rows.Scan(&e.Grader, &e.SimulationID, &e.UserSim, &e.Agent, &e.Domain, &e.TaskID, &e.Trial,
 			&e.Reward, &e.Cost, &e.CostEstimated,
 			&e.Applicable[0], &e.Failed[0], &e.Applicable[1], &e.Failed[1],
 			&e.Applicable[2], &e.Failed[2], &e.Applicable[3], &e.Failed[3],

@@ -145,7 +145,7 @@ func (r *Report) rewardRange() (*figure, error) {
 	}
 	ds := r.spreads()
 	f := &figure{}
-	f.table.header = []string{"benchmark", "domain", "user_sim", "episodes", "mean_r", "domain_min", "domain_max", "confounded", "agents"}
+	f.table.header = []string{"benchmark", "domain", "user_sim", "episodes", "mean_r", "in_range", "domain_min", "domain_max", "confounded", "agents"}
 	simSet := map[string]bool{}
 	for _, d := range ds {
 		for _, s := range d.Sims {
@@ -160,15 +160,18 @@ func (r *Report) rewardRange() (*figure, error) {
 	names := make([]string, len(ds))
 	p := newPlot("Reward range across user simulators, per domain", "mean reward R", "")
 	bySim := make([]plotter.XYs, len(sims))
-	var confounded, clean []string
+	var confounded, clean, small []string
 	for i, d := range ds {
+		for _, s := range d.Small {
+			small = append(small, fmt.Sprintf("%s in %s %s", s, d.Benchmark, d.Domain))
+		}
 		y := float64(len(ds) - 1 - i)
 		label := d.Benchmark + " " + d.Domain
 		if d.Confounded {
 			label += " (confounded)"
 			confounded = append(confounded, d.Benchmark+" "+d.Domain)
-		} else if len(d.Sims) > 1 {
-			clean = append(clean, fmt.Sprintf("%s %s (%d simulators, R %s to %s)", d.Benchmark, d.Domain, len(d.Sims), f3(d.Min), f3(d.Max)))
+		} else if len(d.Sims)-len(d.Small) > 1 {
+			clean = append(clean, fmt.Sprintf("%s %s (%d simulators, R %s to %s)", d.Benchmark, d.Domain, len(d.Sims)-len(d.Small), f3(d.Min), f3(d.Max)))
 		}
 		names[len(ds)-1-i] = label
 		if !math.IsNaN(d.Min) {
@@ -182,7 +185,7 @@ func (r *Report) rewardRange() (*figure, error) {
 			p.Add(bar)
 		}
 		for _, s := range d.Sims {
-			f.table.add(d.Benchmark, d.Domain, s.UserSim, strconv.Itoa(s.N), f3(s.MeanR), f3(d.Min), f3(d.Max),
+			f.table.add(d.Benchmark, d.Domain, s.UserSim, strconv.Itoa(s.N), f3(s.MeanR), strconv.FormatBool(s.N >= analysis.MinScored), f3(d.Min), f3(d.Max),
 				strconv.FormatBool(d.Confounded), strings.Join(s.Agents, " "))
 			if !math.IsNaN(s.MeanR) {
 				k := simIdx[s.UserSim]
@@ -211,7 +214,10 @@ func (r *Report) rewardRange() (*figure, error) {
 	h := vg.Length(1.4+0.45*float64(len(ds))+0.18*float64(len(sims))) * vg.Inch
 	f.pic = single(p, 8*vg.Inch, h)
 	var b strings.Builder
-	b.WriteString("Mean task reward R of each user simulator per domain (dots), grey bar from the lowest to the highest mean. ")
+	fmt.Fprintf(&b, "Mean task reward R of each user simulator per domain (dots), grey bar from the lowest to the highest mean of the simulators with at least %d episodes with a reward. ", analysis.MinScored)
+	if len(small) > 0 {
+		fmt.Fprintf(&b, "Fewer than %d episodes, drawn but not in the range: %s. ", analysis.MinScored, strings.Join(small, ", "))
+	}
 	if len(clean) > 0 {
 		fmt.Fprintf(&b, "Same agent and tasks, so the spread is the simulators': %s. ", strings.Join(clean, "; "))
 	}
@@ -319,6 +325,9 @@ func (r *Report) userFidelity(b *strings.Builder) {
 		cmp := "same agent and tasks"
 		if d.Confounded {
 			cmp = "confounded: " + d.Reason
+		}
+		if len(d.Small) > 0 {
+			cmp += fmt.Sprintf("; fewer than %d episodes, not in the range: %s", analysis.MinScored, strings.Join(d.Small, ", "))
 		}
 		st.add(d.Benchmark, d.Domain, strconv.Itoa(len(d.Sims)), f3(d.Min), f3(d.Max), cmp)
 	}

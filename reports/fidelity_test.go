@@ -48,8 +48,9 @@ func TestProbeRatesWilson(t *testing.T) {
 	}
 }
 
-// TestRewardRangeAndSection: the spread is 0.5 (A) to 1.0 (B), not
-// confounded; the section names the P0 flag and the unknown costs; both
+// TestRewardRangeAndSection: A (0.5) and B (1.0) have 2 episodes each,
+// below the small-sample rule (analysis.MinScored): both are drawn with
+// their n but set no range, and the caption names them; the section names the P0 flag and the unknown costs; both
 // figures come out byte-identical twice.
 func TestRewardRangeAndSection(t *testing.T) {
 	r := Prepare(fidelityInput())
@@ -57,10 +58,11 @@ func TestRewardRangeAndSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(f.table.rows[0], ","); got != "tau-bench v1,telecom,A,2,0.500,0.500,1.000,false,g" {
+	if got := strings.Join(f.table.rows[0], ","); got != "tau-bench v1,telecom,A,2,0.500,false,n/a,n/a,false,g" {
 		t.Errorf("row 0 = %s", got)
 	}
-	if !strings.Contains(f.caption, "tau-bench v1 telecom (2 simulators, R 0.500 to 1.000)") {
+	if !strings.Contains(f.caption, "Fewer than 20 episodes, drawn but not in the range: A in tau-bench v1 telecom, B in tau-bench v1 telecom.") ||
+		strings.Contains(f.caption, "R 0.500 to 1.000") {
 		t.Errorf("caption %q", f.caption)
 	}
 	var b strings.Builder

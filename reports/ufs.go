@@ -34,6 +34,10 @@ type FidelityInput struct {
 	// Prices describes the price table estimated costs come from ("" when
 	// no cost is estimated).
 	Prices string
+	// Rule is the frontier rule ("": point); Bootstrap the replicates and
+	// seed of every bootstrap interval (zero: 1,000 from the default seed).
+	Rule      analysis.FrontierRule
+	Bootstrap analysis.BootstrapOptions
 }
 
 // fidelity is the section's analyses, computed once (figures are built
@@ -51,6 +55,17 @@ type fidelity struct {
 	agree    []analysis.FamilyAgreement
 	sameF    int
 	agreeEps int
+	// The uncertainty of SPEC 9: intervals and the frontier's stability,
+	// the pairwise comparisons, trials and the variance of R; small are the
+	// simulators below the small-sample rule (smallN their scored
+	// episodes), left out of the cross-simulator statistics.
+	unc      analysis.FidelityUncertainty
+	pairs    []analysis.PairComparison
+	trials   []analysis.TrialRow
+	maxK     int
+	variance []analysis.DomainVariance
+	small    []string
+	smallN   []int
 	err      error
 }
 
@@ -84,12 +99,38 @@ func prepareFidelity(in FidelityInput) *fidelity {
 		pts[i] = analysis.FrontierPoint{Simulator: s.Simulator, Cost: s.Cost, UFS: s.UFS}
 	}
 	fd.frontier = analysis.Frontier(pts, in.Qs)
+	cost := map[string]float64{}
+	for _, s := range fd.ufs {
+		cost[s.Simulator] = s.Cost
+	}
+	fd.unc = analysis.FidelityIntervals(in.Episodes, th, cost, in.Qs, in.Rule, in.Bootstrap)
+	// The frontier's choices follow the rule; their UFS is the point
+	// estimate whichever rule chose them.
+	point := map[string]float64{}
+	for _, s := range fd.ufs {
+		point[s.Simulator] = s.UFS
+	}
+	fd.frontier.Choices = append([]analysis.FrontierChoice(nil), fd.unc.Choices...)
+	for i, c := range fd.frontier.Choices {
+		if c.Simulator != "" {
+			fd.frontier.Choices[i].UFS = point[c.Simulator]
+		}
+	}
+	fd.small, fd.smallN = analysis.SmallSimulators(fd.ufs)
+	cross := analysis.WithoutSimulators(in.Episodes, fd.small)
 	fd.rewfid = analysis.RewardFidelity(in.Episodes, th)
 	fd.families = analysis.FamilyEffects(in.Episodes, th)
-	fd.rerank, fd.err = analysis.DisclosureRerank(in.Episodes, th)
+	fd.rerank, fd.err = analysis.DisclosureRerank(cross, th)
 	if fd.err == nil {
-		fd.effort, fd.err = analysis.AgentEffort(in.Episodes, th)
+		fd.effort, fd.err = analysis.AgentEffort(cross, th)
 	}
+	fd.pairs = analysis.PairwiseFidelity(in.Episodes, th, in.Bootstrap)
+	fd.maxK = 1
+	for _, t := range analysis.FidelityTrials(in.Episodes, th, 1) {
+		fd.maxK = max(fd.maxK, min(t.MaxTrials, 5))
+	}
+	fd.trials = analysis.FidelityTrials(in.Episodes, th, fd.maxK)
+	fd.variance = analysis.RewardVariance(in.Episodes, fd.small)
 	fd.overlap, fd.changed = analysis.ProbeOverlap(in.Episodes, th)
 	fd.agree, fd.sameF, fd.agreeEps = analysis.GraderAgreement(in.Pairs)
 	return fd
@@ -155,12 +196,14 @@ func (r *Report) ufsFrontier() (*figure, error) {
 		return nil, err
 	}
 	f := &figure{}
-	f.table.header = []string{"simulator", "episodes_scored", "episodes_excluded", "excluded_p0", "excluded_no_criteria", "ufs", "mean_reward",
-		"cost_per_sim", "cost_estimated", "cost_known_episodes", "dominated", "dominated_by", "chosen_at_q"}
+	f.table.header = []string{"simulator", "episodes_scored", "episodes_excluded", "excluded_p0", "excluded_no_criteria", "ufs", "ufs_lo", "ufs_hi", "mean_reward",
+		"mean_reward_lo", "mean_reward_hi", "cost_per_sim", "cost_estimated", "cost_known_episodes", "dominated", "dominated_by", "chosen_at_q"}
 	p := newPlot("Cost-fidelity frontier", "user-side cost per simulation ($, log scale)", "UFS")
 	var pts, dom plotter.XYs
+	var errs plotter.YErrors
 	var labels []string
 	for i, s := range fd.ufs {
+		u := fd.unc.Sims[i]
 		p0, na := 0, 0
 		for _, d := range s.Domains {
 			p0 += d.ExcludedP0
@@ -172,12 +215,18 @@ func (r *Report) ufsFrontier() (*figure, error) {
 		}
 		fr := fd.frontier
 		f.table.add(s.Simulator, strconv.Itoa(s.Scored), strconv.Itoa(s.Excluded), strconv.Itoa(p0), strconv.Itoa(na),
-			fnumOr(s.UFS, 3, ""), fnumOr(s.MeanR, 3, ""), costText(s.Cost), est, strconv.Itoa(s.CostKnown),
+			fnumOr(s.UFS, 3, ""), fnumOr(u.UFS.Lo, 3, ""), fnumOr(u.UFS.Hi, 3, ""), fnumOr(s.MeanR, 3, ""), fnumOr(u.MeanR.Lo, 3, ""), fnumOr(u.MeanR.Hi, 3, ""),
+			costText(s.Cost), est, strconv.Itoa(s.CostKnown),
 			strconv.FormatBool(fr.Dominated[i]), fr.DominatedBy[i], strings.Join(fd.choicesAt(s.Simulator), " "))
 		if math.IsNaN(s.UFS) || math.IsNaN(s.Cost) || s.Cost <= 0 {
 			continue
 		}
 		pts = append(pts, plotter.XY{X: s.Cost, Y: s.UFS})
+		lo, hi := s.UFS-u.UFS.Lo, u.UFS.Hi-s.UFS
+		if math.IsNaN(lo) || math.IsNaN(hi) {
+			lo, hi = 0, 0
+		}
+		errs = append(errs, struct{ Low, High float64 }{lo, hi})
 		labels = append(labels, " "+s.Simulator)
 		if fr.Dominated[i] {
 			dom = append(dom, plotter.XY{X: s.Cost, Y: s.UFS})
@@ -236,6 +285,17 @@ func (r *Report) ufsFrontier() (*figure, error) {
 		}
 		p.Legend.Add(fmt.Sprintf("q=%s: %s", f2(c.Q), who), l)
 	}
+	eb, err := plotter.NewYErrorBars(struct {
+		plotter.XYer
+		plotter.YErrorer
+	}{pts, errs})
+	if err != nil {
+		return nil, err
+	}
+	eb.LineStyle.Color = palette[0]
+	eb.LineStyle.Width = vg.Points(0.8)
+	eb.CapWidth = vg.Points(5)
+	p.Add(eb)
 	sc, err := plotter.NewScatter(pts)
 	if err != nil {
 		return nil, err
@@ -268,12 +328,12 @@ func (r *Report) ufsFrontier() (*figure, error) {
 	p.Add(plotter.NewGrid())
 	f.pic = single(p, 7*vg.Inch, 4.5*vg.Inch)
 	var parts []string
-	for _, c := range fd.frontier.Choices {
+	for i, c := range fd.frontier.Choices {
 		if c.Simulator == "" {
 			parts = append(parts, fmt.Sprintf("at q = %s no simulator of known cost is faithful enough", f2(c.Q)))
 		} else {
-			parts = append(parts, fmt.Sprintf("at q = %s the cheapest faithful simulator is %s (UFS %s, $%s per simulation, %d feasible)",
-				f2(c.Q), c.Simulator, f3(c.UFS), costText(c.Cost), c.Feasible))
+			parts = append(parts, fmt.Sprintf("at q = %s the cheapest faithful simulator is %s (UFS %s, $%s per simulation, %d feasible; chosen in %s of the bootstrap replicates)",
+				f2(c.Q), c.Simulator, f3(c.UFS), costText(c.Cost), c.Feasible, f2(shareOf(fd.unc.Stability[i], c.Simulator))))
 		}
 	}
 	var doms []string
@@ -289,7 +349,7 @@ func (r *Report) ufsFrontier() (*figure, error) {
 	f.caption = "Each point is a user simulator: user-side cost per simulation (log scale) against UFS, the share of its scored episodes " +
 		"in which every applicable criterion passed (unweighted over domains). The dashed staircase is the efficient frontier, " +
 		"ringed points are strictly dominated (another simulator is no more expensive and no less faithful, and better in one), " +
-		"horizontal lines mark the required fidelity q. " + capital(strings.Join(parts, "; ")) + ". " + domText + "." +
+		"horizontal lines mark the required fidelity q; bars are 95% bootstrap intervals of UFS (tasks resampled within domain). " + capital(strings.Join(parts, "; ")) + ". " + domText + "." +
 		" Simulators of unknown cost are in the table but not on the plot."
 	return f, nil
 }
@@ -307,9 +367,11 @@ func (r *Report) rewardFidelity() (*figure, error) {
 		return nil, err
 	}
 	f := &figure{}
-	f.table.header = []string{"simulator", "domain", "scored", "success_f1", "success_f0", "fail_f1", "fail_f0", "share_of_successes_f0", "share_of_all_success_f0"}
+	f.table.header = []string{"simulator", "domain", "scored", "success_f1", "success_f0", "fail_f1", "fail_f0", "share_of_successes_f0",
+		"share_of_successes_f0_lo", "share_of_successes_f0_hi", "share_of_all_success_f0", "share_of_all_lo", "share_of_all_hi"}
 	var rows []analysis.RewardFidelityRow
 	var total analysis.RewardFidelityRow
+	var totalS, totalA loHi
 	for _, x := range fd.rewfid {
 		sim, dom := x.Simulator, x.Domain
 		if sim == "" {
@@ -318,8 +380,12 @@ func (r *Report) rewardFidelity() (*figure, error) {
 		if dom == "" {
 			dom = "all"
 		}
+		ws, wa := wilsonCells(x.SuccessUnfaithful, x.Successes), wilsonCells(x.SuccessUnfaithful, x.Scored)
+		if x.Simulator == "" {
+			totalS, totalA = ws, wa
+		}
 		f.table.add(sim, dom, strconv.Itoa(x.Scored), strconv.Itoa(x.Successes-x.SuccessUnfaithful), strconv.Itoa(x.SuccessUnfaithful),
-			strconv.Itoa(x.FailFaithful), strconv.Itoa(x.FailUnfaithful), fnumOr(x.ShareOfSuccesses, 3, ""), fnumOr(x.ShareOfAll, 3, ""))
+			strconv.Itoa(x.FailFaithful), strconv.Itoa(x.FailUnfaithful), fnumOr(x.ShareOfSuccesses, 3, ""), ws.lo, ws.hi, fnumOr(x.ShareOfAll, 3, ""), wa.lo, wa.hi)
 		if x.Simulator != "" && x.Domain == "" {
 			rows = append(rows, x)
 		}
@@ -362,8 +428,9 @@ func (r *Report) rewardFidelity() (*figure, error) {
 	p.Legend.Top = true
 	f.pic = single(p, 7*vg.Inch, 4.5*vg.Inch)
 	f.caption = fmt.Sprintf("Each bar splits a simulator's scored episodes by agent success (R >= %s) and user fidelity f. "+
-		"Over all simulators %s of successful episodes have f = 0 (the reward did not see the user break its contract), "+
-		"%s of all scored episodes are a success with f = 0.", fnum(fd.in.Threshold, 2), f3(total.ShareOfSuccesses), f3(total.ShareOfAll))
+		"Over all simulators %s (95%% Wilson %s to %s) of successful episodes have f = 0 (the reward did not see the user break its contract), "+
+		"%s (%s to %s) of all scored episodes are a success with f = 0.", fnum(fd.in.Threshold, 2), f3(total.ShareOfSuccesses), totalS.lo, totalS.hi,
+		f3(total.ShareOfAll), totalA.lo, totalA.hi)
 	return f, nil
 }
 
@@ -373,7 +440,8 @@ func (r *Report) failureFamilies() (*figure, error) {
 		return nil, err
 	}
 	f := &figure{}
-	f.table.header = []string{"family", "episodes_present", "failures", "frequency", "simulator", "domain", "n_present", "n_absent", "pass_present", "pass_absent", "effect"}
+	f.table.header = []string{"family", "episodes_present", "failures", "frequency", "simulator", "domain", "n_present", "n_absent", "pass_present", "pass_absent", "effect",
+		"effect_mean_lo", "effect_mean_hi", "effect_median_lo", "effect_median_hi"}
 	left := newPlot("Frequency", "family", "share of scored episodes")
 	right := newPlot("Pass-rate effect (present - absent)", "family", "agent pass rate difference")
 	freq := make(plotter.Values, len(fd.families))
@@ -386,16 +454,18 @@ func (r *Report) failureFamilies() (*figure, error) {
 		if math.IsNaN(freq[i]) {
 			freq[i] = 0
 		}
-		f.table.add(fe.Family, strconv.Itoa(fe.Present), strconv.Itoa(fe.Failures), fnumOr(fe.Frequency, 3, ""), "all", "all", "", "", "", "", "")
+		fi := fd.unc.Families[i]
+		f.table.add(fe.Family, strconv.Itoa(fe.Present), strconv.Itoa(fe.Failures), fnumOr(fe.Frequency, 3, ""), "all", "all", "", "", "", "", fnumOr(fe.Mean, 3, ""),
+			fnumOr(fi.Mean.Lo, 3, ""), fnumOr(fi.Mean.Hi, 3, ""), fnumOr(fi.Median.Lo, 3, ""), fnumOr(fi.Median.Hi, 3, ""))
 		for _, c := range fe.Cells {
-			f.table.add(fe.Family, "", "", "", c.Simulator, c.Domain, strconv.Itoa(c.NPresent), strconv.Itoa(c.NAbsent), f3(c.PassPresent), f3(c.PassAbsent), s3(c.Effect))
+			f.table.add(fe.Family, "", "", "", c.Simulator, c.Domain, strconv.Itoa(c.NPresent), strconv.Itoa(c.NAbsent), f3(c.PassPresent), f3(c.PassAbsent), s3(c.Effect), "", "", "", "")
 			cells = append(cells, plotter.XY{X: float64(i), Y: c.Effect})
 		}
 		if len(fe.Cells) > 0 {
 			means = append(means, plotter.XY{X: float64(i), Y: fe.Mean})
 			meds = append(meds, plotter.XY{X: float64(i), Y: fe.Median})
-			notes = append(notes, fmt.Sprintf("%s present in %d episodes (%s), effect mean %s, median %s over %d cells, %d sign changes",
-				fe.Family, fe.Present, f3(fe.Frequency), s3(fe.Mean), s3(fe.Median), len(fe.Cells), fe.SignChanges))
+			notes = append(notes, fmt.Sprintf("%s present in %d episodes (%s), effect mean %s (95%% CI %s), median %s (%s) over %d cells, %d sign changes",
+				fe.Family, fe.Present, f3(fe.Frequency), s3(fe.Mean), ciText(fi.Mean.Lo, fi.Mean.Hi), s3(fe.Median), ciText(fi.Median.Lo, fi.Median.Hi), len(fe.Cells), fe.SignChanges))
 		} else {
 			notes = append(notes, fmt.Sprintf("%s present in %d episodes (%s), no cell with >= %d episodes each side", fe.Family, fe.Present, f3(fe.Frequency), analysis.MinCell))
 		}
@@ -444,7 +514,7 @@ func (r *Report) failureFamilies() (*figure, error) {
 	}
 	f.pic = panels([]*plot.Plot{left, right}, 9*vg.Inch, 4.5*vg.Inch)
 	f.caption = fmt.Sprintf("Left: the share of scored episodes in which each family is present (a criterion of it failed). Right: per (simulator, domain) cell with at least %d episodes with and %d without the family, "+
-		"the agent's pass rate with it minus without; mean and median over cells. A sign change is a cell whose effect has the sign opposite to the mean. %s.",
+		"the agent's pass rate with it minus without; mean and median over cells, with bootstrap 95%% intervals (tasks resampled within domain, the cell rule applied to each replicate). A sign change is a cell whose effect has the sign opposite to the mean. %s.",
 		analysis.MinCell, analysis.MinCell, capital(strings.Join(notes, "; ")))
 	return f, nil
 }
@@ -455,6 +525,10 @@ func (r *Report) disclosureRerank() (*figure, error) {
 		return nil, err
 	}
 	rr := fd.rerank
+	if len(rr.Rows) < 3 {
+		return nil, missing("disclosure-rerank", "%d simulators with at least %d scored episodes: a rank correlation needs 3%s",
+			len(rr.Rows), analysis.MinScored, fd.smallSuffix())
+	}
 	f := &figure{}
 	f.table.header = []string{"simulator", "ufs_all", "ufs_non_disclosure", "ufs_disclosure_only", "rank_all", "rank_non_disclosure", "rank_disclosure_only"}
 	p := newPlot("Rank of each simulator under three criterion sets", "", "rank (1 = most faithful)")
@@ -489,7 +563,7 @@ func (r *Report) disclosureRerank() (*figure, error) {
 	f.pic = single(p, 7*vg.Inch, 4.5*vg.Inch)
 	f.caption = fmt.Sprintf("Ranks of the simulators by UFS with all criteria, without the disclosure criteria, and with the disclosure criteria alone "+
 		"(each unweighted over domains; ties by name). Spearman's rho between disclosure-only and non-disclosure UFS is %s (n = %d; the seed reports .071), "+
-		"between the full and the non-disclosure UFS %s.", f3(rr.RhoDiscNon.R), rr.RhoDiscNon.N, f3(rr.RhoAllNon.R))
+		"between the full and the non-disclosure UFS %s.%s", f3(rr.RhoDiscNon.R), rr.RhoDiscNon.N, f3(rr.RhoAllNon.R), fd.smallSentence())
 	return f, nil
 }
 
@@ -499,6 +573,10 @@ func (r *Report) agentEffort() (*figure, error) {
 		return nil, err
 	}
 	ef := fd.effort
+	if ef.CommonTasks < analysis.MinCommonTasks {
+		return nil, missing("agent-effort", "%d tasks completed by every simulator with at least %d scored episodes, fewer than %d%s",
+			ef.CommonTasks, analysis.MinScored, analysis.MinCommonTasks, fd.smallSuffix())
+	}
 	f := &figure{}
 	f.table.header = []string{"simulator", "successes_disclosure", "successes_no_disclosure", "tool_calls_disclosure", "tool_calls_no_disclosure", "tool_call_diff",
 		"questions_disclosure", "questions_no_disclosure", "question_diff", "common_mean_agent_turns", "common_ufs", "common_mean_reward"}
@@ -545,6 +623,7 @@ func (r *Report) agentEffort() (*figure, error) {
 		"%s tool calls and asked %s questions per episode relative to when it did not (mean of per-simulator differences over %d simulators with both; "+
 		"fewer tool calls for %d, fewer questions for %d).",
 		ef.CommonTasks, f3(ef.TurnsUFS.R), f3(ef.TurnsR.R), len(tu), s2(ef.MeanToolCallDiff), s2(ef.MeanQuestionDiff), ef.Compared, ef.ToolCallNegative, ef.QuestionNegative)
+	f.caption += fd.smallSentence()
 	return f, nil
 }
 
@@ -567,7 +646,7 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		"(flagged P0, not their task's conversation, or no applicable criterion).\n\n", len(fd.ufs), len(in.Episodes), in.Grader, scored, excluded)
 
 	b.WriteString("### Table 1: summary per simulator\n\n")
-	t1 := table{header: []string{"simulator", "scored", "excluded", "mean R", "UFS", "cost/sim ($)", "cost", "dominated"}}
+	t1 := table{header: []string{"simulator", "scored", "excluded", "mean R", "mean R 95% CI", "UFS", "UFS 95% CI", "cost/sim ($)", "cost", "dominated"}}
 	for i, s := range fd.ufs {
 		kind := "unknown"
 		if s.CostKnown > 0 {
@@ -580,29 +659,46 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		if fd.frontier.Dominated[i] {
 			dom = "yes (by " + fd.frontier.DominatedBy[i] + ")"
 		}
-		t1.add(s.Simulator, strconv.Itoa(s.Scored), strconv.Itoa(s.Excluded), fnumOr(s.MeanR, 3, "n/a"), fnumOr(s.UFS, 3, "n/a"), fnumOr(s.Cost, 5, "n/a"), kind, dom)
+		u := fd.unc.Sims[i]
+		t1.add(s.Simulator, strconv.Itoa(s.Scored), strconv.Itoa(s.Excluded), fnumOr(s.MeanR, 3, "n/a"), ciText(u.MeanR.Lo, u.MeanR.Hi),
+			fnumOr(s.UFS, 3, "n/a"), ciText(u.UFS.Lo, u.UFS.Hi), fnumOr(s.Cost, 5, "n/a"), kind, dom)
 	}
 	b.WriteString(mdTable(t1))
+	if note := fd.smallNote(); note != "" {
+		fmt.Fprintf(b, "\n%s\n", note)
+	}
 	b.WriteString("\n### Table 2: per domain\n\n")
-	t2 := table{header: []string{"simulator", "domain", "n scored", "excluded P0", "excluded no criteria", "mean R", "UFS"}}
-	for _, s := range fd.ufs {
-		for _, d := range s.Domains {
-			t2.add(s.Simulator, d.Domain, strconv.Itoa(d.Scored), strconv.Itoa(d.ExcludedP0), strconv.Itoa(d.ExcludedNA), fnumOr(d.MeanR, 3, "n/a"), fnumOr(d.UFS, 3, "n/a"))
+	t2 := table{header: []string{"simulator", "domain", "n scored", "excluded P0", "excluded no criteria", "mean R", "UFS", "UFS 95% CI (Wilson)"}}
+	for i, s := range fd.ufs {
+		for j, d := range s.Domains {
+			ci := "n/a"
+			if j < len(fd.unc.Sims[i].Domains) && d.Scored > 0 {
+				w := fd.unc.Sims[i].Domains[j].UFS
+				ci = ciText(w.Lo, w.Hi)
+			}
+			t2.add(s.Simulator, d.Domain, strconv.Itoa(d.Scored), strconv.Itoa(d.ExcludedP0), strconv.Itoa(d.ExcludedNA), fnumOr(d.MeanR, 3, "n/a"), fnumOr(d.UFS, 3, "n/a"), ci)
 		}
 	}
 	b.WriteString(mdTable(t2))
 	b.WriteString("\n### Frontier choice and epoch cost\n\n")
-	t3 := table{header: []string{"q", "U*(q)", "UFS", "cost/sim ($)", "feasible", fmt.Sprintf("epoch cost ($, %d prompts x %d rollouts)", in.EpochPrompts, in.EpochRollouts)}}
-	for _, c := range fd.frontier.Choices {
+	fmt.Fprintf(b, "U*(q) chosen on the %s. Choice stability: the share of %d bootstrap replicates (tasks resampled within domain) in which each simulator is U*(q) on the replicate's UFS.\n\n",
+		map[analysis.FrontierRule]string{analysis.RulePoint: "UFS point estimate", analysis.RuleLower: "lower bound of the UFS 95% interval"}[fd.unc.Rule], fd.unc.Options.B)
+	t3 := table{header: []string{"q", "U*(q)", "UFS", "cost/sim ($)", "feasible", fmt.Sprintf("epoch cost ($, %d prompts x %d rollouts)", in.EpochPrompts, in.EpochRollouts),
+		"choice stability", "not distinguishable from U*(q)"}}
+	for i, c := range fd.frontier.Choices {
 		who, epoch := "none feasible", "n/a"
 		if c.Simulator != "" {
 			who = c.Simulator
 			epoch = fnum(analysis.EpochCost(in.EpochPrompts, in.EpochRollouts, c.Cost), 2)
 		}
-		t3.add(f2(c.Q), who, fnumOr(c.UFS, 3, "n/a"), fnumOr(c.Cost, 5, "n/a"), strconv.Itoa(c.Feasible), epoch)
+		st := fd.unc.Stability[i]
+		t3.add(f2(c.Q), who, fnumOr(c.UFS, 3, "n/a"), fnumOr(c.Cost, 5, "n/a"), strconv.Itoa(c.Feasible), epoch, stabilityText(st), orNone(strings.Join(st.Indistinguishable, ", ")))
 	}
 	b.WriteString(mdTable(t3))
 	fmt.Fprintf(b, "\nEfficient frontier (by cost): %s.\n\n", orNone(strings.Join(fd.frontier.Efficient, ", ")))
+	fd.pairwiseSection(b)
+	fd.trialsSection(b)
+	fd.varianceSection(b)
 
 	if len(fd.overlap) > 0 {
 		b.WriteString("### Probe overlap\n\n")
@@ -621,7 +717,11 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		fmt.Fprintf(b, "### Agreement between graders `%s` and `%s`\n\n", in.Grader, in.SecondGrader)
 		t := table{header: []string{"family", "verdicts", "equal", "kappa", "95% CI"}}
 		for _, a := range fd.agree {
-			t.add(a.Family, strconv.Itoa(a.N), strconv.Itoa(a.Equal), fnumOr(a.Kappa.Kappa, 3, "n/a"), fnumOr(a.Kappa.Lo, 3, "n/a")+" to "+fnumOr(a.Kappa.Hi, 3, "n/a"))
+			ci := fnumOr(a.Kappa.Lo, 3, "n/a") + " to " + fnumOr(a.Kappa.Hi, 3, "n/a")
+			if a.Kappa.Degenerate != "" {
+				ci = "none: " + a.Kappa.Degenerate
+			}
+			t.add(a.Family, strconv.Itoa(a.N), strconv.Itoa(a.Equal), fnumOr(a.Kappa.Kappa, 3, "n/a"), ci)
 		}
 		b.WriteString(mdTable(t))
 		fmt.Fprintf(b, "\nSame episode fidelity f in %d of %d episodes both graded.\n\n", fd.sameF, fd.agreeEps)
@@ -652,7 +752,7 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		"Agent effort compares successful scored episodes with and without a failed disclosure criterion; the turns correlations use the tasks "+
 		"every simulator completed (a non-P0 episode with a reward). A probe folded into UFS sets f = 0 wherever it fired. Kappa between graders is "+
 		"Cohen's over pass / fail / na with the Fleiss-Cohen-Everitt interval. %s Simulators are named by their user simulator, with the agent "+
-		"added when one user simulator ran against several agents.\n\n", fnum(in.Threshold, 2), analysis.MinCell, prices)
+		"added when one user simulator ran against several agents. %s\n\n", fnum(in.Threshold, 2), analysis.MinCell, prices, fd.uncertaintyMethods())
 }
 
 func orNone(s string) string {
@@ -688,6 +788,9 @@ func FidelityEpisodes(rows []queries.FidelityEpisode, grader string) []analysis.
 		}
 		if r.Cost.Valid {
 			e.Cost = r.Cost.Float64
+		}
+		if r.Trial.Valid {
+			e.Trial = int(r.Trial.Int64)
 		}
 		out = append(out, e)
 	}

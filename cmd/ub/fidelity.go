@@ -22,6 +22,8 @@ type fidelityOptions struct {
 	qs       []float64
 	prompts  int
 	rollouts int
+	rule     analysis.FrontierRule
+	boot     analysis.BootstrapOptions
 }
 
 // parseQs reads --q: comma-separated fidelity levels in [0, 1].
@@ -90,7 +92,8 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 	if err != nil {
 		return err
 	}
-	in := reports.FidelityInput{Grader: grader, SecondGrader: second, Qs: opts.qs, EpochPrompts: opts.prompts, EpochRollouts: opts.rollouts}
+	in := reports.FidelityInput{Grader: grader, SecondGrader: second, Qs: opts.qs, EpochPrompts: opts.prompts, EpochRollouts: opts.rollouts,
+		Rule: opts.rule, Bootstrap: opts.boot}
 	in.Episodes = reports.FidelityEpisodes(rows, grader)
 	if second != "" {
 		pairs, err := queries.VerdictPairs(ctx, db, grader, second)

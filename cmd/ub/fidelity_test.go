@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -157,11 +159,25 @@ func TestFidelityEndToEnd(t *testing.T) {
 	// 0.01; dear 1, 0.02 estimated; orch 0 on its one scored episode, 3
 	// excluded (P0), cost unknown. q .5 -> cheap (2 feasible: orch has no
 	// cost); .7 and .9 -> dear. Epoch at q .5: 1000 x 64 x 0.01 = 640.
+	// The bootstrap bounds: dear has f = 1 and R = 1 on every scored
+	// episode and orch f = 0, R = 1 on its one, so every replicate gives the
+	// same value and the interval is that point; cheap's must hold 0.667.
 	want := [][]string{
-		{"simulator", "episodes_scored", "episodes_excluded", "excluded_p0", "excluded_no_criteria", "ufs", "mean_reward", "cost_per_sim", "cost_estimated", "cost_known_episodes", "dominated", "dominated_by", "chosen_at_q"},
-		{"cheap", "3", "1", "0", "1", "0.667", "1.000", "0.01000", "false", "4", "false", "", "0.50"},
-		{"dear", "4", "0", "0", "0", "1.000", "1.000", "0.02000", "true", "4", "false", "", "0.70 0.90"},
-		{"orch", "1", "3", "3", "0", "0.000", "1.000", "", "", "0", "false", "", ""},
+		{"simulator", "episodes_scored", "episodes_excluded", "excluded_p0", "excluded_no_criteria", "ufs", "ufs_lo", "ufs_hi", "mean_reward", "mean_reward_lo", "mean_reward_hi",
+			"cost_per_sim", "cost_estimated", "cost_known_episodes", "dominated", "dominated_by", "chosen_at_q"},
+		{"cheap", "3", "1", "0", "1", "0.667", "*", "*", "1.000", "1.000", "1.000", "0.01000", "false", "4", "false", "", "0.50"},
+		{"dear", "4", "0", "0", "0", "1.000", "1.000", "1.000", "1.000", "1.000", "1.000", "0.02000", "true", "4", "false", "", "0.70 0.90"},
+		{"orch", "1", "3", "3", "0", "0.000", "0.000", "0.000", "1.000", "1.000", "1.000", "", "", "0", "false", "", ""},
+	}
+	cheapLo := math.NaN()
+	if len(recs) == len(want) && len(recs[1]) == len(want[1]) {
+		lo, _ := strconv.ParseFloat(recs[1][6], 64)
+		cheapLo = lo
+		hi, _ := strconv.ParseFloat(recs[1][7], 64)
+		if !(lo <= 0.667 && 0.667 <= hi && lo >= 0 && hi <= 1) {
+			t.Errorf("cheap's UFS interval [%v, %v] does not hold 0.667", lo, hi)
+		}
+		recs[1][6], recs[1][7] = "*", "*"
 	}
 	if fmt.Sprint(recs) != fmt.Sprint(want) {
 		t.Errorf("ufs-frontier.csv:\n got %v\nwant %v", recs, want)
@@ -193,5 +209,25 @@ func TestFidelityEndToEnd(t *testing.T) {
 	}
 	if code, _, errs := runUB(t, "--db", db, "report", "--q", "2", "--out", rep2); code != exitUsage || !strings.Contains(errs, "--q") {
 		t.Errorf("bad --q: %d %s", code, errs)
+	}
+	if code, _, errs := runUB(t, "--db", db, "report", "--frontier-rule", "median", "--out", rep2); code != exitUsage || !strings.Contains(errs, "--frontier-rule") {
+		t.Errorf("bad --frontier-rule: %d %s", code, errs)
+	}
+	// On the lower bound, cheap (3 scored episodes, 2 faithful) is feasible
+	// at q = .5 only if its lower bound reaches .5; dear's is 1.
+	rep3 := filepath.Join(dir, "rep3")
+	if code, _, errs := runUB(t, "--db", db, "report", "--q", "0.5", "--frontier-rule", "lower", "--out", rep3); code != 0 {
+		t.Fatalf("report --frontier-rule lower: %s", errs)
+	}
+	md3, _ := os.ReadFile(filepath.Join(rep3, "report.md"))
+	if !strings.Contains(string(md3), "U*(q) chosen on the lower bound of the UFS 95% interval") || !strings.Contains(string(md3), "on the lower bound of the UFS 95% bootstrap interval") {
+		t.Errorf("report.md does not state the lower rule")
+	}
+	wantChoice := "| 0.50 | dear | 1.000 |"
+	if cheapLo >= 0.5 {
+		wantChoice = "| 0.50 | cheap | 0.667 |"
+	}
+	if !strings.Contains(string(md3), wantChoice) {
+		t.Errorf("lower rule (cheap's lower bound %v): report.md lacks %q", cheapLo, wantChoice)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/judge/review"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
@@ -32,6 +33,9 @@ func newReportCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "grader", Usage: "user fidelity: score with the verdicts of grader `NAME` (default: the grader with the most verdicts)"},
 			&cli.StringFlag{Name: "q", Value: "0.75,0.84,0.86", Usage: "user fidelity: the frontier's required UFS `LEVELS`, comma-separated"},
 			&cli.StringFlag{Name: "epoch", Value: "prompts=1000,rollouts=64", Usage: "user fidelity: the epoch whose cost is reported, `prompts=N,rollouts=M`"},
+			&cli.StringFlag{Name: "frontier-rule", Value: "point", Usage: "user fidelity: choose U*(q) on the UFS `point` estimate or on the `lower` bound of its 95% interval"},
+			&cli.IntFlag{Name: "bootstrap", Value: 1000, Usage: "bootstrap `B` replicates for the intervals over tasks"},
+			&cli.Uint64Flag{Name: "bootstrap-seed", Value: analysis.DefaultBootstrapSeed, Usage: "`SEED` of the bootstrap (the same seed gives the same intervals)"},
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
@@ -45,8 +49,19 @@ func newReportCommand(io *streams) *cli.Command {
 			if err != nil {
 				return err
 			}
+			rule := analysis.FrontierRule(c.String("frontier-rule"))
+			if rule != analysis.RulePoint && rule != analysis.RuleLower {
+				return usagef("report: --frontier-rule %q: want point or lower", rule)
+			}
+			if c.Int("bootstrap") < 1 {
+				return usagef("report: --bootstrap %d: want at least 1 replicate", c.Int("bootstrap"))
+			}
+			if c.Uint64("bootstrap-seed") == 0 {
+				return usagef("report: --bootstrap-seed 0: want a positive seed")
+			}
 			return runReport(c, io, reportOptions{figure: c.String("figure"), out: c.String("out"), judge: c.String("judge"), list: c.Bool("list"),
-				fid: fidelityOptions{grader: c.String("grader"), qs: qs, prompts: prompts, rollouts: rollouts}})
+				fid: fidelityOptions{grader: c.String("grader"), qs: qs, prompts: prompts, rollouts: rollouts, rule: rule,
+					boot: analysis.BootstrapOptions{B: c.Int("bootstrap"), Seed: c.Uint64("bootstrap-seed")}}})
 		},
 	}
 }

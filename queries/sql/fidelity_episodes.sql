@@ -31,7 +31,7 @@ WITH v AS (
     FROM ep_probe_findings
     GROUP BY simulation_id
 )
-SELECT v.grader, v.simulation_id, e.user_sim, e.agent, e.domain, e.task_id,
+SELECT v.grader, v.simulation_id, e.user_sim, e.agent, e.domain, e.task_id, e.trial,
        e.reward, e.user_cost, coalesce(e.cost_estimated, false),
        v.a_disc, v.f_disc, v.a_goal, v.f_goal, v.a_grnd, v.f_grnd, v.a_omit, v.f_omit,
        coalesce(m.agent_turns, 0), coalesce(m.agent_questions, 0), coalesce(t.agent_tool_calls, 0),

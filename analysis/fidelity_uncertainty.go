@@ -1,0 +1,774 @@
+package analysis
+
+import (
+	"math"
+	"sort"
+)
+
+// Uncertainty for the user-fidelity analyses (SPEC 6.4 and 9): Wilson
+// intervals on proportions, a bootstrap that resamples tasks within each
+// domain for the means over domains, the frontier's choice stability, paired
+// comparisons of simulators, trials (pass^k) and the small-sample rule.
+
+// The small-sample rule (SPEC 9), one rule for the whole fidelity section:
+// a simulator with fewer than MinScored scored episodes, or a comparison on
+// fewer than MinCommonTasks tasks, is shown with its n but left out of every
+// cross-simulator statistic (correlations, re-rank and Spearman, the
+// reward spread's min and max, the variance decomposition). 20 episodes
+// put a Wilson 95% interval of a proportion near .8 at about +-.17 wide,
+// already wider than most gaps between simulators; 5 tasks is the least
+// for a task-clustered bootstrap to have a useful number of distinct
+// resamples (C(2n-1, n) = 126 at n = 5, 10 at n = 3) and for a rank
+// correlation over them to mean more than a coin toss.
+const (
+	MinScored      = 20
+	MinCommonTasks = 5
+)
+
+// SmallSimulators returns the simulators with fewer than MinScored scored
+// episodes, sorted, with their counts.
+func SmallSimulators(ufs []SimUFS) (names []string, scored []int) {
+	for _, s := range ufs {
+		if s.Scored < MinScored {
+			names = append(names, s.Simulator)
+			scored = append(scored, s.Scored)
+		}
+	}
+	return names, scored
+}
+
+// WithoutSimulators returns the episodes whose simulator is not in drop.
+func WithoutSimulators(eps []FidelityEpisode, drop []string) []FidelityEpisode {
+	if len(drop) == 0 {
+		return eps
+	}
+	d := map[string]bool{}
+	for _, s := range drop {
+		d[s] = true
+	}
+	var out []FidelityEpisode
+	for _, e := range eps {
+		if !d[e.Simulator] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// taskAgg is one simulator's scored episodes on one task.
+type taskAgg struct {
+	n, f  int     // scored episodes, and those with f = 1
+	rn    int     // scored episodes with a known R
+	r     float64 // sum of their R
+	succ  int     // scored episodes with success
+	fam   [4][2]famAgg
+	known bool // any scored episode
+}
+
+// famAgg counts episodes with a known R (n) and successes (pass) for one
+// family absent [0] or present [1].
+type famAgg struct{ n, pass int }
+
+// fidIndex lays the scored episodes out as simulator x domain x task, the
+// tasks of a domain being the union over simulators (the bootstrap's
+// clusters).
+type fidIndex struct {
+	sims    []string
+	domains []string
+	tasks   [][]string
+	cell    [][][]taskAgg // [sim][domain][task]
+}
+
+func newFidIndex(eps []FidelityEpisode, threshold float64) *fidIndex {
+	simSet, domTasks := map[string]bool{}, map[string]map[string]bool{}
+	for _, e := range eps {
+		simSet[e.Simulator] = true
+		if domTasks[e.Domain] == nil {
+			domTasks[e.Domain] = map[string]bool{}
+		}
+		domTasks[e.Domain][e.Task] = true
+	}
+	ix := &fidIndex{sims: sortedKeys(simSet), domains: sortedKeys(domTasks)}
+	simI, domI := map[string]int{}, map[string]int{}
+	taskI := make([]map[string]int, len(ix.domains))
+	for i, s := range ix.sims {
+		simI[s] = i
+	}
+	for d, name := range ix.domains {
+		domI[name] = d
+		ts := sortedKeys(domTasks[name])
+		ix.tasks = append(ix.tasks, ts)
+		taskI[d] = map[string]int{}
+		for j, t := range ts {
+			taskI[d][t] = j
+		}
+	}
+	ix.cell = make([][][]taskAgg, len(ix.sims))
+	for i := range ix.sims {
+		ix.cell[i] = make([][]taskAgg, len(ix.domains))
+		for d := range ix.domains {
+			ix.cell[i][d] = make([]taskAgg, len(ix.tasks[d]))
+		}
+	}
+	for _, e := range eps {
+		if !e.Scored() {
+			continue
+		}
+		d := domI[e.Domain]
+		a := &ix.cell[simI[e.Simulator]][d][taskI[d][e.Task]]
+		a.known = true
+		a.n++
+		a.f += e.F()
+		if !math.IsNaN(e.Reward) {
+			a.rn++
+			a.r += e.Reward
+			s := 0
+			if e.Success(threshold) {
+				s = 1
+			}
+			for fi := range a.fam {
+				p := 0
+				if e.Present(fi) {
+					p = 1
+				}
+				a.fam[fi][p].n++
+				a.fam[fi][p].pass += s
+			}
+		}
+		if e.Success(threshold) {
+			a.succ++
+		}
+	}
+	return ix
+}
+
+func (ix *fidIndex) sizes() []int {
+	s := make([]int, len(ix.tasks))
+	for d, ts := range ix.tasks {
+		s[d] = len(ts)
+	}
+	return s
+}
+
+// ones is the observed-data weighting (every task once).
+func (ix *fidIndex) ones() [][]int {
+	c := make([][]int, len(ix.tasks))
+	for d, ts := range ix.tasks {
+		c[d] = make([]int, len(ts))
+		for j := range c[d] {
+			c[d][j] = 1
+		}
+	}
+	return c
+}
+
+// ufsR returns simulator i's UFS and mean R under the task weights w: per
+// domain the weighted share of f = 1 (of R), then the unweighted mean over
+// the domains where the simulator has scored episodes in the data (want).
+// A domain that the resample left empty makes the statistic NaN.
+func (ix *fidIndex) ufsR(i int, w [][]int) (ufs, r float64) {
+	var us, rs float64
+	var nu, nr int
+	for d := range ix.domains {
+		var n, f, rn int
+		var rsum float64
+		present := false
+		for j, a := range ix.cell[i][d] {
+			if !a.known {
+				continue
+			}
+			present = true
+			k := w[d][j]
+			n += k * a.n
+			f += k * a.f
+			rn += k * a.rn
+			rsum += float64(k) * a.r
+		}
+		if !present {
+			continue
+		}
+		if n == 0 {
+			return math.NaN(), math.NaN()
+		}
+		us += float64(f) / float64(n)
+		nu++
+		if rn > 0 {
+			rs += rsum / float64(rn)
+			nr++
+		} else if ix.hasR(i, d) {
+			r = math.NaN()
+		}
+	}
+	ufs, rr := math.NaN(), math.NaN()
+	if nu > 0 {
+		ufs = us / float64(nu)
+	}
+	if nr > 0 && !math.IsNaN(r) {
+		rr = rs / float64(nr)
+	}
+	return ufs, rr
+}
+
+func (ix *fidIndex) hasR(i, d int) bool {
+	for _, a := range ix.cell[i][d] {
+		if a.rn > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// SimInterval is one simulator's UFS and mean R with their bootstrap
+// intervals, and each domain's UFS with its Wilson interval.
+type SimInterval struct {
+	Simulator string
+	Scored    int
+	UFS       BootInterval // unweighted over domains; bootstrap over tasks within domain
+	MeanR     BootInterval
+	Domains   []DomainInterval
+}
+
+// DomainInterval is one simulator's UFS in one domain with its Wilson
+// interval.
+type DomainInterval struct {
+	Domain string
+	UFS    Proportion // K = episodes with f = 1 of N scored; zero N: no interval
+}
+
+// FrontierRule says how the frontier compares a simulator's UFS with q.
+type FrontierRule string
+
+// The frontier rules: on the point estimate, or on the lower bound of its
+// bootstrap interval (a simulator is feasible only when the data are
+// confident it reaches q).
+const (
+	RulePoint FrontierRule = "point"
+	RuleLower FrontierRule = "lower"
+)
+
+// Stability is the frontier's robustness at one q.
+type Stability struct {
+	Q      float64
+	Chosen string // U*(q) under the rule; "" when none is feasible
+	// Share[k] is the share of bootstrap replicates in which Sims[k] is
+	// U*(q) under the point rule on the replicate's UFS; None the share in
+	// which no simulator is feasible.
+	Sims  []string
+	Share []float64
+	None  float64
+	// Indistinguishable are the other simulators of known cost whose paired
+	// bootstrap interval of UFS(U) - UFS(U*) contains 0.
+	Indistinguishable []string
+}
+
+// FamilyInterval is a family effect's mean and median over cells with
+// their bootstrap intervals.
+type FamilyInterval struct {
+	Family       string
+	Mean, Median BootInterval
+}
+
+// FidelityUncertainty is every interval of the fidelity section.
+type FidelityUncertainty struct {
+	Options   BootstrapOptions // as resolved (B, seed, level)
+	Rule      FrontierRule
+	Sims      []SimInterval
+	Choices   []FrontierChoice // U*(q) under Rule
+	Stability []Stability
+	Families  []FamilyInterval
+}
+
+// FidelityIntervals computes the intervals of the fidelity section on the
+// graded episodes: per simulator and domain a Wilson interval on UFS; per
+// simulator a percentile bootstrap interval of UFS over domains and of mean
+// R, resampling tasks within each domain (all of a task's episodes, of
+// every simulator, move together, so the replicates of two simulators are
+// paired); the frontier's choice under rule at every q, its choice
+// stability over the same replicates and the simulators not
+// distinguishable from the choice; the family effects' mean and median over
+// cells. cost gives each simulator's cost per simulation (NaN: unknown).
+func FidelityIntervals(eps []FidelityEpisode, threshold float64, cost map[string]float64, qs []float64, rule FrontierRule, opts BootstrapOptions) FidelityUncertainty {
+	opts = opts.withDefaults()
+	if rule == "" {
+		rule = RulePoint
+	}
+	ix := newFidIndex(eps, threshold)
+	out := FidelityUncertainty{Options: opts, Rule: rule}
+	ns := len(ix.sims)
+	// One pass over the replicates: every simulator's UFS and R, and the
+	// family effects.
+	reps := make([][]float64, ns) // UFS per replicate
+	rreps := make([][]float64, ns)
+	famMean := make([][]float64, len(FidelityFamilies))
+	famMed := make([][]float64, len(FidelityFamilies))
+	var famDropped [4][2]int
+	ClusterReplicates(ix.sizes(), opts, func(_ int, w [][]int) {
+		for i := range ns {
+			u, r := ix.ufsR(i, w)
+			reps[i] = append(reps[i], u)
+			rreps[i] = append(rreps[i], r)
+		}
+		for fi := range FidelityFamilies {
+			m, md := ix.familyEffect(fi, w)
+			if math.IsNaN(m) {
+				famDropped[fi][0]++
+			} else {
+				famMean[fi] = append(famMean[fi], m)
+			}
+			if math.IsNaN(md) {
+				famDropped[fi][1]++
+			} else {
+				famMed[fi] = append(famMed[fi], md)
+			}
+		}
+	})
+	ones := ix.ones()
+	point := make([]float64, ns)
+	for i, s := range ix.sims {
+		u, r := ix.ufsR(i, ones)
+		point[i] = u
+		si := SimInterval{Simulator: s, UFS: bootOf(u, reps[i], opts), MeanR: bootOf(r, rreps[i], opts)}
+		for d, dom := range ix.domains {
+			var n, f int
+			present := false
+			for _, a := range ix.cell[i][d] {
+				present = present || a.known
+				n += a.n
+				f += a.f
+			}
+			if !present {
+				continue
+			}
+			si.Scored += n
+			p, err := Wilson(f, n, opts.Level)
+			if err != nil {
+				p = Proportion{K: f, N: n, P: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+			}
+			si.Domains = append(si.Domains, DomainInterval{Domain: dom, UFS: p})
+		}
+		out.Sims = append(out.Sims, si)
+	}
+	for fi, fam := range FidelityFamilies {
+		m, md := ix.familyEffect(fi, ones)
+		fiv := FamilyInterval{Family: fam,
+			Mean:   bootOf(m, famMean[fi], opts),
+			Median: bootOf(md, famMed[fi], opts)}
+		fiv.Mean.Dropped, fiv.Median.Dropped = famDropped[fi][0], famDropped[fi][1]
+		out.Families = append(out.Families, fiv)
+	}
+	// The frontier under the rule.
+	pts := make([]FrontierPoint, ns)
+	for i, s := range ix.sims {
+		u := point[i]
+		if rule == RuleLower {
+			u = out.Sims[i].UFS.Lo
+		}
+		c, ok := cost[s]
+		if !ok {
+			c = math.NaN()
+		}
+		pts[i] = FrontierPoint{Simulator: s, Cost: c, UFS: u}
+	}
+	out.Choices = Frontier(pts, qs).Choices
+	for qi, q := range qs {
+		st := Stability{Q: q, Chosen: out.Choices[qi].Simulator, Sims: ix.sims, Share: make([]float64, ns)}
+		for b := range opts.B {
+			best := -1
+			for i := range ns {
+				u := reps[i][b]
+				if math.IsNaN(u) || math.IsNaN(pts[i].Cost) || u < q {
+					continue
+				}
+				if best < 0 || pts[i].Cost < pts[best].Cost ||
+					(pts[i].Cost == pts[best].Cost && (u > reps[best][b] || (u == reps[best][b] && ix.sims[i] < ix.sims[best]))) {
+					best = i
+				}
+			}
+			if best < 0 {
+				st.None++
+			} else {
+				st.Share[best]++
+			}
+		}
+		for i := range st.Share {
+			st.Share[i] /= float64(opts.B)
+		}
+		st.None /= float64(opts.B)
+		if c := indexOf(ix.sims, st.Chosen); c >= 0 {
+			for i := range ns {
+				if i == c || math.IsNaN(pts[i].Cost) {
+					continue
+				}
+				var diff []float64
+				for b := range opts.B {
+					if d := reps[i][b] - reps[c][b]; !math.IsNaN(d) {
+						diff = append(diff, d)
+					}
+				}
+				lo, hi := PercentileInterval(diff, opts.Level)
+				if lo <= 0 && hi >= 0 {
+					st.Indistinguishable = append(st.Indistinguishable, ix.sims[i])
+				}
+			}
+		}
+		out.Stability = append(out.Stability, st)
+	}
+	return out
+}
+
+func bootOf(est float64, reps []float64, opts BootstrapOptions) BootInterval {
+	b := BootInterval{Estimate: est, B: opts.B}
+	var fin []float64
+	for _, v := range reps {
+		if math.IsNaN(v) {
+			b.Dropped++
+		} else {
+			fin = append(fin, v)
+		}
+	}
+	b.Lo, b.Hi = PercentileInterval(fin, opts.Level)
+	return b
+}
+
+func indexOf(xs []string, s string) int {
+	for i, x := range xs {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// familyEffect is the mean and median over (simulator, domain) cells of
+// family fi's pass-rate effect under the task weights w, with the cell rule
+// of FamilyEffects (>= MinCell episodes each side) applied to the weighted
+// counts.
+func (ix *fidIndex) familyEffect(fi int, w [][]int) (mean, med float64) {
+	var effs []float64
+	for i := range ix.sims {
+		for d := range ix.domains {
+			var n, pass [2]int
+			for j, a := range ix.cell[i][d] {
+				k := w[d][j]
+				for p := range 2 {
+					n[p] += k * a.fam[fi][p].n
+					pass[p] += k * a.fam[fi][p].pass
+				}
+			}
+			if n[0] < MinCell || n[1] < MinCell {
+				continue
+			}
+			effs = append(effs, float64(pass[1])/float64(n[1])-float64(pass[0])/float64(n[0]))
+		}
+	}
+	return meanOrNaN(effs), median(effs)
+}
+
+// PairComparison compares two simulators on the episodes of the tasks both
+// ran (paired per (domain, task) and trial order).
+type PairComparison struct {
+	A, B       string
+	Confounded bool   // the two met different agents: not compared
+	Reason     string // why the pair is not compared ("" when it is)
+	Tasks      int    // common (domain, task) pairs
+	Pairs      int    // paired scored episodes
+	F          McNemar
+	Success    McNemar // on paired episodes both with a known R
+	// FHolm and SuccessHolm are the Holm-adjusted p values over the pairs
+	// compared (NaN when not compared).
+	FHolm, SuccessHolm float64
+	// DiffUFS and DiffR are UFS(A) - UFS(B) and mean R(A) - mean R(B) on
+	// the paired episodes (unweighted over domains), with a paired bootstrap
+	// interval resampling the common tasks within domain.
+	DiffUFS, DiffR BootInterval
+}
+
+// PairwiseFidelity compares every pair of simulators (A < B by name) on the
+// episodes of the same tasks: exact McNemar on f and on success, a paired
+// bootstrap interval of the difference in UFS and in R, and Holm-adjusted p
+// values across the pairs compared. Episodes of a (domain, task) are paired
+// in trial order, then by id; an unpaired surplus is left out. A pair whose
+// simulators met different agents is confounded and not tested; a pair
+// with fewer than MinCommonTasks common tasks, or a simulator below
+// MinScored, is listed with the reason and not tested.
+func PairwiseFidelity(eps []FidelityEpisode, threshold float64, opts BootstrapOptions) []PairComparison {
+	opts = opts.withDefaults()
+	type key struct{ dom, task string }
+	by := map[string]map[key][]FidelityEpisode{}
+	agents := map[string]map[string]bool{}
+	scored := map[string]int{}
+	for _, e := range eps {
+		if by[e.Simulator] == nil {
+			by[e.Simulator] = map[key][]FidelityEpisode{}
+			agents[e.Simulator] = map[string]bool{}
+		}
+		agents[e.Simulator][e.Agent] = true
+		if !e.Scored() {
+			continue
+		}
+		scored[e.Simulator]++
+		k := key{e.Domain, e.Task}
+		by[e.Simulator][k] = append(by[e.Simulator][k], e)
+	}
+	for _, m := range by {
+		for _, es := range m {
+			sort.SliceStable(es, func(i, j int) bool {
+				if es[i].Trial != es[j].Trial {
+					return es[i].Trial < es[j].Trial
+				}
+				return es[i].ID < es[j].ID
+			})
+		}
+	}
+	sims := sortedKeys(by)
+	var out []PairComparison
+	var pf, ps []float64
+	var tested []int
+	for i, a := range sims {
+		for _, b := range sims[i+1:] {
+			pc := PairComparison{A: a, B: b, FHolm: math.NaN(), SuccessHolm: math.NaN(),
+				DiffUFS: BootInterval{Estimate: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}}
+			pc.DiffR = pc.DiffUFS
+			if !sameSet(agents[a], agents[b]) {
+				pc.Confounded, pc.Reason = true, "different agents"
+				out = append(out, pc)
+				continue
+			}
+			// The paired layout: per domain (sorted), per common task
+			// (sorted), the paired episodes' f and R.
+			type pt struct {
+				fa, fb, n, rn int
+				ra, rb        float64
+			}
+			var ks []key
+			for k := range by[a] {
+				if len(by[b][k]) > 0 {
+					ks = append(ks, k)
+				}
+			}
+			sort.Slice(ks, func(i, j int) bool {
+				if ks[i].dom != ks[j].dom {
+					return ks[i].dom < ks[j].dom
+				}
+				return ks[i].task < ks[j].task
+			})
+			var layout [][]pt
+			var sizes []int
+			var fx, fy, sx, sy []int
+			for i, k := range ks {
+				if i == 0 || k.dom != ks[i-1].dom {
+					layout = append(layout, nil)
+					sizes = append(sizes, 0)
+				}
+				ea, eb := by[a][k], by[b][k]
+				var p pt
+				for t := range min(len(ea), len(eb)) {
+					x, y := ea[t], eb[t]
+					p.n++
+					p.fa += x.F()
+					p.fb += y.F()
+					fx, fy = append(fx, x.F()), append(fy, y.F())
+					if !math.IsNaN(x.Reward) && !math.IsNaN(y.Reward) {
+						p.rn++
+						p.ra += x.Reward
+						p.rb += y.Reward
+						sx, sy = append(sx, b2i(x.Success(threshold))), append(sy, b2i(y.Success(threshold)))
+					}
+				}
+				layout[len(layout)-1] = append(layout[len(layout)-1], p)
+				sizes[len(sizes)-1]++
+			}
+			pc.Tasks = len(ks)
+			pc.Pairs = len(fx)
+			switch {
+			case scored[a] < MinScored || scored[b] < MinScored:
+				pc.Reason = "fewer than 20 scored episodes"
+			case pc.Tasks < MinCommonTasks:
+				pc.Reason = "fewer than 5 common tasks"
+			}
+			if pc.Reason != "" {
+				out = append(out, pc)
+				continue
+			}
+			pc.F, _ = McNemarPaired(fx, fy)
+			pc.Success, _ = McNemarPaired(sx, sy)
+			diff := func(w [][]int, reward bool) float64 {
+				var s float64
+				for d, ps := range layout {
+					var num, den float64
+					for j, p := range ps {
+						k := float64(w[d][j])
+						if reward {
+							num += k * (p.ra - p.rb)
+							den += k * float64(p.rn)
+						} else {
+							num += k * float64(p.fa-p.fb)
+							den += k * float64(p.n)
+						}
+					}
+					if den == 0 {
+						return math.NaN()
+					}
+					s += num / den
+				}
+				return s / float64(len(layout))
+			}
+			pc.DiffUFS = ClusterBootstrap(sizes, opts, func(w [][]int) float64 { return diff(w, false) })
+			pc.DiffR = ClusterBootstrap(sizes, opts, func(w [][]int) float64 { return diff(w, true) })
+			pf, ps = append(pf, pc.F.P), append(ps, pc.Success.P)
+			tested = append(tested, len(out))
+			out = append(out, pc)
+		}
+	}
+	hf, hs := Holm(pf), Holm(ps)
+	for j, k := range tested {
+		out[k].FHolm, out[k].SuccessHolm = hf[j], hs[j]
+	}
+	return out
+}
+
+func sameSet(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// TrialRow is pass^k and UFS^k of one simulator: how often k trials of a
+// task all succeed, and all have f = 1.
+type TrialRow struct {
+	Simulator string
+	Tasks     int // (domain, task) with a scored episode
+	MaxTrials int // most trials of one task
+	PassK     []PassK
+	UFSK      []PassK
+}
+
+// FidelityTrials counts, per simulator, the trials of each (domain, task)
+// (its scored episodes with a known R for pass^k, its scored episodes for
+// UFS^k) and returns pass^k and UFS^k for k = 1..maxK over the tasks with at
+// least k trials. Repeated trials are the episodes of one (agent, user
+// simulator, task); the simulator label already tells agents apart.
+func FidelityTrials(eps []FidelityEpisode, threshold float64, maxK int) []TrialRow {
+	type key struct{ sim, dom, task string }
+	pass, fid := map[key]*TaskTrials{}, map[key]*TaskTrials{}
+	for _, e := range eps {
+		if !e.Scored() {
+			continue
+		}
+		k := key{e.Simulator, e.Domain, e.Task}
+		if fid[k] == nil {
+			fid[k], pass[k] = &TaskTrials{}, &TaskTrials{}
+		}
+		fid[k].N++
+		fid[k].C += e.F()
+		if !math.IsNaN(e.Reward) {
+			pass[k].N++
+			pass[k].C += b2i(e.Success(threshold))
+		}
+	}
+	bySim := map[string][]key{}
+	for k := range fid {
+		bySim[k.sim] = append(bySim[k.sim], k)
+	}
+	var out []TrialRow
+	for _, s := range sortedKeys(bySim) {
+		ks := bySim[s]
+		sort.Slice(ks, func(i, j int) bool {
+			if ks[i].dom != ks[j].dom {
+				return ks[i].dom < ks[j].dom
+			}
+			return ks[i].task < ks[j].task
+		})
+		row := TrialRow{Simulator: s, Tasks: len(ks)}
+		var pt, ft []TaskTrials
+		for _, k := range ks {
+			row.MaxTrials = max(row.MaxTrials, fid[k].N)
+			ft = append(ft, *fid[k])
+			if pass[k].N > 0 {
+				pt = append(pt, *pass[k])
+			}
+		}
+		for k := 1; k <= maxK; k++ {
+			p, _ := PassHatK(pt, k)
+			u, _ := PassHatK(ft, k)
+			row.PassK, row.UFSK = append(row.PassK, p), append(row.UFSK, u)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// DomainVariance is the variance decomposition of R in one domain for the
+// simulators that met one agent there.
+type DomainVariance struct {
+	Domain, Agent string
+	Excluded      []string // simulators below MinScored, left out
+	Decomposition VarianceDecomposition
+	Err           string // why there is none ("" when there is)
+}
+
+// RewardVariance decomposes R, per (domain, agent), into task, simulator
+// and trial (or residual) components with [DecomposeVariance], over the
+// non-P0 episodes with a known R of the simulators with at least MinScored
+// scored episodes; a layout with fewer than MinCommonTasks common tasks is
+// reported with the reason instead.
+func RewardVariance(eps []FidelityEpisode, small []string) []DomainVariance {
+	skip := map[string]bool{}
+	for _, s := range small {
+		skip[s] = true
+	}
+	type key struct{ dom, agent string }
+	obs := map[key][]RewardObs{}
+	excl := map[key]map[string]bool{}
+	for _, e := range eps {
+		if e.P0() || math.IsNaN(e.Reward) {
+			continue
+		}
+		k := key{e.Domain, e.Agent}
+		if skip[e.Simulator] {
+			if excl[k] == nil {
+				excl[k] = map[string]bool{}
+			}
+			excl[k][e.Simulator] = true
+			continue
+		}
+		obs[k] = append(obs[k], RewardObs{Task: e.Task, Sim: e.Simulator, Trial: e.Trial, Y: e.Reward})
+	}
+	keys := make([]key, 0, len(obs)+len(excl))
+	seen := map[key]bool{}
+	for k := range obs {
+		keys, seen[k] = append(keys, k), true
+	}
+	for k := range excl {
+		if !seen[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].dom != keys[j].dom {
+			return keys[i].dom < keys[j].dom
+		}
+		return keys[i].agent < keys[j].agent
+	})
+	var out []DomainVariance
+	for _, k := range keys {
+		dv := DomainVariance{Domain: k.dom, Agent: k.agent, Excluded: sortedKeys(excl[k])}
+		d, err := DecomposeVariance(obs[k])
+		switch {
+		case err != nil:
+			dv.Err = "fewer than 2 simulators or 2 common tasks"
+		case d.Tasks < MinCommonTasks:
+			dv.Err = "fewer than 5 common tasks"
+		default:
+			dv.Decomposition = d
+		}
+		out = append(out, dv)
+	}
+	return out
+}

@@ -1,0 +1,216 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"testing"
+)
+
+// fep is a scored episode (one applicable criterion) with fidelity f and
+// reward r.
+func fep(sim, dom, task string, trial, f int, r float64) FidelityEpisode {
+	e := FidelityEpisode{ID: fmt.Sprintf("%s/%s/%s/%d", sim, dom, task, trial), Simulator: sim, Agent: "agent", Domain: dom, Task: task,
+		Trial: trial, Reward: r, Cost: math.NaN()}
+	e.Applicable[1] = 1
+	if f == 0 {
+		e.Failed[1] = 1
+	}
+	return e
+}
+
+func TestFidelityIntervalsAgainstAnIndependentBootstrap(t *testing.T) {
+	// Two simulators on 2 domains x 6 tasks; f and R vary by task.
+	var eps []FidelityEpisode
+	fA := map[string][]int{"d1": {1, 1, 0, 1, 0, 1}, "d2": {1, 0, 0, 1, 1, 1}}
+	fB := map[string][]int{"d1": {0, 1, 0, 0, 0, 1}, "d2": {1, 0, 0, 0, 1, 0}}
+	for _, d := range []string{"d1", "d2"} {
+		for j := range 6 {
+			task := fmt.Sprint(j)
+			eps = append(eps, fep("A", d, task, 0, fA[d][j], float64(j%2)), fep("B", d, task, 0, fB[d][j], float64((j+1)%2)))
+		}
+	}
+	opts := BootstrapOptions{B: 300, Seed: 11}
+	got := FidelityIntervals(eps, 1, map[string]float64{"A": 2, "B": 1}, []float64{0.5}, RulePoint, opts)
+	// Independent recomputation of A's replicate UFS: replay the documented
+	// draws (domains in order, six draws each), average f over the drawn
+	// tasks per domain, then over domains.
+	r := NewBootstrapRand(11)
+	var repsA, repsB []float64
+	for range 300 {
+		var ua, ub float64
+		for _, d := range []string{"d1", "d2"} {
+			var sa, sb float64
+			for range 6 {
+				j := r.IntN(6)
+				sa += float64(fA[d][j])
+				sb += float64(fB[d][j])
+			}
+			ua += sa / 6 / 2
+			ub += sb / 6 / 2
+		}
+		repsA, repsB = append(repsA, ua), append(repsB, ub)
+	}
+	sort.Float64s(repsA)
+	// type 7 with n = 300: h = 299 * .025 = 7.475 and 299 * .975 = 291.525
+	lo := repsA[7] + 0.475*(repsA[8]-repsA[7])
+	hi := repsA[291] + 0.525*(repsA[292]-repsA[291])
+	a := got.Sims[0]
+	checkFloat(t, "UFS A", a.UFS.Estimate, (4.0/6+4.0/6)/2, 1e-12)
+	checkFloat(t, "UFS A lo", a.UFS.Lo, lo, 1e-12)
+	checkFloat(t, "UFS A hi", a.UFS.Hi, hi, 1e-12)
+	// Wilson per domain: A has 4 of 6 in d1.
+	w, _ := Wilson(4, 6, Confidence)
+	if a.Domains[0].UFS != w {
+		t.Errorf("A d1 = %+v, want %+v", a.Domains[0].UFS, w)
+	}
+	// Choice stability at q = .5: B is cheaper, so B is chosen in a
+	// replicate when its UFS >= .5, else A when A's is; recount it.
+	var wantB, wantA float64
+	// Replay once more in step (A and B come from the same draws).
+	r = NewBootstrapRand(11)
+	for range 300 {
+		var ua, ub float64
+		for _, d := range []string{"d1", "d2"} {
+			var sa, sb float64
+			for range 6 {
+				j := r.IntN(6)
+				sa += float64(fA[d][j])
+				sb += float64(fB[d][j])
+			}
+			ua += sa / 12
+			ub += sb / 12
+		}
+		switch {
+		case ub >= 0.5:
+			wantB++
+		case ua >= 0.5:
+			wantA++
+		}
+	}
+	st := got.Stability[0]
+	checkFloat(t, "share A", st.Share[0], wantA/300, 1e-12)
+	checkFloat(t, "share B", st.Share[1], wantB/300, 1e-12)
+	checkFloat(t, "none", st.None, 1-(wantA+wantB)/300, 1e-12)
+	// B's UFS is (2/6 + 2/6)/2 = 1/3 < .5: A is chosen on the point.
+	if st.Chosen != "A" || got.Choices[0].Simulator != "A" {
+		t.Errorf("chosen %q, want A", st.Chosen)
+	}
+	// The lower rule needs A's lower bound >= .5.
+	low := FidelityIntervals(eps, 1, map[string]float64{"A": 2, "B": 1}, []float64{0.5}, RuleLower, opts)
+	want := ""
+	if lo >= 0.5 {
+		want = "A"
+	}
+	if low.Choices[0].Simulator != want {
+		t.Errorf("lower rule chose %q, want %q (A's lower bound %.3f)", low.Choices[0].Simulator, want, lo)
+	}
+}
+
+func TestPairwiseFidelity(t *testing.T) {
+	// A and B on 8 tasks of one domain: f pairs (A, B) give b = 5 (A 1, B 0)
+	// and c = 1, so exact p = 2 (1 + 6) / 64 = .21875. C met another agent:
+	// confounded. R: A succeeds on tasks 0-5, B on 0-1: b = 4, c = 0,
+	// p = 2/16 = .125.
+	fa := []int{1, 1, 1, 1, 1, 0, 1, 0}
+	fb := []int{0, 0, 0, 0, 0, 1, 1, 0}
+	var eps []FidelityEpisode
+	for j := range 8 {
+		ra, rb := 0.0, 0.0
+		if j < 6 {
+			ra = 1
+		}
+		if j < 2 {
+			rb = 1
+		}
+		for k := range 3 { // three trials each: 24 pairs, b = 15, c = 3
+			eps = append(eps, fep("A", "d", fmt.Sprint(j), k, fa[j], ra), fep("B", "d", fmt.Sprint(j), k, fb[j], rb))
+		}
+		c := fep("C", "d", fmt.Sprint(j), 0, 1, 1)
+		c.Agent = "other"
+		eps = append(eps, c)
+	}
+	got := PairwiseFidelity(eps, 1, BootstrapOptions{B: 200, Seed: 5})
+	if len(got) != 3 {
+		t.Fatalf("%d pairs, want 3", len(got))
+	}
+	ab := got[0]
+	// b = 15, c = 3 on 18 discordant pairs: python3 -c 'from math import
+	// comb; print(2*sum(comb(18,i) for i in range(4))/2**18)' = 0.007537841796875
+	if ab.A != "A" || ab.B != "B" || ab.F.B != 15 || ab.F.C != 3 || ab.Pairs != 24 || ab.Tasks != 8 {
+		t.Fatalf("A-B = %+v", ab)
+	}
+	checkFloat(t, "p f", ab.F.P, 0.007537841796875, 1e-15)
+	// success: b = 12, c = 0: p = 2 / 2^12
+	checkFloat(t, "p success", ab.Success.P, 2.0/4096, 1e-15)
+	// only one pair tested: Holm leaves it
+	checkFloat(t, "Holm f", ab.FHolm, ab.F.P, 0)
+	checkFloat(t, "diff UFS", ab.DiffUFS.Estimate, 6.0/8-2.0/8, 1e-12)
+	checkFloat(t, "diff R", ab.DiffR.Estimate, 6.0/8-2.0/8, 1e-12)
+	if !(ab.DiffUFS.Lo <= ab.DiffUFS.Estimate && ab.DiffUFS.Estimate <= ab.DiffUFS.Hi) {
+		t.Errorf("interval %+v does not hold its estimate", ab.DiffUFS)
+	}
+	for _, pc := range got[1:] {
+		if !pc.Confounded || !math.IsNaN(pc.FHolm) {
+			t.Errorf("%s-%s not flagged confounded: %+v", pc.A, pc.B, pc)
+		}
+	}
+	// Below the small-sample rule: one trial each is 8 scored episodes.
+	small := PairwiseFidelity(eps[:0:0], 1, BootstrapOptions{})
+	if len(small) != 0 {
+		t.Errorf("no episodes gave %d pairs", len(small))
+	}
+}
+
+func TestFidelityTrials(t *testing.T) {
+	// A: task x 4 trials with 3 successes and f = 1,1,0,1; task y 2 trials
+	// with 2 successes, f 1,1. pass^2 = (C(3,2)/C(4,2) + 1) / 2 = (1/2 + 1)/2
+	// = .75; pass^3: only task x, C(3,3)/C(4,3) = 1/4. UFS^2: (C(3,2)/C(4,2)
+	// + 1)/2 = .75 as well.
+	var eps []FidelityEpisode
+	for k, v := range [][2]int{{1, 1}, {1, 1}, {0, 0}, {1, 1}} {
+		eps = append(eps, fep("A", "d", "x", k, v[1], float64(v[0])))
+	}
+	eps = append(eps, fep("A", "d", "y", 0, 1, 1), fep("A", "d", "y", 1, 1, 1))
+	rows := FidelityTrials(eps, 1, 3)
+	if len(rows) != 1 || rows[0].MaxTrials != 4 || rows[0].Tasks != 2 {
+		t.Fatalf("rows %+v", rows)
+	}
+	checkFloat(t, "pass^1", rows[0].PassK[0].Value, (0.75+1)/2, 1e-15)
+	checkFloat(t, "pass^2", rows[0].PassK[1].Value, 0.75, 1e-15)
+	checkFloat(t, "pass^3", rows[0].PassK[2].Value, 0.25, 1e-15)
+	checkFloat(t, "UFS^2", rows[0].UFSK[1].Value, 0.75, 1e-15)
+}
+
+func TestRewardVarianceAndSmallSimulators(t *testing.T) {
+	// The hand-worked 3 x 3 table of TestDecomposeVariance, as episodes;
+	// a fourth simulator with 1 episode is below MinScored and is left out.
+	y := [][]float64{{0, 4, 8}, {1, 5, 12}, {5, 9, 10}}
+	var eps []FidelityEpisode
+	for j := range 3 {
+		for i := range 3 {
+			for k := range 7 { // 7 tasks per row label: 21 tasks, 3 of each pattern
+				eps = append(eps, fep(fmt.Sprint("s", j), "d", fmt.Sprint(i, "-", k), 0, 1, y[i][j]))
+			}
+		}
+	}
+	eps = append(eps, fep("tiny", "d", "0-0", 0, 1, 0))
+	ufs := UFSBySimulator(eps, 1)
+	small, n := SmallSimulators(ufs)
+	if len(small) != 1 || small[0] != "tiny" || n[0] != 1 {
+		t.Fatalf("small = %v %v", small, n)
+	}
+	dv := RewardVariance(eps, small)
+	if len(dv) != 1 || dv[0].Err != "" || len(dv[0].Excluded) != 1 {
+		t.Fatalf("got %+v", dv)
+	}
+	// Seven tasks of each row pattern, by hand: row means 4, 6, 8 each over 7 tasks:
+	// SS_task = 3 * 7 * (4 + 0 + 4) = 168 on 20 df, MS 8.4; SS_sim = 21 *
+	// (16 + 0 + 16) = 672, MS 336; residual SS = 7 * 12 = 84 on 40 df, MS
+	// 2.1. s2_task = (8.4 - 2.1)/3 = 2.1, s2_sim = (336 - 2.1)/21 = 15.9,
+	// residual 2.1.
+	d := dv[0].Decomposition
+	checkFloat(t, "task", d.Components[0].Variance, 2.1, 1e-9)
+	checkFloat(t, "sim", d.Components[1].Variance, 15.9, 1e-9)
+	checkFloat(t, "residual", d.Components[2].Variance, 2.1, 1e-9)
+}
