@@ -209,3 +209,8 @@ func (r *Report) recoveryText(sim string) string {
 	return fmt.Sprintf("terse-only recovers %s (95%% bootstrap %s to %s) of %s", fnum(100*rc.Share.Estimate, 0)+"%",
 		fnum(100*rc.Share.Lo, 0)+"%", fnum(100*rc.Share.Hi, 0)+"%", gain)
 }
+
+// SetBootstrap sets the replicates, seed and level of the UserBench
+// bootstrap intervals and sign-flip tests (Input.Bootstrap); call it
+// before drawing.
+func (r *Report) SetBootstrap(o analysis.BootstrapOptions) { r.in.Bootstrap = o }
