@@ -342,8 +342,20 @@ func sortedStrings(m map[string]bool) []string {
 	return out
 }
 
+// profileOutcomes are the study judge's moves of the developers'
+// profile-session moments (Study.ProfileMoves) as counted outcomes with
+// only the real move: the mix the chance and majority lines are formed
+// from.
+func (r *Report) profileOutcomes() []analysis.Outcomes {
+	out := make([]analysis.Outcomes, 0, len(r.st.ProfileMoves))
+	for _, m := range r.st.ProfileMoves {
+		out = append(out, analysis.Outcomes{Outcome: analysis.Outcome{Developer: m.Developer, Real: m.Move}, Count: m.Count})
+	}
+	return out
+}
+
 // realOutcomes are the scored points as outcomes with only the real move:
-// the moves the chance line is computed from.
+// the moves the chance and majority lines are scored on.
 func (r *Report) realOutcomes() []analysis.Outcome {
 	var out []analysis.Outcome
 	for _, p := range r.st.Points {

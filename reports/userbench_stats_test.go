@@ -142,3 +142,47 @@ func checkNear(t *testing.T, name string, got, want float64) {
 		t.Errorf("%s = %v, want %v", name, got, want)
 	}
 }
+
+// TestLinesComeFromProfileSessions: the chance and majority lines are
+// formed from the developers' profile-session moves and scored on the
+// held-out moments; never read from the moments they are scored on. Every
+// held-out real move is "directive" and every profile-session move
+// "approve": a predictor built from the profile never says directive, so
+// both lines are 0. Read from the held-out moments they would be 1 (the
+// in-sample oracle: every developer's favourite move, and a mix of one
+// move whose collision probability is 1).
+func TestLinesComeFromProfileSessions(t *testing.T) {
+	sims := map[string][]string{"s": {queries.CondNoProfile}}
+	st := hitStudy(12, 10, sims, func(_, _ string, _, pt int) bool { return pt < 5 })
+	for d := range 12 {
+		st.ProfileMoves = append(st.ProfileMoves, queries.StudyProfileMove{Developer: fmt.Sprintf("d%02d", d), Move: "approve", Count: 6})
+	}
+	f, err := Prepare(Input{Study: st}).leaderboard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string][]string{}
+	for _, row := range f.table.rows {
+		lines[row[1]] = row
+	}
+	for _, name := range []string{"chance line", "majority line"} {
+		if row := lines[name]; row == nil || row[3] != "0.000" || row[8] != "12" {
+			t.Errorf("%s row %v: want 0.000 over 12 developers (formed from the profile sessions)", name, row)
+		}
+	}
+	t.Run("no profile moves, no lines", func(t *testing.T) {
+		st.ProfileMoves = nil
+		f, err := Prepare(Input{Study: st}).leaderboard()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range f.table.rows {
+			if strings.HasSuffix(row[1], " line") {
+				t.Errorf("line row %v drawn without profile-session moves", row)
+			}
+		}
+		if !strings.Contains(f.caption, "No chance or majority line") {
+			t.Errorf("caption %q does not say why the lines are missing", f.caption)
+		}
+	})
+}

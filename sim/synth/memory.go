@@ -84,6 +84,20 @@ func InMemory(opts MemoryOptions) (*queries.Study, error) {
 		st.Generations = append(st.Generations, queries.StudyGeneration{Point: index[g.point.ID], Simulator: g.run.Simulator,
 			Condition: g.run.Condition, N: g.run.WindowN, K: g.run.HistoryK, Move: g.move, Words: g.words, TokensIn: g.tin, TokensOut: g.tout, Cost: g.cost})
 	})
+	count := map[[2]string]int{}
+	for _, m := range c.profile {
+		count[[2]string{m.developer, m.move}]++
+	}
+	for k, n := range count {
+		st.ProfileMoves = append(st.ProfileMoves, queries.StudyProfileMove{Developer: k[0], Move: k[1], Count: n})
+	}
+	sort.Slice(st.ProfileMoves, func(i, j int) bool {
+		a, b := st.ProfileMoves[i], st.ProfileMoves[j]
+		if a.Developer != b.Developer {
+			return a.Developer < b.Developer
+		}
+		return a.Move < b.Move
+	})
 	for _, s := range sims {
 		st.Simulators = append(st.Simulators, queries.StudySimulator{Name: s.Name, Backend: Backend, Model: s.Model})
 	}

@@ -297,6 +297,18 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			altLabel("generation", g.id, g.move)
 		}
 	})
+	// The planted moves of the eligible developers' profile-session
+	// moments, as judge Judge's labels of target "message": the move mix
+	// the report's chance and majority lines are formed from.
+	ids := make([]string, 0, len(c.profile))
+	for id := range c.profile {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		rw.Label(queries.Label{Target: "message", TargetID: id, Judge: Judge, Move: c.profile[id].move, PromptVersion: JudgeVersion})
+		nlab++
+	}
 	return len(sims), ngen, nlab, rw.Close()
 }
 
