@@ -211,13 +211,13 @@ type Study struct {
 	// developer's profile sessions (study_profile_moves.sql), by developer
 	// and move: the mix the chance and majority lines are formed from.
 	ProfileMoves []StudyProfileMove
-	Judges           []JudgeCount           // by judge
-	Prompts          []PromptVersion
-	Experiments      []ExperimentCount
-	Agreement        []AgreementCount
-	Counts           StudyCounts
-	Split            *SplitRun // nil when no split was made
-	PointSet         *PointSet // nil when no points were frozen
+	Judges       []JudgeCount // by judge
+	Prompts      []PromptVersion
+	Experiments  []ExperimentCount
+	Agreement    []AgreementCount
+	Counts       StudyCounts
+	Split        *SplitRun // nil when no split was made
+	PointSet     *PointSet // nil when no points were frozen
 	// StaleGenerations counts generations whose point is no longer frozen
 	// (made before ub points drew again); they are not scored.
 	StaleGenerations int

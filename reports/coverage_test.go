@@ -146,3 +146,22 @@ func TestUserBenchCoverage(t *testing.T) {
 		t.Errorf("the planted null is rejected in %d of %d tests, above 7%%", nullRej, nullN)
 	}
 }
+
+// TestInMemoryMatchesWorkspace: the coverage study's fixture is ub synth:
+// the leaderboard of synth.InMemory (no workspace) equals, cell for cell,
+// the leaderboard of the study synth.Write puts in a workspace and
+// queries.LoadStudy reads back, lines from the profile sessions included.
+func TestInMemoryMatchesWorkspace(t *testing.T) {
+	st, err := synth.InMemory(synth.MemoryOptions{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := build(t, Prepare(Input{Study: st}), (*Report).leaderboard)
+	ws := build(t, synthReport(t, "", 3, 1), (*Report).leaderboard)
+	if fmt.Sprint(mem.table.rows) != fmt.Sprint(ws.table.rows) {
+		t.Errorf("in memory:\n%v\nworkspace:\n%v", mem.table.rows, ws.table.rows)
+	}
+	if mem.caption != ws.caption {
+		t.Errorf("captions differ:\n%s\n%s", mem.caption, ws.caption)
+	}
+}
