@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -185,4 +186,62 @@ func TestLinesComeFromProfileSessions(t *testing.T) {
 			t.Errorf("caption %q does not say why the lines are missing", f.caption)
 		}
 	})
+}
+
+// TestSweepHolmFamily: a view's family is its settings other than the
+// anchor. History at K = 0 (anchor), 2 and 4 on 12 developers: K = 2 adds
+// a hit for every second developer (paired t p near 0.007), K = 4 for
+// every fourth (p near 0.08). Holm over the m = 2 tests: the smaller p
+// doubled, the larger max(that, itself); the anchor's test (undefined)
+// is not counted; the table prints both and m.
+func TestSweepHolmFamily(t *testing.T) {
+	st := &queries.Study{Judge: "j", Generations: []queries.StudyGeneration{}}
+	for d := range 12 {
+		for p := range 10 {
+			st.Points = append(st.Points, queries.StudyPoint{ID: fmt.Sprintf("p%02d-%02d", d, p), Developer: fmt.Sprintf("d%02d", d), Real: "directive"})
+		}
+	}
+	extra := map[int]func(dev int) int{0: func(int) int { return 0 }, 2: func(d int) int { return 1 - d%2 }, 4: func(d int) int {
+		if d%4 == 0 {
+			return 1
+		}
+		return 0
+	}}
+	for _, k := range []int{0, 2, 4} {
+		for i := range st.Points {
+			mv := "inquiry"
+			if i%10 < 5+extra[k](i/10) {
+				mv = "directive"
+			}
+			st.Generations = append(st.Generations, queries.StudyGeneration{Point: i, Simulator: "s", Condition: queries.CondNoProfile, N: defaultN, K: k, Move: mv, Words: 3})
+		}
+	}
+	f, err := Prepare(Input{Study: st}).historySweep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range f.table.header {
+		col[h] = i
+	}
+	raw := map[string]float64{}
+	holm := map[string]string{}
+	for _, row := range f.table.rows {
+		if row[col["tests"]] != "2" {
+			t.Errorf("row %v: want 2 tests in the view", row)
+		}
+		if row[col["setting"]] != "0" {
+			raw[row[col["setting"]]] = num(t, row[col["p"]])
+		}
+		holm[row[col["setting"]]] = row[col["p_holm"]]
+	}
+	if raw["2"] >= raw["4"] || raw["2"] > 0.01 || raw["4"] < 0.05 {
+		t.Fatalf("raw p %v: want K = 2 below 0.01 and K = 4 above 0.05", raw)
+	}
+	if want := pval(2 * raw["2"]); holm["2"] != want {
+		t.Errorf("K = 2 Holm %s, want 2 p = %s", holm["2"], want)
+	}
+	if holm["4"] != pval(raw["4"]) || holm["0"] != "NaN" && holm["0"] != "" && holm["0"] != pval(math.NaN()) {
+		t.Errorf("K = 4 Holm %s (want %s), anchor %q", holm["4"], pval(raw["4"]), holm["0"])
+	}
 }
