@@ -11,10 +11,12 @@ import (
 // comparisons of simulators, trials (pass^k) and the small-sample rule.
 
 // The small-sample rule (SPEC 9), one rule for the whole fidelity section:
-// a simulator with fewer than MinScored scored episodes, or a comparison on
-// fewer than MinCommonTasks tasks, is shown with its n but left out of every
-// cross-simulator statistic (correlations, re-rank and Spearman, the
-// reward spread's min and max, the variance decomposition). 20 episodes
+// a simulator with fewer than MinScored scored episodes (episodes with a
+// reward, where nothing is graded), a (simulator, domain) cell with fewer
+// than MinCellN, or a comparison on fewer than MinCommonTasks tasks, is
+// shown with its n but left out of every cross-simulator statistic
+// (correlations, re-rank and Spearman, pairwise tests, the reward spread's
+// min and max, the variance decomposition). 20 episodes
 // put a Wilson 95% interval of a proportion near .8 at about +-.17 wide,
 // already wider than most gaps between simulators; 5 tasks is the least
 // for a task-clustered bootstrap to have a useful number of distinct
@@ -22,6 +24,7 @@ import (
 // correlation over them to mean more than a coin toss.
 const (
 	MinScored      = 20
+	MinCellN       = 5
 	MinCommonTasks = 5
 )
 
@@ -467,8 +470,10 @@ func (ix *fidIndex) familyEffect(fi int, w [][]int) (mean, med float64) {
 // PairComparison compares two simulators on the episodes of the tasks both
 // ran (paired per (domain, task) and trial order).
 type PairComparison struct {
-	A, B       string
-	Confounded bool   // the two met different agents: not compared
+	A, B string
+	// Confounded: the two met different agents. UFS scores the user alone,
+	// so f is still compared; success and R are not (NaN, no test).
+	Confounded bool
 	Reason     string // why the pair is not compared ("" when it is)
 	Tasks      int    // common (domain, task) pairs
 	Pairs      int    // paired scored episodes
@@ -488,7 +493,9 @@ type PairComparison struct {
 // bootstrap interval of the difference in UFS and in R, and Holm-adjusted p
 // values across the pairs compared. Episodes of a (domain, task) are paired
 // in trial order, then by id; an unpaired surplus is left out. A pair whose
-// simulators met different agents is confounded and not tested; a pair
+// simulators met different agents is confounded: f is tested (UFS scores
+// the user alone), success and R are not, and its f test is in the Holm
+// family of f while the success family holds same-agent pairs only; a pair
 // with fewer than MinCommonTasks common tasks, or a simulator below
 // MinScored, is listed with the reason and not tested.
 func PairwiseFidelity(eps []FidelityEpisode, threshold float64, opts BootstrapOptions) []PairComparison {
@@ -529,11 +536,7 @@ func PairwiseFidelity(eps []FidelityEpisode, threshold float64, opts BootstrapOp
 			pc := PairComparison{A: a, B: b, FHolm: math.NaN(), SuccessHolm: math.NaN(),
 				DiffUFS: BootInterval{Estimate: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}}
 			pc.DiffR = pc.DiffUFS
-			if !sameSet(agents[a], agents[b]) {
-				pc.Confounded, pc.Reason = true, "different agents"
-				out = append(out, pc)
-				continue
-			}
+			pc.Confounded = !sameSet(agents[a], agents[b])
 			// The paired layout: per domain (sorted), per common task
 			// (sorted), the paired episodes' f and R.
 			type pt struct {
@@ -591,7 +594,10 @@ func PairwiseFidelity(eps []FidelityEpisode, threshold float64, opts BootstrapOp
 				continue
 			}
 			pc.F, _ = McNemarPaired(fx, fy)
-			pc.Success, _ = McNemarPaired(sx, sy)
+			pc.Success = McNemar{P: math.NaN()}
+			if !pc.Confounded {
+				pc.Success, _ = McNemarPaired(sx, sy)
+			}
 			diff := func(w [][]int, reward bool) float64 {
 				var s float64
 				for d, ps := range layout {
@@ -613,8 +619,26 @@ func PairwiseFidelity(eps []FidelityEpisode, threshold float64, opts BootstrapOp
 				}
 				return s / float64(len(layout))
 			}
-			pc.DiffUFS = ClusterBootstrap(sizes, opts, func(w [][]int) float64 { return diff(w, false) })
-			pc.DiffR = ClusterBootstrap(sizes, opts, func(w [][]int) float64 { return diff(w, true) })
+			// One pass over the replicates for both differences (the same
+			// resampled tasks for UFS and R).
+			var du, dr []float64
+			ClusterReplicates(sizes, opts, func(_ int, w [][]int) {
+				du = append(du, diff(w, false))
+				if !pc.Confounded {
+					dr = append(dr, diff(w, true))
+				}
+			})
+			ones := make([][]int, len(sizes))
+			for d, n := range sizes {
+				ones[d] = make([]int, n)
+				for j := range ones[d] {
+					ones[d][j] = 1
+				}
+			}
+			pc.DiffUFS = bootOf(diff(ones, false), du, opts)
+			if !pc.Confounded {
+				pc.DiffR = bootOf(diff(ones, true), dr, opts)
+			}
 			pf, ps = append(pf, pc.F.P), append(ps, pc.Success.P)
 			tested = append(tested, len(out))
 			out = append(out, pc)
@@ -704,62 +728,75 @@ func FidelityTrials(eps []FidelityEpisode, threshold float64, maxK int) []TrialR
 	return out
 }
 
+// TrialReward is one episode's reward for the variance decomposition:
+// what it ran on, its trial number and R (NaN when the file records none).
+type TrialReward struct {
+	Benchmark, Domain, UserSim, Agent, TaskID string
+	Trial                                     int
+	Reward                                    float64
+}
+
 // DomainVariance is the variance decomposition of R in one domain for the
 // simulators that met one agent there.
 type DomainVariance struct {
-	Domain, Agent string
-	Excluded      []string // simulators below MinScored, left out
-	Decomposition VarianceDecomposition
-	Err           string // why there is none ("" when there is)
+	Benchmark, Domain, Agent string
+	Excluded                 []string // simulators below the small-sample rule, left out
+	Decomposition            VarianceDecomposition
+	Err                      string // why there is none ("" when there is)
 }
 
-// RewardVariance decomposes R, per (domain, agent), into task, simulator
-// and trial (or residual) components with [DecomposeVariance], over the
-// non-P0 episodes with a known R of the simulators with at least MinScored
-// scored episodes; a layout with fewer than MinCommonTasks common tasks is
+// RewardVariance decomposes R, per (benchmark, domain, agent), into task,
+// simulator and trial (or residual) components with [DecomposeVariance],
+// over the episodes with a known R (the caller leaves P0 episodes out) of
+// the simulators with at least MinScored of them over all their domains and
+// MinCellN in this one; a layout with fewer than
+// two such simulators, or fewer than MinCommonTasks common tasks, is
 // reported with the reason instead.
-func RewardVariance(eps []FidelityEpisode, small []string) []DomainVariance {
-	skip := map[string]bool{}
-	for _, s := range small {
-		skip[s] = true
+func RewardVariance(rows []TrialReward) []DomainVariance {
+	type key struct{ bench, dom, agent string }
+	by := map[key]map[string][]RewardObs{}
+	total := map[string]int{}
+	for _, e := range rows {
+		if !math.IsNaN(e.Reward) {
+			total[e.UserSim]++
+		}
 	}
-	type key struct{ dom, agent string }
-	obs := map[key][]RewardObs{}
-	excl := map[key]map[string]bool{}
-	for _, e := range eps {
-		if e.P0() || math.IsNaN(e.Reward) {
+	for _, e := range rows {
+		if math.IsNaN(e.Reward) {
 			continue
 		}
-		k := key{e.Domain, e.Agent}
-		if skip[e.Simulator] {
-			if excl[k] == nil {
-				excl[k] = map[string]bool{}
-			}
-			excl[k][e.Simulator] = true
-			continue
+		k := key{e.Benchmark, e.Domain, e.Agent}
+		if by[k] == nil {
+			by[k] = map[string][]RewardObs{}
 		}
-		obs[k] = append(obs[k], RewardObs{Task: e.Task, Sim: e.Simulator, Trial: e.Trial, Y: e.Reward})
+		by[k][e.UserSim] = append(by[k][e.UserSim], RewardObs{Task: e.TaskID, Sim: e.UserSim, Trial: e.Trial, Y: e.Reward})
 	}
-	keys := make([]key, 0, len(obs)+len(excl))
-	seen := map[key]bool{}
-	for k := range obs {
-		keys, seen[k] = append(keys, k), true
-	}
-	for k := range excl {
-		if !seen[k] {
-			keys = append(keys, k)
-		}
+	keys := make([]key, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].dom != keys[j].dom {
-			return keys[i].dom < keys[j].dom
+		a, b := keys[i], keys[j]
+		if a.bench != b.bench {
+			return a.bench < b.bench
 		}
-		return keys[i].agent < keys[j].agent
+		if a.dom != b.dom {
+			return a.dom < b.dom
+		}
+		return a.agent < b.agent
 	})
 	var out []DomainVariance
 	for _, k := range keys {
-		dv := DomainVariance{Domain: k.dom, Agent: k.agent, Excluded: sortedKeys(excl[k])}
-		d, err := DecomposeVariance(obs[k])
+		dv := DomainVariance{Benchmark: k.bench, Domain: k.dom, Agent: k.agent}
+		var obs []RewardObs
+		for _, s := range sortedKeys(by[k]) {
+			if total[s] < MinScored || len(by[k][s]) < MinCellN {
+				dv.Excluded = append(dv.Excluded, s)
+				continue
+			}
+			obs = append(obs, by[k][s]...)
+		}
+		d, err := DecomposeVariance(obs)
 		switch {
 		case err != nil:
 			dv.Err = "fewer than 2 simulators or 2 common tasks"

@@ -111,7 +111,7 @@ func TestPairwiseFidelity(t *testing.T) {
 	// A and B on 8 tasks of one domain: f pairs (A, B) give b = 5 (A 1, B 0)
 	// and c = 1, so exact p = 2 (1 + 6) / 64 = .21875. C met another agent:
 	// confounded. R: A succeeds on tasks 0-5, B on 0-1: b = 4, c = 0,
-	// p = 2/16 = .125.
+	// p = 2/16 = .125 (C's pairs test f only).
 	fa := []int{1, 1, 1, 1, 1, 0, 1, 0}
 	fb := []int{0, 0, 0, 0, 0, 1, 1, 0}
 	var eps []FidelityEpisode
@@ -150,16 +150,32 @@ func TestPairwiseFidelity(t *testing.T) {
 	if !(ab.DiffUFS.Lo <= ab.DiffUFS.Estimate && ab.DiffUFS.Estimate <= ab.DiffUFS.Hi) {
 		t.Errorf("interval %+v does not hold its estimate", ab.DiffUFS)
 	}
+	// C met another agent: f is compared (C has f = 1 on its 8 episodes,
+	// paired with trial 0 of A and B), success and R are not. But C has 8
+	// scored episodes, below MinScored: not tested at all.
 	for _, pc := range got[1:] {
-		if !pc.Confounded || !math.IsNaN(pc.FHolm) {
-			t.Errorf("%s-%s not flagged confounded: %+v", pc.A, pc.B, pc)
+		if !pc.Confounded || pc.Reason != "fewer than 20 scored episodes" || !math.IsNaN(pc.FHolm) || pc.Tasks != 8 {
+			t.Errorf("%s-%s: %+v", pc.A, pc.B, pc)
 		}
 	}
-	// Below the small-sample rule: one trial each is 8 scored episodes.
-	small := PairwiseFidelity(eps[:0:0], 1, BootstrapOptions{})
-	if len(small) != 0 {
-		t.Errorf("no episodes gave %d pairs", len(small))
+	// With three trials C is above the rule: its f against A is tested
+	// (A's 24 paired episodes against C's all-faithful ones: b = 0, c = 6
+	// (A's f = 0 on tasks 5 and 7, three trials each), p = 2/64), R not.
+	for j := range 8 {
+		for k := 1; k < 3; k++ {
+			c := fep("C", "d", fmt.Sprint(j), k, 1, 1)
+			c.Agent = "other"
+			eps = append(eps, c)
+		}
 	}
+	got = PairwiseFidelity(eps, 1, BootstrapOptions{B: 200, Seed: 5})
+	ac := got[1]
+	if ac.B != "C" || !ac.Confounded || ac.Reason != "" || ac.F.B != 0 || ac.F.C != 6 || !math.IsNaN(ac.Success.P) || !math.IsNaN(ac.DiffR.Estimate) {
+		t.Fatalf("A-C = %+v", ac)
+	}
+	checkFloat(t, "p f A-C", ac.F.P, 2.0/64, 1e-15)
+	// Holm over the three f tests; the success family holds A-B alone.
+	checkFloat(t, "Holm success A-B", got[0].SuccessHolm, got[0].Success.P, 0)
 }
 
 func TestFidelityTrials(t *testing.T) {
@@ -183,28 +199,32 @@ func TestFidelityTrials(t *testing.T) {
 }
 
 func TestRewardVarianceAndSmallSimulators(t *testing.T) {
-	// The hand-worked 3 x 3 table of TestDecomposeVariance, as episodes;
-	// a fourth simulator with 1 episode is below MinScored and is left out.
+	// The hand-worked 3 x 3 table of TestDecomposeVariance with 7 tasks of
+	// each row pattern; a fourth simulator with 1 episode is below MinScored
+	// and is left out (as is a NaN reward).
 	y := [][]float64{{0, 4, 8}, {1, 5, 12}, {5, 9, 10}}
+	var rows []TrialReward
 	var eps []FidelityEpisode
 	for j := range 3 {
 		for i := range 3 {
-			for k := range 7 { // 7 tasks per row label: 21 tasks, 3 of each pattern
-				eps = append(eps, fep(fmt.Sprint("s", j), "d", fmt.Sprint(i, "-", k), 0, 1, y[i][j]))
+			for k := range 7 {
+				task := fmt.Sprint(i, "-", k)
+				rows = append(rows, TrialReward{"b", "d", fmt.Sprint("s", j), "agent", task, 0, y[i][j]})
+				eps = append(eps, fep(fmt.Sprint("s", j), "d", task, 0, 1, y[i][j]))
 			}
 		}
 	}
+	rows = append(rows, TrialReward{"b", "d", "tiny", "agent", "0-0", 0, 0}, TrialReward{"b", "d", "s0", "agent", "0-0", 1, math.NaN()})
 	eps = append(eps, fep("tiny", "d", "0-0", 0, 1, 0))
-	ufs := UFSBySimulator(eps, 1)
-	small, n := SmallSimulators(ufs)
+	small, n := SmallSimulators(UFSBySimulator(eps, 1))
 	if len(small) != 1 || small[0] != "tiny" || n[0] != 1 {
 		t.Fatalf("small = %v %v", small, n)
 	}
-	dv := RewardVariance(eps, small)
-	if len(dv) != 1 || dv[0].Err != "" || len(dv[0].Excluded) != 1 {
+	dv := RewardVariance(rows)
+	if len(dv) != 1 || dv[0].Err != "" || len(dv[0].Excluded) != 1 || dv[0].Excluded[0] != "tiny" {
 		t.Fatalf("got %+v", dv)
 	}
-	// Seven tasks of each row pattern, by hand: row means 4, 6, 8 each over 7 tasks:
+	// By hand: row means 4, 6, 8 each over 7 tasks, grand mean 6:
 	// SS_task = 3 * 7 * (4 + 0 + 4) = 168 on 20 df, MS 8.4; SS_sim = 21 *
 	// (16 + 0 + 16) = 672, MS 336; residual SS = 7 * 12 = 84 on 40 df, MS
 	// 2.1. s2_task = (8.4 - 2.1)/3 = 2.1, s2_sim = (336 - 2.1)/21 = 15.9,

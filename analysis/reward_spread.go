@@ -28,8 +28,8 @@ type SimReward struct {
 type DomainSpread struct {
 	Benchmark, Domain string
 	Sims              []SimReward // by name
-	Min, Max          float64     // over the simulators with at least MinScored episodes with a reward
-	Small             []string    // simulators with fewer (shown, left out of Min and Max)
+	Min, Max          float64     // over the simulators not in Small
+	Small             []string    // below the small-sample rule: shown, left out of Min and Max
 	Confounded        bool
 	Reason            string
 }
@@ -37,8 +37,9 @@ type DomainSpread struct {
 // RewardSpread groups episodes by benchmark and domain and, in each, by
 // user simulator: mean R per simulator (episodes without a reward left
 // out), min and max of those means over the simulators with at least
-// MinScored episodes with a reward (the small-sample rule: a one-episode
-// file does not set a domain's maximum); the others are listed in Small.
+// MinCellN episodes with a reward in the domain and MinScored over all the
+// rows (the small-sample rule: a one-episode file does not set a domain's
+// maximum); the others are listed in Small.
 // A domain with one simulator has Min = Max. Domains come sorted by benchmark and name.
 func RewardSpread(rows []EpisodeReward) []DomainSpread {
 	type acc struct {
@@ -49,6 +50,12 @@ func RewardSpread(rows []EpisodeReward) []DomainSpread {
 	}
 	type dkey struct{ b, d string }
 	by := map[dkey]map[string]*acc{}
+	total := map[string]int{}
+	for _, r := range rows {
+		if !math.IsNaN(r.Reward) {
+			total[r.UserSim]++
+		}
+	}
 	for _, r := range rows {
 		k := dkey{r.Benchmark, r.Domain}
 		if by[k] == nil {
@@ -94,7 +101,7 @@ func RewardSpread(rows []EpisodeReward) []DomainSpread {
 			if a.n > 0 {
 				sr.MeanR = a.sum / float64(a.n)
 			}
-			if a.n < MinScored {
+			if a.n < MinCellN || total[s] < MinScored {
 				ds.Small = append(ds.Small, s)
 			} else {
 				if math.IsNaN(ds.Min) || sr.MeanR < ds.Min {

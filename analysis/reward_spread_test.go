@@ -39,17 +39,22 @@ func TestRewardSpread(t *testing.T) {
 	}
 }
 
-// TestRewardSpreadSmallSimulator: a simulator with fewer than MinScored
-// episodes is listed but does not set the domain's min or max (a
-// one-episode file with R = 1 used to make the maximum 1.000).
+// TestRewardSpreadSmallSimulator: a simulator with fewer than MinCellN
+// episodes in the domain (D: 4 of its 24) or MinScored over all (C: 1) is
+// listed but does not set the domain's min or max (a one-episode file with
+// R = 1 used to make the maximum 1.000).
 func TestRewardSpreadSmallSimulator(t *testing.T) {
 	var rows []EpisodeReward
 	for i := range 20 {
-		rows = append(rows, EpisodeReward{"tau2", "airline", "A", "x", "t", float64(i % 2)})
+		rows = append(rows, EpisodeReward{"tau2", "airline", "A", "x", "t", float64(i % 2)},
+			EpisodeReward{"tau2", "retail", "D", "x", "t", 0})
+	}
+	for range 4 {
+		rows = append(rows, EpisodeReward{"tau2", "airline", "D", "x", "t", 0})
 	}
 	rows = append(rows, EpisodeReward{"tau2", "airline", "C", "x", "t", 1})
 	d := RewardSpread(rows)[0]
-	if d.Max != 0.5 || d.Min != 0.5 || len(d.Small) != 1 || d.Small[0] != "C" || d.Sims[1].N != 1 || d.Sims[1].MeanR != 1 {
-		t.Errorf("got %+v, want min = max = .5 with C small", d)
+	if d.Max != 0.5 || d.Min != 0.5 || len(d.Small) != 2 || d.Small[0] != "C" || d.Small[1] != "D" || d.Sims[1].N != 1 || d.Sims[1].MeanR != 1 {
+		t.Errorf("got %+v, want min = max = .5 with C and D small", d)
 	}
 }

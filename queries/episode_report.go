@@ -14,6 +14,7 @@ type EpisodeRow struct {
 	CostEstimated                                        *bool
 	TaskMismatch                                         bool // flagged by P0
 	GitCommit, Tau2Version                               *string
+	Trial                                                *int64 // the file's trial number
 }
 
 // EpisodeReport is what the report's user-fidelity section and figures
@@ -30,7 +31,7 @@ func LoadEpisodeReport(ctx context.Context, db Querier) (*EpisodeReport, error) 
 	err := epScan(ctx, db, "ep_report_episodes", func(r *sql.Rows) error {
 		var e EpisodeRow
 		err := r.Scan(&e.SimulationID, &e.Format, &e.Domain, &e.UserSim, &e.Agent, &e.TaskID, &e.Reward, &e.SourceFile,
-			&e.UserCost, &e.CostEstimated, &e.TaskMismatch, &e.GitCommit, &e.Tau2Version)
+			&e.UserCost, &e.CostEstimated, &e.TaskMismatch, &e.GitCommit, &e.Tau2Version, &e.Trial)
 		rep.Episodes = append(rep.Episodes, e)
 		return err
 	})

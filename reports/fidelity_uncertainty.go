@@ -63,29 +63,36 @@ func (fd *fidelity) pairwiseSection(b *strings.Builder) {
 		return
 	}
 	b.WriteString("### Paired comparisons of simulators\n\n")
-	tested := 0
+	tested, same := 0, 0
 	for _, p := range fd.pairs {
-		if p.Reason == "" && !p.Confounded {
+		if p.Reason == "" {
 			tested++
+			if !p.Confounded {
+				same++
+			}
 		}
 	}
-	fmt.Fprintf(b, "Every pair of simulators on the episodes of the tasks both ran (paired per task and trial): exact McNemar on f and on success, "+
-		"Holm-adjusted over the %d pairs tested; the difference in UFS and in mean R (first minus second, unweighted over domains) "+
-		"with a paired bootstrap 95%% interval over the common tasks.\n\n", tested)
+	fmt.Fprintf(b, "Every pair of simulators on the episodes of the tasks both ran (paired per task and trial): exact McNemar on f "+
+		"(Holm-adjusted over the %d pairs tested) and, for pairs that met the same agent, on success (Holm over those %d); the difference in UFS and in mean R "+
+		"(first minus second, unweighted over domains) with a paired bootstrap 95%% interval over the common tasks. Pairs that met different agents are "+
+		"confounded for success and R (the agent differs too) and are compared on f only, which scores the user alone.\n\n", tested, same)
 	t := table{header: []string{"A", "B", "tasks", "pairs", "f: A only", "f: B only", "p (f)", "Holm p (f)", "success: A only", "success: B only",
 		"p (success)", "Holm p (success)", "UFS A - B", "95% CI", "R A - B", "95% CI", "note"}}
 	for _, p := range fd.pairs {
-		if p.Confounded || p.Reason != "" {
-			why := p.Reason
-			if p.Confounded {
-				why = "confounded: " + p.Reason
-			}
-			t.add(p.A, p.B, strconv.Itoa(p.Tasks), strconv.Itoa(p.Pairs), "", "", "", "", "", "", "", "", "", "", "", "", "not tested: "+why)
+		if p.Reason != "" {
+			t.add(p.A, p.B, strconv.Itoa(p.Tasks), strconv.Itoa(p.Pairs), "", "", "", "", "", "", "", "", "", "", "", "", "not tested: "+p.Reason)
 			continue
 		}
-		t.add(p.A, p.B, strconv.Itoa(p.Tasks), strconv.Itoa(p.Pairs), strconv.Itoa(p.F.B), strconv.Itoa(p.F.C), pText(p.F.P), pText(p.FHolm),
-			strconv.Itoa(p.Success.B), strconv.Itoa(p.Success.C), pText(p.Success.P), pText(p.SuccessHolm),
-			s3(p.DiffUFS.Estimate), ciText(p.DiffUFS.Lo, p.DiffUFS.Hi), s3(p.DiffR.Estimate), ciText(p.DiffR.Lo, p.DiffR.Hi), "")
+		succ := []string{strconv.Itoa(p.Success.B), strconv.Itoa(p.Success.C), pText(p.Success.P), pText(p.SuccessHolm)}
+		r, note := []string{s3(p.DiffR.Estimate), ciText(p.DiffR.Lo, p.DiffR.Hi)}, ""
+		if p.Confounded {
+			succ, r, note = []string{"", "", "", ""}, []string{"", ""}, "different agents: success and R confounded, f only"
+		}
+		row := []string{p.A, p.B, strconv.Itoa(p.Tasks), strconv.Itoa(p.Pairs), strconv.Itoa(p.F.B), strconv.Itoa(p.F.C), pText(p.F.P), pText(p.FHolm)}
+		row = append(row, succ...)
+		row = append(row, s3(p.DiffUFS.Estimate), ciText(p.DiffUFS.Lo, p.DiffUFS.Hi))
+		row = append(row, r...)
+		t.add(append(row, note)...)
 	}
 	b.WriteString(mdTable(t))
 	b.WriteString("\n")
@@ -143,16 +150,31 @@ func (fd *fidelity) trialsSection(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
-// varianceSection writes the decomposition of R per (domain, agent).
-func (fd *fidelity) varianceSection(b *strings.Builder) {
-	if len(fd.variance) == 0 {
+// varianceSection writes the decomposition of R per (benchmark, domain,
+// agent) of the workspace's episodes (graded or not; P0 episodes left out).
+func (r *Report) varianceSection(b *strings.Builder) {
+	var rows []analysis.TrialReward
+	for _, e := range r.in.Episodes.Episodes {
+		if e.TaskMismatch || e.Reward == nil {
+			continue
+		}
+		trial := 0
+		if e.Trial != nil {
+			trial = int(*e.Trial)
+		}
+		rows = append(rows, analysis.TrialReward{Benchmark: benchmarkName(e.Format), Domain: e.Domain, UserSim: e.UserSim, Agent: e.Agent,
+			TaskID: e.TaskID, Trial: trial, Reward: *e.Reward})
+	}
+	variance := analysis.RewardVariance(rows)
+	if len(variance) == 0 {
 		return
 	}
 	b.WriteString("### How much of the reward is the simulator\n\n")
-	b.WriteString("Two-way random-effects ANOVA of R over tasks x simulators (method of moments, balanced on the tasks every simulator ran), per domain and agent: " +
+	b.WriteString("Two-way random-effects ANOVA of R over tasks x simulators (method of moments, balanced on the tasks every simulator ran), per domain and agent, " +
+		"P0 episodes left out: " +
 		"the share of the variance of R due to the task, to the simulator and to what is left. ")
 	one := false
-	for _, v := range fd.variance {
+	for _, v := range variance {
 		if v.Err == "" && v.Decomposition.Trials == 1 {
 			one = true
 		}
@@ -161,14 +183,14 @@ func (fd *fidelity) varianceSection(b *strings.Builder) {
 		b.WriteString("With a single trial per (task, simulator) the residual holds the task x simulator interaction and the trial-to-trial noise together: one trial cannot tell them apart.")
 	}
 	b.WriteString("\n\n")
-	t := table{header: []string{"domain", "agent", "simulators", "tasks", "trials", "task", "simulator", "task x simulator", "trial", "residual", "note"}}
-	for _, v := range fd.variance {
+	t := table{header: []string{"benchmark", "domain", "agent", "simulators", "tasks", "trials", "task", "simulator", "task x simulator", "trial", "residual", "note"}}
+	for _, v := range variance {
 		note := ""
 		if len(v.Excluded) > 0 {
-			note = "left out (fewer than " + strconv.Itoa(analysis.MinScored) + " scored): " + strings.Join(v.Excluded, ", ")
+			note = "left out (fewer than " + strconv.Itoa(analysis.MinScored) + " episodes with a reward): " + strings.Join(v.Excluded, ", ")
 		}
 		if v.Err != "" {
-			t.add(v.Domain, v.Agent, "", "", "", "", "", "", "", "", strings.TrimPrefix(strings.Join([]string{note, "not computed: " + v.Err}, "; "), "; "))
+			t.add(v.Benchmark, v.Domain, v.Agent, "", "", "", "", "", "", "", "", strings.TrimPrefix(strings.Join([]string{note, "not computed: " + v.Err}, "; "), "; "))
 			continue
 		}
 		d := v.Decomposition
@@ -185,7 +207,7 @@ func (fd *fidelity) varianceSection(b *strings.Builder) {
 			}
 			return ""
 		}
-		t.add(v.Domain, v.Agent, strconv.Itoa(d.Sims), strconv.Itoa(d.Tasks), strconv.Itoa(d.Trials),
+		t.add(v.Benchmark, v.Domain, v.Agent, strconv.Itoa(d.Sims), strconv.Itoa(d.Tasks), strconv.Itoa(d.Trials),
 			get("task"), get("simulator"), get("task x simulator"), get("trial"), get("residual"), note)
 	}
 	b.WriteString(mdTable(t))
@@ -207,14 +229,14 @@ func (fd *fidelity) uncertaintyMethods() string {
 		"which each simulator is U*(q) on the replicate's UFS, and a simulator is not distinguishable from U*(q) when the bootstrap interval of "+
 		"its UFS minus U*(q)'s, on the same replicates, contains 0. Pairs of simulators that met the same agent are compared on the episodes "+
 		"of their common tasks: the exact two-sided McNemar test (binomial on the discordant pairs) on f and on success, Holm's step-down "+
-		"adjustment over the pairs tested, and a paired bootstrap interval of the difference; pairs with different agents are confounded and "+
-		"not tested. pass^k is tau2's C(c, k) / C(n, k) per task averaged over tasks with n >= k trials. The variance of R is split into task, "+
+		"adjustment over the pairs tested, and a paired bootstrap interval of the difference; pairs that met different agents are compared on f "+
+		"only (UFS scores the user alone), their success and R being confounded with the agent. pass^k is tau2's C(c, k) / C(n, k) per task averaged over tasks with n >= k trials. The variance of R is split into task, "+
 		"simulator and residual (interaction and trial together when each cell has one trial) by the method of moments of the balanced "+
-		"two-way random-effects ANOVA. Small samples: a simulator with fewer than %d scored episodes, and a comparison on fewer than %d "+
-		"common tasks, is shown with its n but left out of the cross-simulator statistics (re-rank and Spearman, agent effort, pairwise tests, "+
+		"two-way random-effects ANOVA. Small samples: a simulator with fewer than %d scored episodes, a (simulator, domain) cell with fewer "+
+		"than %d, and a comparison on fewer than %d common tasks, is shown with its n but left out of the cross-simulator statistics (re-rank and Spearman, agent effort, pairwise tests, "+
 		"variance decomposition, the reward range's min and max), with a note naming it; a figure whose statistic cannot be computed under the "+
 		"rule is skipped with the reason. Kappa intervals are clipped to [-1, 1]; a table with one category or no disagreement has none.",
-		o.B, o.Seed, rule, analysis.MinScored, analysis.MinCommonTasks)
+		o.B, o.Seed, rule, analysis.MinScored, analysis.MinCellN, analysis.MinCommonTasks)
 }
 
 // loHi is a printed interval's two bounds ("" when there is none).

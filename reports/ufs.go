@@ -56,17 +56,16 @@ type fidelity struct {
 	sameF    int
 	agreeEps int
 	// The uncertainty of SPEC 9: intervals and the frontier's stability,
-	// the pairwise comparisons, trials and the variance of R; small are the
+	// the pairwise comparisons and trials; small are the
 	// simulators below the small-sample rule (smallN their scored
 	// episodes), left out of the cross-simulator statistics.
-	unc      analysis.FidelityUncertainty
-	pairs    []analysis.PairComparison
-	trials   []analysis.TrialRow
-	maxK     int
-	variance []analysis.DomainVariance
-	small    []string
-	smallN   []int
-	err      error
+	unc    analysis.FidelityUncertainty
+	pairs  []analysis.PairComparison
+	trials []analysis.TrialRow
+	maxK   int
+	small  []string
+	smallN []int
+	err    error
 }
 
 // DefaultQs are the fidelity levels of the seed's frontier (section 3.1).
@@ -130,7 +129,7 @@ func prepareFidelity(in FidelityInput) *fidelity {
 		fd.maxK = max(fd.maxK, min(t.MaxTrials, 5))
 	}
 	fd.trials = analysis.FidelityTrials(in.Episodes, th, fd.maxK)
-	fd.variance = analysis.RewardVariance(in.Episodes, fd.small)
+
 	fd.overlap, fd.changed = analysis.ProbeOverlap(in.Episodes, th)
 	fd.agree, fd.sameF, fd.agreeEps = analysis.GraderAgreement(in.Pairs)
 	return fd
@@ -698,7 +697,6 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 	fmt.Fprintf(b, "\nEfficient frontier (by cost): %s.\n\n", orNone(strings.Join(fd.frontier.Efficient, ", ")))
 	fd.pairwiseSection(b)
 	fd.trialsSection(b)
-	fd.varianceSection(b)
 
 	if len(fd.overlap) > 0 {
 		b.WriteString("### Probe overlap\n\n")

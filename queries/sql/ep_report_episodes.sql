@@ -1,6 +1,6 @@
 -- ep_report_episodes: every episode with its run, cost and P0 flag, for the report.
 SELECT v.simulation_id, r.format, v.domain, v.user_sim, v.agent, v.task_id, v.reward, v.source_file,
-       v.user_cost, v.cost_estimated, f.task_mismatch, r.git_commit, r.tau2_version
+       v.user_cost, v.cost_estimated, f.task_mismatch, r.git_commit, r.tau2_version, v.trial
 FROM episodes v
 JOIN ep_runs r USING (run_id)
 JOIN episode_flags f USING (simulation_id)

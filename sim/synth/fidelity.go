@@ -109,6 +109,38 @@ type FidelityStats struct {
 type FidelityOptions struct {
 	Seed  uint64
 	Scale int // multiplies the tasks of every domain (1, 10, 100); 0 means 1
+	// Sampled draws each episode's fidelity as Bernoulli(UFS_d) instead of
+	// planting round((1 - UFS_d) n_d) unfaithful episodes exactly, so that
+	// the recovered UFS varies from seed to seed around the planted value as
+	// a real study's does (for interval coverage). Off by default: the
+	// default study is unchanged.
+	Sampled bool
+	// Twin adds FidelityTwin, a simulator planted with gpt-4.1-mini's UFS,
+	// cost and disclosure share: a pair whose true UFS is equal (a planted
+	// null for paired tests).
+	Twin bool
+}
+
+// FidelityTwin is the simulator Twin adds.
+var FidelityTwin = FidelitySim{"gpt-4.1-mini-twin", 0.790, 0.0090, false, 0.60}
+
+// FidelitySink receives the rows of the synthetic study; *queries.RowWriter
+// is one. Its errors are the writer's to keep (RowWriter keeps the first).
+type FidelitySink interface {
+	EpPrice(queries.Price) error
+	EpTask(queries.NewEpTask) error
+	Criterion(queries.Criterion) error
+	EpRun(queries.NewEpRun) error
+	Verdict(queries.StoredVerdict) error
+	EpMessage(queries.NewEpMessage) error
+	EpToolCall(queries.NewEpToolCall) error
+	Episode(queries.NewEpisode) error
+}
+
+// PlantFidelity emits the synthetic study's rows into sink without a
+// workspace: the same rows, in the same order, that WriteFidelity writes.
+func PlantFidelity(sink FidelitySink, opts FidelityOptions) FidelityStats {
+	return plantFidelity(sink, opts.Seed, max(1, opts.Scale), opts)
 }
 
 // WriteFidelity writes the synthetic UserProxyBench study into ws, which
@@ -124,21 +156,24 @@ func WriteFidelity(ctx context.Context, ws *queries.Workspace, opts FidelityOpti
 		return st, fmt.Errorf("%w: it holds %d episodes", ErrNotEmpty, n)
 	}
 	err = ws.InTx(ctx, func(*sql.Conn) error {
-		var err error
-		st, err = writeFidelity(ctx, ws, opts.Seed, scale)
-		return err
+		// rw keeps the first error; Close returns it.
+		rw := queries.NewRowWriter(ctx, ws)
+		st = plantFidelity(rw, opts.Seed, scale, opts)
+		return rw.Close()
 	})
 	return st, err
 }
 
-func writeFidelity(ctx context.Context, ws *queries.Workspace, seed uint64, scale int) (FidelityStats, error) {
+func plantFidelity(rw FidelitySink, seed uint64, scale int, opts FidelityOptions) FidelityStats {
 	var st FidelityStats
-	// rw keeps the first error; Close returns it.
-	rw := queries.NewRowWriter(ctx, ws)
+	sims := FidelitySims
+	if opts.Twin {
+		sims = append(append([]FidelitySim(nil), FidelitySims...), FidelityTwin)
+	}
 	const guidelines = "Disclose information progressively. Wait for the agent to ask for specific information before providing it. Do not make up information. Continue until the task goal is met."
 	// Estimated costs: 2000 input and 1000 output tokens per simulation at
 	// price_in = price_out = cost / 3000 x 1e6 $ per million tokens.
-	for _, s := range FidelitySims {
+	for _, s := range sims {
 		if s.Estimated {
 			p := s.Cost / 3000 * 1e6
 			rw.EpPrice(queries.Price{Model: s.Name, PriceIn: p, PriceOut: p, ReadOn: "2026-08-01", Source: "synth"})
@@ -185,7 +220,7 @@ func writeFidelity(ctx context.Context, ws *queries.Workspace, seed uint64, scal
 			st.Tasks++
 		}
 	}
-	for si, s := range FidelitySims {
+	for si, s := range sims {
 		for _, d := range FidelityDomains {
 			nt := d.Tasks * scale
 			run := fmt.Sprintf("synth-run-%s-%s", s.Name, d.Name)
@@ -208,11 +243,18 @@ func writeFidelity(ctx context.Context, ws *queries.Workspace, seed uint64, scal
 			order := r.Perm(nt)
 			unfaithful := map[int]bool{}
 			for _, t := range order {
-				if len(unfaithful) == nFail {
+				if opts.Sampled || len(unfaithful) == nFail {
 					break
 				}
 				if t != naTask {
 					unfaithful[t] = true
+				}
+			}
+			if opts.Sampled {
+				for t := 0; t < nt; t++ {
+					if r.Float64() >= s.UFS+d.Offset && t != naTask {
+						unfaithful[t] = true
+					}
 				}
 			}
 			for t := 0; t < nt; t++ {
@@ -302,7 +344,7 @@ func writeFidelity(ctx context.Context, ws *queries.Workspace, seed uint64, scal
 		}
 		st.Simulators++
 	}
-	return st, rw.Close()
+	return st
 }
 
 // pick draws an index with the given weights (summing to 1).
