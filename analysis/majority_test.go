@@ -49,3 +49,36 @@ func TestMajorityLine(t *testing.T) {
 		t.Errorf("empty: %+v", e.Line)
 	}
 }
+
+func TestLinesFromProfile(t *testing.T) {
+	// Developer a: profile moves approve x3, directive x1; scored real
+	// moves directive x3, approve x1. Out of sample (hand computation):
+	//   chance_a   = (3*1 + 1*3) / (4 * 4) = 6/16 = 0.375
+	//   majority_a = share of the profile's mode (approve) among the
+	//                scored moves = 1/4
+	// while the in-sample lines read from the scored moves alone give
+	// sum q^2 = (9 + 1) / 16 = 0.625 and the scored mode's share 3/4.
+	// Developer b: profile critical x2; scored critical x1, inquiry x1:
+	//   chance_b = (2*1) / (2 * 2) = 0.5, majority_b = 1/2.
+	// Developer c has no profile move and is left out.
+	profile := []Outcomes{
+		{Outcome: Outcome{Developer: "a", Real: "approve"}, Count: 3},
+		{Outcome: Outcome{Developer: "a", Real: "directive"}, Count: 1},
+		{Outcome: Outcome{Developer: "b", Real: "critical"}, Count: 2},
+	}
+	scored := []Outcome{
+		{Developer: "a", Real: "directive"}, {Developer: "a", Real: "directive"}, {Developer: "a", Real: "directive"}, {Developer: "a", Real: "approve"},
+		{Developer: "b", Real: "critical"}, {Developer: "b", Real: "inquiry"},
+		{Developer: "c", Real: "approve"},
+	}
+	pl := LinesFromProfile(profile, scored)
+	checkFloat(t, "chance a", pl.Chance.Developers[0].Collision, 0.375, 1e-15)
+	checkFloat(t, "chance b", pl.Chance.Developers[1].Collision, 0.5, 1e-15)
+	checkFloat(t, "majority a", pl.Majority.Developers[0].Share, 0.25, 1e-15)
+	checkFloat(t, "majority b", pl.Majority.Developers[1].Share, 0.5, 1e-15)
+	checkFloat(t, "chance line", pl.Chance.Line.Mean, (0.375+0.5)/2, 1e-15)
+	checkFloat(t, "majority line", pl.Majority.Line.Mean, (0.25+0.5)/2, 1e-15)
+	if pl.Majority.Developers[0].Move != "approve" || len(pl.Unprofiled) != 1 || pl.Unprofiled[0] != "c" {
+		t.Errorf("majority move %q, unprofiled %v: want approve, [c]", pl.Majority.Developers[0].Move, pl.Unprofiled)
+	}
+}

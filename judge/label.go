@@ -16,8 +16,11 @@ import (
 // and the messages by id.
 func Targets(ctx context.Context, db queries.Querier, target string) (string, []queries.LabelTarget, error) {
 	load, kind := queries.PointMessages, "point"
-	if target == "generations" {
+	switch target {
+	case "generations":
 		load, kind = queries.GenerationMessages, "generation"
+	case "profile":
+		load, kind = queries.ProfileMoments, "message"
 	}
 	items, err := load(ctx, db)
 	if err != nil {

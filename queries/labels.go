@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"strconv"
 )
 
 // LabelTarget is a message to label: a point's real message or a
@@ -33,6 +34,18 @@ func labelTargets(ctx context.Context, db Querier, query string) ([]LabelTarget,
 func PointMessages(ctx context.Context, db Querier) ([]LabelTarget, error) {
 	return labelTargets(ctx, db, "label_points")
 }
+
+// ProfileMoments lists the moments of the profile sessions of every
+// developer with frozen points (label_profile.sql), each with its
+// TurnTargetID: labelled as target "message", they give the chance and
+// majority lines a move mix the scoring never sees.
+func ProfileMoments(ctx context.Context, db Querier) ([]LabelTarget, error) {
+	return labelTargets(ctx, db, "label_profile")
+}
+
+// TurnTargetID is the label target id of turn idx of a session: the
+// session id, '#', the index (label_profile.sql, study_profile_moves.sql).
+func TurnTargetID(sessionID string, idx int) string { return sessionID + "#" + strconv.Itoa(idx) }
 
 // GenerationMessages lists every generation that has text.
 func GenerationMessages(ctx context.Context, db Querier) ([]LabelTarget, error) {

@@ -137,6 +137,13 @@ type StudyLengthDeveloper struct {
 	Count, Words         int
 }
 
+// StudyProfileMove counts the profile-session moments of one developer
+// that the study's judge labelled Move.
+type StudyProfileMove struct {
+	Developer, Move string
+	Count           int
+}
+
 // StudySimulator is one row of the simulators table.
 type StudySimulator struct {
 	Name, Backend, Model string
@@ -200,13 +207,17 @@ type Study struct {
 	LengthWords      []StudyLengthWords     // by setting, words; LoadStudy: at the Anchor (N, K) only
 	LengthDevelopers []StudyLengthDeveloper // by setting, developer; LoadStudy: at the Anchor (N, K) only
 	Simulators       []StudySimulator       // by name
-	Judges           []JudgeCount           // by judge
-	Prompts          []PromptVersion
-	Experiments      []ExperimentCount
-	Agreement        []AgreementCount
-	Counts           StudyCounts
-	Split            *SplitRun // nil when no split was made
-	PointSet         *PointSet // nil when no points were frozen
+	// ProfileMoves counts the study judge's moves of the moments of each
+	// developer's profile sessions (study_profile_moves.sql), by developer
+	// and move: the mix the chance and majority lines are formed from.
+	ProfileMoves []StudyProfileMove
+	Judges       []JudgeCount // by judge
+	Prompts      []PromptVersion
+	Experiments  []ExperimentCount
+	Agreement    []AgreementCount
+	Counts       StudyCounts
+	Split        *SplitRun // nil when no split was made
+	PointSet     *PointSet // nil when no points were frozen
 	// StaleGenerations counts generations whose point is no longer frozen
 	// (made before ub points drew again); they are not scored.
 	StaleGenerations int
@@ -275,6 +286,16 @@ func LoadStudy(ctx context.Context, db Querier, judge string) (*Study, error) {
 	}
 	if st.Simulators, err = studySimulators(ctx, db); err != nil {
 		return nil, fmt.Errorf("load simulators: %w", err)
+	}
+	if err := scanAll(ctx, db, "study_profile_moves", []any{judge}, func(rows *sql.Rows) error {
+		var m StudyProfileMove
+		if err := rows.Scan(&m.Developer, &m.Move, &m.Count); err != nil {
+			return err
+		}
+		st.ProfileMoves = append(st.ProfileMoves, m)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load profile moves: %w", err)
 	}
 	if st.Judges, err = StudyJudges(ctx, db); err != nil {
 		return nil, fmt.Errorf("load judges: %w", err)

@@ -67,14 +67,19 @@ func (r *Report) leaderboard() (*figure, error) {
 	if len(rows) == 0 {
 		return nil, missing("leaderboard", "no labelled generations with or without profile: %s", hintGenerate)
 	}
-	chance := analysis.ChanceLine(r.realOutcomes())
-	major := analysis.MajorityLine(r.realOutcomes())
+	lines := analysis.LinesFromProfile(r.profileOutcomes(), r.realOutcomes())
+	chance, major := lines.Chance, lines.Majority
+	haveLines := chance.Line.N > 0
 	f := &figure{}
-	f.table.header = []string{"rank", "simulator", "condition", "accuracy", "ci_lo", "ci_hi", "developers", "moments", "failed", "missing", "unlabelled"}
+	f.table.header = []string{"rank", "simulator", "condition", "accuracy", "ci_lo", "ci_hi", "boot_lo", "boot_hi", "developers", "moments", "failed", "missing", "unlabelled", "top_cluster"}
+	opts := r.bootOpts()
 	names := make([]string, len(rows))
 	pos := make([]float64, len(rows))
 	var wo, wi []interval
-	lo, hi := min(chance.Line.Mean, major.Line.Mean), max(chance.Line.Mean, major.Line.Mean)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	if haveLines {
+		lo, hi = min(chance.Line.Mean, major.Line.Mean), max(chance.Line.Mean, major.Line.Mean)
+	}
 	for i, x := range rows {
 		names[len(rows)-1-i] = x.sim
 		pos[i] = float64(len(rows) - 1 - i)
@@ -83,24 +88,33 @@ func (r *Report) leaderboard() (*figure, error) {
 				return interval{math.NaN(), math.NaN(), math.NaN()}
 			}
 			a := m.Accuracy
-			f.table.add(strconv.Itoa(i+1), x.sim, cond, f3(a.Mean), f3(a.Lo), f3(a.Hi),
-				strconv.Itoa(a.N), strconv.Itoa(g.moments), strconv.Itoa(g.failed), strconv.Itoa(g.missing), strconv.Itoa(g.unlabelled))
-			for _, v := range []float64{a.Lo, a.Hi, a.Mean} {
+			bi := analysis.MacroBootstrap(*m, opts)
+			f.table.add(strconv.Itoa(i+1), x.sim, cond, f3(a.Mean), f3(a.Lo), f3(a.Hi), f3(bi.Lo), f3(bi.Hi),
+				strconv.Itoa(a.N), strconv.Itoa(g.moments), strconv.Itoa(g.failed), strconv.Itoa(g.missing), strconv.Itoa(g.unlabelled),
+				inCluster(r.comparison(cond), x.sim))
+			for _, v := range []float64{bi.Lo, bi.Hi, a.Mean} {
 				if !math.IsNaN(v) {
 					lo, hi = min(lo, v), max(hi, v)
 				}
 			}
-			return macroInterval(a)
+			return interval{a.Mean, bi.Lo, bi.Hi}
 		}
 		wo = append(wo, add(queries.CondNoProfile, x.without, x.nWithout))
 		wi = append(wi, add(queries.CondProfile, x.with, x.nWith))
 	}
-	f.table.add("", "chance line", "", f3(chance.Line.Mean), f3(chance.Line.Lo), f3(chance.Line.Hi),
-		strconv.Itoa(chance.Line.N), "", "", "", "")
-	f.table.add("", "majority line", "", f3(major.Line.Mean), f3(major.Line.Lo), f3(major.Line.Hi),
-		strconv.Itoa(major.Line.N), "", "", "", "")
+	for _, l := range []struct {
+		name string
+		iv   analysis.Interval
+		vals []float64
+	}{{"chance line", chance.Line, chanceValues(chance)}, {"majority line", major.Line, majorityValues(major)}} {
+		if !haveLines {
+			break
+		}
+		bi := analysis.MeanBootstrap(l.vals, opts)
+		f.table.add("", l.name, "", f3(l.iv.Mean), f3(l.iv.Lo), f3(l.iv.Hi), f3(bi.Lo), f3(bi.Hi), strconv.Itoa(l.iv.N), "", "", "", "", "")
+	}
 
-	p := newPlot(fmt.Sprintf("Next-action accuracy (%s, judge %s)", r.anchorText(), r.st.Judge), "macro accuracy over developers (95% t interval)", "")
+	p := newPlot(fmt.Sprintf("Next-action accuracy (%s, judge %s)", r.anchorText(), r.st.Judge), "macro accuracy over developers (95% developer bootstrap interval)", "")
 	p.NominalY(names...)
 	shift := func(d float64) []float64 {
 		out := make([]float64, len(pos))
@@ -112,13 +126,15 @@ func (r *Report) leaderboard() (*figure, error) {
 	pad := 0.03
 	p.X.Min, p.X.Max = math.Max(0, lo-pad), math.Min(1, hi+pad)
 	p.Y.Min, p.Y.Max = -0.7, float64(len(rows))+0.5 // room for the legend
-	cl, err := refLine(p, chance.Line.Mean, p.Y.Min, p.Y.Max, true, colGrey, true)
-	if err != nil {
-		return nil, err
-	}
-	ml, err := refLine(p, major.Line.Mean, p.Y.Min, p.Y.Max, true, colAnchor, true)
-	if err != nil {
-		return nil, err
+	var cl, ml *plotter.Line
+	if haveLines {
+		var err error
+		if cl, err = refLine(p, chance.Line.Mean, p.Y.Min, p.Y.Max, true, colGrey, true); err != nil {
+			return nil, err
+		}
+		if ml, err = refLine(p, major.Line.Mean, p.Y.Min, p.Y.Max, true, colAnchor, true); err != nil {
+			return nil, err
+		}
 	}
 	s1, err := errDots(p, shift(0.14), wo, true, colNoProfile, draw.CircleGlyph{}, vg.Points(3.5))
 	if err != nil {
@@ -134,43 +150,29 @@ func (r *Report) leaderboard() (*figure, error) {
 	if s2 != nil {
 		p.Legend.Add("with profile", s2)
 	}
-	p.Legend.Add("chance line "+f3(chance.Line.Mean), cl)
-	p.Legend.Add("majority line "+f3(major.Line.Mean), ml)
+	if haveLines {
+		p.Legend.Add("chance line "+f3(chance.Line.Mean), cl)
+		p.Legend.Add("majority line "+f3(major.Line.Mean), ml)
+	}
 	p.Legend.Top = true
 	p.Legend.Left = false
 	p.Add(plotter.NewGrid())
 	h := vg.Length(1.6+0.42*float64(len(rows))) * vg.Inch
 	f.pic = single(p, 7*vg.Inch, h)
 
-	top := rows[0]
 	var b strings.Builder
-	fmt.Fprintf(&b, "Macro accuracy over %d developers at %s, with the 95%% t interval, ranked without profile. ", chance.Line.N, r.anchorText())
-	if top.without != nil {
-		fmt.Fprintf(&b, "%s leads at %s without profile. ", top.sim, f3(top.without.Accuracy.Mean))
-	}
-	fmt.Fprintf(&b, "The chance line (mean collision probability of each developer's move mix) is %s", f3(chance.Line.Mean))
-	var below []string
-	for _, x := range rows {
-		if x.without != nil && x.without.Accuracy.Mean < chance.Line.Mean {
-			below = append(below, x.sim)
+	fmt.Fprintf(&b, "Macro accuracy over %d developers at %s, ranked without profile, with the 95%% t interval (ci) and the 95%% developer bootstrap interval "+
+		"(boot, drawn; B = %d, seed %d); n developers beside each. ", r.scoredDevelopers(), r.anchorText(), opts.B, opts.Seed)
+	for _, cond := range []string{queries.CondNoProfile, queries.CondProfile} {
+		if c := r.comparison(cond); c.Top != "" || len(c.Small) > 0 {
+			b.WriteString(clusterSentence(c, cond) + " ")
 		}
 	}
-	if len(below) > 0 {
-		fmt.Fprintf(&b, "; below it without profile: %s.", strings.Join(below, ", "))
+	if haveLines {
+		r.linesCaption(&b, rows, lines)
 	} else {
-		b.WriteString("; every simulator clears it without profile.")
-	}
-	fmt.Fprintf(&b, " The majority line (each developer's most frequent real move as the prediction, macro mean) is %s", f3(major.Line.Mean))
-	below = below[:0]
-	for _, x := range rows {
-		if x.without != nil && x.without.Accuracy.Mean < major.Line.Mean {
-			below = append(below, x.sim)
-		}
-	}
-	if len(below) > 0 {
-		fmt.Fprintf(&b, "; below it without profile, adding nothing over always saying the developer's favourite move: %s.", strings.Join(below, ", "))
-	} else {
-		b.WriteString("; every simulator clears it without profile.")
+		b.WriteString("No chance or majority line: no developer has labelled profile-session moments (the lines are formed from the profile sessions, " +
+			"never from the moments they are scored on; run ub judge --target profile).")
 	}
 	f.caption = b.String()
 	return f, nil
@@ -359,4 +361,39 @@ func (r *Report) effort() (*figure, error) {
 	f.pic = single(p, 7*vg.Inch, vg.Length(1.3+0.4*float64(len(vals)))*vg.Inch)
 	f.caption = "The same backend and model at two reasoning efforts, prompt and judge held fixed: " + strings.Join(notes, "; ") + "."
 	return f, nil
+}
+
+// linesCaption describes the chance and majority lines and the simulators
+// below them.
+func (r *Report) linesCaption(b *strings.Builder, rows []ranked, lines analysis.ProfileLines) {
+	chance, major := lines.Chance, lines.Majority
+	fmt.Fprintf(b, "The chance and majority lines are formed from each developer's profile sessions (the moves of their moments there, labelled by the same judge), "+
+		"data the scoring never sees, and scored on the held-out moments: %d developers", chance.Line.N)
+	if len(lines.Unprofiled) > 0 {
+		fmt.Fprintf(b, " (%d without a labelled profile-session moment left out)", len(lines.Unprofiled))
+	}
+	fmt.Fprintf(b, ". The chance line (sampling the next move from the developer's profile mix) is %s", f3(chance.Line.Mean))
+	var below []string
+	for _, x := range rows {
+		if x.without != nil && x.without.Accuracy.Mean < chance.Line.Mean {
+			below = append(below, x.sim)
+		}
+	}
+	if len(below) > 0 {
+		fmt.Fprintf(b, "; below it without profile: %s.", strings.Join(below, ", "))
+	} else {
+		b.WriteString("; every simulator clears it without profile.")
+	}
+	fmt.Fprintf(b, " The majority line (always saying the developer's most frequent profile-session move, macro mean) is %s", f3(major.Line.Mean))
+	below = below[:0]
+	for _, x := range rows {
+		if x.without != nil && x.without.Accuracy.Mean < major.Line.Mean {
+			below = append(below, x.sim)
+		}
+	}
+	if len(below) > 0 {
+		fmt.Fprintf(b, "; below it without profile, adding nothing over always saying the developer's favourite move: %s.", strings.Join(below, ", "))
+	} else {
+		b.WriteString("; every simulator clears it without profile.")
+	}
 }

@@ -161,13 +161,13 @@ func (r *Report) ablationTerse() (*figure, error) {
 			f.table.add(sim, cond, f3(a.Mean), f3(a.Lo), f3(a.Hi), f3(si.Pooled.P), f3(si.Macro.Mean), f3(si.Macro.Lo), f3(si.Macro.Hi),
 				f3(cr.Pooled.P), f3(cr.Macro.Mean), f3(cr.Macro.Lo), f3(cr.Macro.Hi), strconv.Itoa(analysis.Total(o)))
 		}
-		n, nok := acc[queries.CondNoProfile]
-		t, tok := acc[queries.CondTerse]
-		pr, pok := acc[queries.CondProfile]
+		_, nok := acc[queries.CondNoProfile]
+		_, tok := acc[queries.CondTerse]
+		_, pok := acc[queries.CondProfile]
 		note := fmt.Sprintf("%s: spurious inquiry %s", sim, rateChange(stats, sim, func(s stat) float64 { return s.si.Pooled.P }))
 		note += fmt.Sprintf(", critical recall %s", rateChange(stats, sim, func(s stat) float64 { return s.cr.Pooled.P }))
-		if nok && tok && pok && pr != n {
-			note += fmt.Sprintf(", terse-only recovers %s of the profile's %s gain", fnum(100*(t-n)/(pr-n), 0)+"%", s3(pr-n))
+		if nok && tok && pok {
+			note += ", " + r.recoveryText(sim)
 		}
 		notes = append(notes, note)
 	}

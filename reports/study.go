@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
@@ -64,6 +65,10 @@ type Input struct {
 	Deciders     []Decider
 	Episodes     *queries.EpisodeReport // nil when the workspace has no episodes
 	Review       *analysis.ReviewStats  // nil when the workspace has no review decision
+	// Bootstrap sets the replicates, seed and level of every bootstrap
+	// interval and sign-flip test of the report; the zero value is B =
+	// 1,000 from analysis.DefaultBootstrapSeed at 95%.
+	Bootstrap analysis.BootstrapOptions
 }
 
 // groupKey is one setting: a simulator in a condition at (N, K).
@@ -102,6 +107,8 @@ type Report struct {
 	unscoredPoints int
 	caseTexts      *queries.CaseTexts
 	fid            *fidelity // the User fidelity section (SetFidelity); nil: none
+	cmpMu          sync.Mutex
+	cmp            map[string]*analysis.Comparison // comparison(cond), computed once
 }
 
 // Prepare groups and scores the study's generations: its Settings,
@@ -335,8 +342,20 @@ func sortedStrings(m map[string]bool) []string {
 	return out
 }
 
+// profileOutcomes are the study judge's moves of the developers'
+// profile-session moments (Study.ProfileMoves) as counted outcomes with
+// only the real move: the mix the chance and majority lines are formed
+// from.
+func (r *Report) profileOutcomes() []analysis.Outcomes {
+	out := make([]analysis.Outcomes, 0, len(r.st.ProfileMoves))
+	for _, m := range r.st.ProfileMoves {
+		out = append(out, analysis.Outcomes{Outcome: analysis.Outcome{Developer: m.Developer, Real: m.Move}, Count: m.Count})
+	}
+	return out
+}
+
 // realOutcomes are the scored points as outcomes with only the real move:
-// the moves the chance line is computed from.
+// the moves the chance and majority lines are scored on.
 func (r *Report) realOutcomes() []analysis.Outcome {
 	var out []analysis.Outcome
 	for _, p := range r.st.Points {
@@ -380,6 +399,7 @@ type builder struct {
 // builders are the figures, in report order.
 var builders = []builder{
 	{"leaderboard", "Leaderboard: macro accuracy with and without profile", (*Report).leaderboard},
+	{"pairwise", "Pairwise comparison of simulators", (*Report).pairwise},
 	{"profile-effect", "Profile effect per simulator", (*Report).profileEffect},
 	{"move-breakdown", "Agree rate by move, with and without profile", (*Report).moveBreakdown},
 	{"verbosity", "Words per message by simulator and condition", (*Report).verbosity},

@@ -91,14 +91,44 @@ func sweepOf(name string, settings map[int]*group, anchor int, pick func(*group)
 }
 
 func (v *sweepView) addRows(t *table, axis string) {
-	for _, pt := range v.res.Points {
+	holm, m := v.holm()
+	for i, pt := range v.res.Points {
 		a, d := pt.Accuracy.Accuracy, pt.VsAnchor.Test
 		t.add(v.name, axis, strconv.Itoa(pt.Setting), f3(a.Mean), f3(a.Lo), f3(a.Hi), strconv.Itoa(a.N), strconv.Itoa(v.moments[pt.Setting]),
-			s3(d.MeanDiff), s3(d.CI.Lo), s3(d.CI.Hi), f2(d.T), pval(d.P))
+			s3(d.MeanDiff), s3(d.CI.Lo), s3(d.CI.Hi), f2(d.T), pval(d.P), pval(holm[i]), strconv.Itoa(m))
 	}
 }
 
-var sweepHeader = []string{"view", "axis", "setting", "accuracy", "ci_lo", "ci_hi", "developers", "moments", "diff_vs_anchor", "diff_lo", "diff_hi", "t", "p"}
+// holm returns the Holm-adjusted p of each point's paired test against the
+// anchor, over the view's tests (every setting but the anchor, whose test
+// is undefined), and how many tests the view holds.
+func (v *sweepView) holm() ([]float64, int) {
+	ps := make([]float64, len(v.res.Points))
+	m := 0
+	for i, pt := range v.res.Points {
+		ps[i] = math.NaN()
+		if pt.Setting != v.res.Anchor {
+			ps[i] = pt.VsAnchor.Test.P
+			if !math.IsNaN(ps[i]) {
+				m++
+			}
+		}
+	}
+	return analysis.Holm(ps), m
+}
+
+// holmAt is the Holm-adjusted p of the view's test at setting.
+func (v *sweepView) holmAt(setting int) float64 {
+	holm, _ := v.holm()
+	for i, pt := range v.res.Points {
+		if pt.Setting == setting {
+			return holm[i]
+		}
+	}
+	return math.NaN()
+}
+
+var sweepHeader = []string{"view", "axis", "setting", "accuracy", "ci_lo", "ci_hi", "developers", "moments", "diff_vs_anchor", "diff_lo", "diff_hi", "t", "p", "p_holm", "tests"}
 
 // sweepPanel draws one view: accuracy with intervals at each setting,
 // joined by a line, the anchor drawn apart as an open diamond. x gives a
@@ -231,9 +261,10 @@ func (r *Report) contextScaling() (*figure, error) {
 func (r *Report) sweepCaptionN(v *sweepView) string {
 	res := v.res
 	t := res.PeakVsAnchor.Test
-	return fmt.Sprintf("%s: r(log N, accuracy) = %s; peak N = %d at %s vs %s at N = %d, paired %s (95%% CI %s to %s, t = %s, p = %s)",
+	_, m := v.holm()
+	return fmt.Sprintf("%s: r(log N, accuracy) = %s; peak N = %d at %s vs %s at N = %d, paired %s (95%% CI %s to %s, t = %s, p = %s; Holm-adjusted over the view's %d tests against N = %d, p = %s)",
 		v.name, s2(res.LogR.R), res.Peak, f3(peakMean(res)), f3(anchorMean(res)), res.Anchor,
-		s3(t.MeanDiff), s3(t.CI.Lo), s3(t.CI.Hi), f2(t.T), pval(t.P))
+		s3(t.MeanDiff), s3(t.CI.Lo), s3(t.CI.Hi), f2(t.T), pval(t.P), m, res.Anchor, pval(v.holmAt(res.Peak)))
 }
 
 func (r *Report) historySweep() (*figure, error) {
@@ -319,11 +350,12 @@ func historyCaption(v *sweepView) string {
 		y = append(y, pt.Accuracy.Accuracy.Mean)
 		if pt.Setting != v.res.Anchor {
 			t := pt.VsAnchor.Test
-			diffs = append(diffs, fmt.Sprintf("K = %d %s (t = %s)", pt.Setting, s3(t.MeanDiff), f2(t.T)))
+			diffs = append(diffs, fmt.Sprintf("K = %d %s (t = %s, p = %s, Holm %s)", pt.Setting, s3(t.MeanDiff), f2(t.T), pval(t.P), pval(v.holmAt(pt.Setting))))
 		}
 	}
 	rc, _ := analysis.Pearson(x, y)
-	return fmt.Sprintf("%s: r(ln(1 + K), accuracy) = %s over %d levels; paired against K = 0: %s", v.name, s2(rc.R), rc.N, strings.Join(diffs, ", "))
+	_, m := v.holm()
+	return fmt.Sprintf("%s: r(ln(1 + K), accuracy) = %s over %d levels; paired against K = 0 (%d tests, Holm-adjusted over them): %s", v.name, s2(rc.R), rc.N, m, strings.Join(diffs, ", "))
 }
 
 func (r *Report) contextHeatmap() (*figure, error) {
@@ -401,26 +433,42 @@ func (r *Report) contextHeatmap() (*figure, error) {
 	}
 	sort.Ints(ks)
 	f := &figure{}
-	f.table.header = []string{"kind", "n", "k", "value", "ci_lo", "ci_hi", "t", "p", "developers"}
+	f.table.header = []string{"kind", "n", "k", "value", "ci_lo", "ci_hi", "t", "p", "developers", "p_holm", "tests"}
+	// The surface's tests, one family: each N's K_hi - K_lo and the
+	// interaction.
+	var sps []float64
+	for _, row := range sf.Rows {
+		sps = append(sps, row.History.Test.P)
+	}
+	sps = append(sps, sf.Interaction.Test.P)
+	sholm := analysis.Holm(sps)
+	stests := 0
+	for _, p := range sps {
+		if !math.IsNaN(p) {
+			stests++
+		}
+	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var bestCell analysis.Cell
 	bestAcc := math.Inf(-1)
 	for _, c := range sf.Cells {
 		a := c.Accuracy.Accuracy
-		f.table.add("cell", strconv.Itoa(c.N), strconv.Itoa(c.K), f3(a.Mean), f3(a.Lo), f3(a.Hi), "", "", strconv.Itoa(a.N))
+		f.table.add("cell", strconv.Itoa(c.N), strconv.Itoa(c.K), f3(a.Mean), f3(a.Lo), f3(a.Hi), "", "", strconv.Itoa(a.N), "", "")
 		lo, hi = min(lo, a.Mean), max(hi, a.Mean)
 		if a.Mean > bestAcc {
 			bestAcc, bestCell = a.Mean, c.Cell
 		}
 	}
 	var rowNotes []string
-	for _, row := range sf.Rows {
+	for i, row := range sf.Rows {
 		t := row.History.Test
-		f.table.add(fmt.Sprintf("K%d-K%d", sf.KHi, sf.KLo), strconv.Itoa(row.N), "", s3(t.MeanDiff), s3(t.CI.Lo), s3(t.CI.Hi), f2(t.T), pval(t.P), strconv.Itoa(len(row.History.Developers)))
-		rowNotes = append(rowNotes, fmt.Sprintf("N = %d %s (t = %s)", row.N, s3(t.MeanDiff), f2(t.T)))
+		f.table.add(fmt.Sprintf("K%d-K%d", sf.KHi, sf.KLo), strconv.Itoa(row.N), "", s3(t.MeanDiff), s3(t.CI.Lo), s3(t.CI.Hi), f2(t.T), pval(t.P),
+			strconv.Itoa(len(row.History.Developers)), pval(sholm[i]), strconv.Itoa(stests))
+		rowNotes = append(rowNotes, fmt.Sprintf("N = %d %s (t = %s, Holm p = %s)", row.N, s3(t.MeanDiff), f2(t.T), pval(sholm[i])))
 	}
 	it := sf.Interaction.Test
-	f.table.add("interaction", "", "", s3(it.MeanDiff), s3(it.CI.Lo), s3(it.CI.Hi), f2(it.T), pval(it.P), strconv.Itoa(len(sf.Interaction.Developers)))
+	f.table.add("interaction", "", "", s3(it.MeanDiff), s3(it.CI.Lo), s3(it.CI.Hi), f2(it.T), pval(it.P), strconv.Itoa(len(sf.Interaction.Developers)),
+		pval(sholm[len(sholm)-1]), strconv.Itoa(stests))
 
 	colLabels := make([]string, len(ks))
 	for i, k := range ks {
@@ -455,9 +503,10 @@ func (r *Report) contextHeatmap() (*figure, error) {
 	p.NominalY(rowLabels...)
 	f.pic = single(p, 6*vg.Inch, vg.Length(1.2+0.55*float64(len(ns)))*vg.Inch)
 	f.caption = fmt.Sprintf("%s, %s: every combination of live window N and history K; the brightest cell is N = %d, K = %d (%s). "+
-		"Paired per developer, K = %d minus K = %d at each N: %s. Interaction (history's effect at N = %d minus at N = %d): %s (95%% CI %s to %s, t = %s).",
+		"Paired per developer, K = %d minus K = %d at each N: %s. Interaction (history's effect at N = %d minus at N = %d): %s (95%% CI %s to %s, t = %s, Holm p = %s). "+
+		"The surface holds %d tests (each N's history effect and the interaction); Holm's adjustment is over them.",
 		best.sim, best.cond, bestCell.N, bestCell.K, f3(bestAcc), sf.KHi, sf.KLo, strings.Join(rowNotes, ", "),
-		sf.NLo, sf.NHi, s3(it.MeanDiff), s3(it.CI.Lo), s3(it.CI.Hi), f2(it.T))
+		sf.NLo, sf.NHi, s3(it.MeanDiff), s3(it.CI.Lo), s3(it.CI.Hi), f2(it.T), pval(sholm[len(sholm)-1]), stests)
 	return f, nil
 }
 

@@ -83,10 +83,10 @@ func runCascade(c *cli.Context, sio *streams, opts judgeOptions) error {
 
 func judgeTargetKinds(target string) ([]string, error) {
 	switch target {
-	case "points", "generations":
+	case "points", "generations", "profile":
 		return []string{target}, nil
 	case "all":
-		return []string{"points", "generations"}, nil
+		return []string{"points", "generations", "profile"}, nil
 	}
-	return nil, usagef("judge: --target %q: want points, generations or all", target)
+	return nil, usagef("judge: --target %q: want points, generations, profile or all", target)
 }

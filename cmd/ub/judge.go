@@ -28,7 +28,7 @@ func newJudgeCommand(io *streams) *cli.Command {
 		Usage: "label the move of every point's real message and every generation (or of the messages of a JSONL file)",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "judge", Value: "builtin", Usage: "judge `NAME`: builtin"},
-			&cli.StringFlag{Name: "target", Value: "all", Usage: "points|generations|all"},
+			&cli.StringFlag{Name: "target", Value: "all", Usage: "points|generations|profile|all (profile: the moments of the profile sessions, for the chance and majority lines)"},
 			&cli.StringFlag{Name: "input", Usage: "label the messages of this JSONL `FILE` (id, message, optional prev_agent) and print one JSON label per line; no workspace needed"},
 			&cli.StringFlag{Name: "model", Usage: "a model judge: the model `NAME` at --base-url (then --judge names the judge)"},
 			&cli.StringFlag{Name: "cascade", Usage: "`builtin,NAME`: label with the built-in judge and send its least confident labels to the model judge NAME (--model, --base-url); stored as judge builtin+NAME"},

@@ -89,6 +89,7 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 	if err != nil {
 		return err
 	}
+	rep.SetBootstrap(opts.fid.boot)
 	if err := loadFidelity(c.Context, ws, rep, opts.fid); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

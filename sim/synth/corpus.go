@@ -13,6 +13,7 @@ import (
 
 	"github.com/ub-bench/ub/graph"
 	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/queries"
 )
 
 // The shape of one block of the study (seed 000, at scale 1): about 190
@@ -84,8 +85,11 @@ type session struct {
 // moment is a developer turn of an eligible developer's held-out session:
 // a candidate point.
 type moment struct {
-	move  string
-	words int
+	move      string
+	words     int
+	developer string
+	sessionID string
+	turnIdx   int // the developer turn's index, also its prior turns
 }
 
 // corpus is the generated study before any simulator runs.
@@ -95,8 +99,14 @@ type corpus struct {
 	edges    []graph.Edge
 	sessions []session
 	moments  map[string]moment // by point id
-	turns    int
+	// profile holds the move of every moment of an eligible developer's
+	// profile (not held-out) sessions, by queries.TurnTargetID.
+	profile map[string]profileMoment
+	turns   int
 }
+
+// profileMoment is a moment of a profile session: its developer and move.
+type profileMoment struct{ developer, move string }
 
 // stream returns the generator of one named purpose: every purpose has its
 // own PCG stream, so adding a simulator or a sweep changes no other draw.
@@ -188,7 +198,7 @@ var repoWords = []string{"api", "cli", "web", "infra", "sdk", "docs", "core", "b
 // buildCorpus draws the developers, repositories, split and sessions of a
 // study of scale blocks.
 func buildCorpus(seed uint64, scale int) (*corpus, error) {
-	c := &corpus{byName: map[string]*developer{}, moments: map[string]moment{}}
+	c := &corpus{byName: map[string]*developer{}, moments: map[string]moment{}, profile: map[string]profileMoment{}}
 	nd, nr := 0, 0
 	for range scale {
 		for _, sh := range componentShapes() {
@@ -368,7 +378,10 @@ func (c *corpus) fillTurns(rng *rand.Rand, d *developer, i, m int, held bool) {
 			text := message(rng, mv, w)
 			s.Turns = append(s.Turns, ingest.Turn{Role: ingest.RoleDeveloper, Text: text})
 			if held && d.kind == kindEligible {
-				c.moments[graph.PointID(s.ID, 2*j)] = moment{move: mv, words: w}
+				c.moments[graph.PointID(s.ID, 2*j)] = moment{move: mv, words: w, developer: d.name, sessionID: s.ID, turnIdx: 2 * j}
+			}
+			if !held && d.kind == kindEligible {
+				c.profile[queries.TurnTargetID(s.ID, 2*j)] = profileMoment{developer: d.name, move: mv}
 			}
 		}
 		s.Turns = append(s.Turns, ingest.Turn{Role: ingest.RoleAgent, Text: agentTurn(rng)})

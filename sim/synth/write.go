@@ -193,9 +193,12 @@ type Run = sim.Cell
 // the substitution test and the N x K surface, each setting once. The study
 // is an experiment with those four sweeps, expanded as ub generate expands
 // one (sim.Experiment.Cells).
-func Runs() []Run {
+func Runs() []Run { return runsOf(Planted(), false) }
+
+// runsOf is Runs of sims; anchorOnly leaves out the sweeps.
+func runsOf(sims []Simulator, anchorOnly bool) []Run {
 	e := sim.Experiment{WindowN: AnchorN, HistoryK: AnchorK}
-	for _, s := range Planted() {
+	for _, s := range sims {
 		var conds []string
 		for cond := range s.Conditions {
 			conds = append(conds, cond)
@@ -205,8 +208,10 @@ func Runs() []Run {
 	sweep := func(ns, ks []int) sim.Sweep {
 		return sim.Sweep{Simulators: []string{ContextSimulator}, Conditions: []string{queries.CondNoProfile}, WindowN: ns, HistoryK: ks}
 	}
-	e.Sweeps = []sim.Sweep{sweep(ContextSweepN, []int{0}), sweep([]int{AnchorN}, HistorySweepK),
-		sweep([]int{1}, SubstitutionK), sweep(SurfaceN, SurfaceK)}
+	if !anchorOnly {
+		e.Sweeps = []sim.Sweep{sweep(ContextSweepN, []int{0}), sweep([]int{AnchorN}, HistorySweepK),
+			sweep([]int{1}, SubstitutionK), sweep(SurfaceN, SurfaceK)}
+	}
 	return e.Cells()
 }
 
@@ -278,6 +283,58 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 		nlab++
 	}
 
+	experiment := fmt.Sprintf("%s:seed=%d,scale=%d", Experiment, seed, scale)
+	c.drawGenerations(seed, sims, runsOf(sims, false), points, func(g drawn) {
+		r := g.run
+		parts, _ := json.Marshal(map[string]any{"backend": Backend, "model": byName[r.Simulator].Model, "sample": 0, "template": g.version})
+		rw.Generation(queries.GenerationRow{ID: g.id, PointID: g.point.ID, Simulator: r.Simulator, Condition: r.Condition,
+			WindowN: r.WindowN, HistoryK: r.HistoryK, RequestKey: g.key, KeyParts: parts, Text: g.text, TokensIn: g.tin, TokensOut: g.tout,
+			Cost: g.cost, LatencyMS: int64(300 + 8*g.tout), PromptVersion: g.version, Experiment: experiment})
+		rw.Label(queries.Label{Target: "generation", TargetID: g.id, Judge: Judge, Move: g.move, Label7: label7(lab7RNG, g.move), PromptVersion: JudgeVersion})
+		ngen++
+		nlab++
+		if r.WindowN == AnchorN && r.HistoryK == AnchorK && r.Condition != queries.CondTerse {
+			altLabel("generation", g.id, g.move)
+		}
+	})
+	// The planted moves of the eligible developers' profile-session
+	// moments, as judge Judge's labels of target "message": the move mix
+	// the report's chance and majority lines are formed from.
+	ids := make([]string, 0, len(c.profile))
+	for id := range c.profile {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		rw.Label(queries.Label{Target: "message", TargetID: id, Judge: Judge, Move: c.profile[id].move, PromptVersion: JudgeVersion})
+		nlab++
+	}
+	return len(sims), ngen, nlab, rw.Close()
+}
+
+// drawn is one generation as drawGenerations draws it.
+type drawn struct {
+	run       Run
+	point     queries.PointRow
+	move      string // the planted move: the judge's label
+	words     int
+	text      string
+	id, key   string // generation id and request key
+	version   string // prompt template version
+	tin, tout int
+	cost      float64
+}
+
+// drawGenerations draws the generations of runs at points, in order, and
+// gives each to emit: the one generator of Write and [InMemory]. Every run
+// draws from its own stream and every (simulator, condition) pair its
+// per-developer offsets v from its own, so a subset of the runs draws
+// exactly what the whole study draws for them.
+func (c *corpus) drawGenerations(seed uint64, sims []Simulator, runs []Run, points []queries.PointRow, emit func(drawn)) {
+	byName := map[string]Simulator{}
+	for _, s := range sims {
+		byName[s.Name] = s
+	}
 	// The per-developer simulator offsets v, one per (simulator,
 	// condition, developer), shared by every setting of that pair.
 	type sc struct{ sim, cond string }
@@ -297,14 +354,12 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 		voff[k] = m
 		return m
 	}
-	experiment := fmt.Sprintf("%s:seed=%d,scale=%d", Experiment, seed, scale)
-	for _, r := range Runs() {
+	for _, r := range runs {
 		s := byName[r.Simulator]
 		b := s.Conditions[r.Condition]
 		v := vfor(r.Simulator, r.Condition)
 		rng := stream(seed, fmt.Sprintf("gen/%s/%s/%d/%d", r.Simulator, r.Condition, r.WindowN, r.HistoryK))
 		version := templateVersion(r.Condition)
-		anchor := r.WindowN == AnchorN && r.HistoryK == AnchorK && r.Condition != queries.CondTerse
 		for _, p := range points {
 			d := c.byName[p.Developer]
 			real := moveIndex(c.moments[p.ID].move)
@@ -318,25 +373,15 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 			move := Moves[gen]
 			words := lengthOf(rng, b.Words)
 			text := message(rng, move, words)
-			id := shortHash(r.Simulator, p.ID, r.Condition, fmt.Sprint(r.WindowN), fmt.Sprint(r.HistoryK))
 			tin := 600 + 45*min(r.WindowN, p.PriorTurns) + 12*r.HistoryK
 			if r.Condition == queries.CondProfile {
 				tin += 250
 			}
 			tout := int(math.Round(1.35*float64(words))) + s.Reasoning
-			cost := (float64(tin)*s.PriceIn + float64(tout)*s.PriceOut) / 1e6
-			key := fullHash("request", Backend, s.Model, r.Simulator, p.ID, r.Condition, fmt.Sprint(r.WindowN), fmt.Sprint(r.HistoryK))
-			parts, _ := json.Marshal(map[string]any{"backend": Backend, "model": s.Model, "sample": 0, "template": version})
-			rw.Generation(queries.GenerationRow{ID: id, PointID: p.ID, Simulator: r.Simulator, Condition: r.Condition,
-				WindowN: r.WindowN, HistoryK: r.HistoryK, RequestKey: key, KeyParts: parts, Text: text, TokensIn: tin, TokensOut: tout,
-				Cost: cost, LatencyMS: int64(300 + 8*tout), PromptVersion: version, Experiment: experiment})
-			rw.Label(queries.Label{Target: "generation", TargetID: id, Judge: Judge, Move: move, Label7: label7(lab7RNG, move), PromptVersion: JudgeVersion})
-			ngen++
-			nlab++
-			if anchor {
-				altLabel("generation", id, move)
-			}
+			emit(drawn{run: r, point: p, move: move, words: words, text: text, version: version, tin: tin, tout: tout,
+				cost: (float64(tin)*s.PriceIn + float64(tout)*s.PriceOut) / 1e6,
+				id:   shortHash(r.Simulator, p.ID, r.Condition, fmt.Sprint(r.WindowN), fmt.Sprint(r.HistoryK)),
+				key:  fullHash("request", Backend, s.Model, r.Simulator, p.ID, r.Condition, fmt.Sprint(r.WindowN), fmt.Sprint(r.HistoryK))})
 		}
 	}
-	return len(sims), ngen, nlab, rw.Close()
 }
