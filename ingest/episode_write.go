@@ -3,6 +3,7 @@ package ingest
 import (
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/ub-bench/ub/queries"
 )
@@ -124,7 +125,19 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 		var idx []int // of eps in f.Episodes
 		for i, e := range f.Episodes {
 			hash, ok := w.epHashes[e.SimulationID]
+			if !ok && strings.HasPrefix(e.SimulationID, tau1IDPrefix) {
+				if _, dup := w.tau1Content[e.ContentHash]; dup { // the same v1 episode under another file name
+					st.Unchanged++
+					w.st.EpisodesUnchanged++
+					continue
+				}
+			}
 			w.epHashes[e.SimulationID] = e.ContentHash
+			if strings.HasPrefix(e.SimulationID, tau1IDPrefix) {
+				if _, dup := w.tau1Content[e.ContentHash]; !dup {
+					w.tau1Content[e.ContentHash] = e.SimulationID
+				}
+			}
 			switch {
 			case ok && hash == e.ContentHash:
 				st.Unchanged++

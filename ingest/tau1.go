@@ -55,7 +55,8 @@ type t1Task struct {
 // tau1_agent:unknown otherwise), the user simulator being named
 // tau1_user:<user> (the file stem when the name does not follow the
 // convention). Episodes have no id: simulation_id is tau1:<stem>:<index>, and
-// content_hash tells a changed copy.
+// content_hash tells a changed copy; the same content under another file
+// name is the episode already present (the writer's tau1Content).
 func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
 	return readEpisodeFile(path, r, sink, parseTau1)
 }
@@ -118,6 +119,9 @@ func parseTau1(s *jsonStream, sink EpisodeSink) error {
 	return sink.EpisodeFile(f)
 }
 
+// tau1IDPrefix begins the id of every tau-bench v1 episode.
+const tau1IDPrefix = "tau1:"
+
 // tau1Decoded makes the episode of an array element decoded into ep, with
 // decErr the decoding error, raw its JSON.
 func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, stem string, key taskKeyFunc) (*Episode, *EpTask, error) {
@@ -134,7 +138,7 @@ func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, 
 	if e.Traj == nil {
 		return nil, nil, fmt.Errorf("%s: missing \"traj\"", where)
 	}
-	ep := &Episode{SimulationID: "tau1:" + stem + ":" + strconv.Itoa(idx), RunID: run.RunID, SourceFile: run.SourceFile,
+	ep := &Episode{SimulationID: tau1IDPrefix + stem + ":" + strconv.Itoa(idx), RunID: run.RunID, SourceFile: run.SourceFile,
 		SourceIndex: idx, ContentHash: sha(raw), Domain: run.Domain, TaskID: taskID, Trial: e.Trial, Reward: e.Reward}
 	var task *EpTask
 	if e.Info != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 
 	"github.com/ub-bench/ub/analysis"
@@ -46,6 +47,11 @@ type writer struct {
 	// task keys.
 	epHashes        map[string]string
 	epRuns, epTasks map[string]bool
+	// tau1Content maps the content hash of every stored tau-bench v1
+	// episode to its id: a v1 episode has no id of its own (its id is made
+	// of the file's name), so the same content under another file name is
+	// the episode already present.
+	tau1Content map[string]string
 	// fileStatMu guards Stats.EpisodeFiles: the reading side appends to
 	// it, the write side counts in its entries.
 	fileStatMu sync.Mutex
@@ -122,6 +128,14 @@ func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Sta
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	w.storedHashes = maps.Clone(w.epHashes)
+	w.tau1Content = map[string]string{}
+	for id, h := range w.epHashes {
+		if strings.HasPrefix(id, tau1IDPrefix) {
+			if old, ok := w.tau1Content[h]; !ok || id < old {
+				w.tau1Content[h] = id
+			}
+		}
+	}
 	w.out = make(chan *batch) // one batch filling while one is written
 	w.finished = make(chan struct{})
 	w.failed = make(chan struct{})
