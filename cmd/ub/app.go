@@ -77,6 +77,7 @@ func newApp(io *streams) *cli.App {
 		ErrWriter: io.err,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Value: "ub.duckdb", EnvVars: []string{"UB_DB"}, Usage: "workspace `FILE`"},
+			&cli.BoolFlag{Name: "version", Usage: "print the version and commit of ub and exit"},
 		},
 		Commands: []*cli.Command{
 			newIngestCommand(io),

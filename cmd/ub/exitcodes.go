@@ -75,6 +75,10 @@ func usageErrorsEverywhere(cmds []*cli.Command, parent string) {
 // rootAction runs for "ub" with no known command: help when nothing was
 // named, a usage error otherwise.
 func rootAction(c *cli.Context) error {
+	if c.Bool("version") {
+		fmt.Fprintln(c.App.Writer, versionLine())
+		return nil
+	}
 	if c.Args().Present() {
 		return usagef("unknown command %q (ub --help lists them)", c.Args().First())
 	}

@@ -118,6 +118,10 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	in := reports.Input{Study: st}
+	if in.Synthetic, err = queries.Provenance(ctx, db); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	in.Build.Version, in.Build.Commit = buildVersion()
 	if in.JudgeQuality, in.Deciders, err = judgeQuality(c, ws, judge); err != nil {
 		return nil, err
 	}

@@ -126,7 +126,10 @@ func WriteFidelity(ctx context.Context, ws *queries.Workspace, opts FidelityOpti
 	err = ws.InTx(ctx, func(*sql.Conn) error {
 		var err error
 		st, err = writeFidelity(ctx, ws, opts.Seed, scale)
-		return err
+		if err != nil {
+			return err
+		}
+		return queries.MarkSynthetic(ctx, ws.Conn(), queries.Origin{Maker: MakerFidelity, Detail: fmt.Sprintf("seed %d, scale %d", opts.Seed, scale)})
 	})
 	return st, err
 }
