@@ -94,7 +94,7 @@ func (d drawing) marked() drawing {
 
 func single(p *plot.Plot, w, h vg.Length) drawing {
 	finiteAxes(p)
-	return drawing{w: w, h: h, draw: func(c draw.Canvas) { p.Draw(c) }}
+	return drawing{w: w, h: h, draw: func(c draw.Canvas) { drawPlot(c, p) }}
 }
 
 // finiteAxes replaces a non-finite axis bound by a finite one. A plotter
@@ -130,7 +130,7 @@ func panels(plots []*plot.Plot, w, h vg.Length) drawing {
 			PadLeft: vg.Points(2), PadRight: vg.Points(6)}
 		cs := plot.Align([][]*plot.Plot{plots}, t, c)
 		for i, p := range plots {
-			p.Draw(cs[0][i])
+			drawPlot(cs[0][i], p)
 		}
 	}}
 }
@@ -176,6 +176,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Y.Label.TextStyle.Font.Size = vg.Points(10)
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	p.Legend.ThumbnailWidth = vg.Points(14)
+	p.Legend.Padding = vg.Points(2)
 	return p
 }
 
