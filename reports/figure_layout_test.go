@@ -60,7 +60,9 @@ func checkFigures(t *testing.T, dir string) {
 // scale 1: every figure of each is drawn) as ub report does, with the
 // synthetic-data mark, and checks each picture.
 func TestFiguresRead(t *testing.T) {
-	mark := func(maker string) []queries.Origin { return []queries.Origin{{Maker: maker, Detail: "seed 1, scale 1"}} }
+	mark := func(maker string) []queries.Origin {
+		return []queries.Origin{{Maker: maker, Detail: "seed 1, scale 1"}}
+	}
 	t.Run("userbench", func(t *testing.T) {
 		r := synthReport(t, "", 1, 1)
 		r.in.Synthetic = mark(synth.MakerUserBench)
