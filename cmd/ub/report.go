@@ -53,10 +53,8 @@ func newReportCommand(io *streams) *cli.Command {
 
 func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 	if opts.list {
-		for _, f := range reports.Figures() {
-			fmt.Fprintf(io.out, "%-16s %s\n", f.Name, f.Title)
-		}
-		return nil
+		_, err := io.out.Write([]byte(figureList(reports.Figures())))
+		return err
 	}
 	if opts.figure == reports.FigReviewErrorShare || opts.figure == reports.FigReviewCodes {
 		return usagef("report: figure %q is drawn by ub review stats --out DIR, not by ub report (the report has the review's tables)", opts.figure)
@@ -96,6 +94,20 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 	fmt.Fprintf(io.out, "wrote %s: %d figures, %d skipped, %d files\n",
 		filepath.ToSlash(filepath.Join(opts.out, "report.md")), len(sum.Figures), len(sum.Skipped), len(sum.Files))
 	return nil
+}
+
+// figureList is ub report --list: one figure a line, the titles aligned
+// after the longest name.
+func figureList(figs []reports.FigureInfo) string {
+	w := 0
+	for _, f := range figs {
+		w = max(w, len(f.Name))
+	}
+	var b strings.Builder
+	for _, f := range figs {
+		fmt.Fprintf(&b, "%-*s  %s\n", w, f.Name, f.Title)
+	}
+	return b.String()
 }
 
 // loadReport reads the study as scored by the chosen judge, with the split

@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"runtime/debug"
+	"strings"
 	"testing"
+
+	"github.com/ub-bench/ub/reports"
 )
 
 // TestBuildVersion: the version and commit set at build time win; else
@@ -40,5 +43,23 @@ func TestBuildVersion(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"ub", "--version"}, &streams{out: &out, err: &errb}); code != 0 || out.String() != "ub v2.0.0 (commit beef)\n" {
 		t.Errorf("ub --version: exit %d, %q (stderr %q)", code, out.String(), errb.String())
+	}
+}
+
+// TestReportListAligned: every title of ub report --list starts in the
+// same column, names longer than 16 characters included.
+func TestReportListAligned(t *testing.T) {
+	out := figureList(reports.Figures())
+	col := -1
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		name, _, _ := strings.Cut(line, " ")
+		rest := strings.TrimLeft(line[len(name):], " ")
+		c := len(line) - len(rest)
+		if col == -1 {
+			col = c
+		}
+		if c != col || c < len(name)+2 {
+			t.Errorf("title of %s starts at column %d, want %d: %q", name, c, col, line)
+		}
 	}
 }
