@@ -100,6 +100,7 @@ func newApp(io *streams) *cli.App {
 			newProbesCommand(io),
 			newRubricsCommand(io), newVerdictsCommand(io), newGradeCommand(io),
 			newReviewCommand(io),
+			newPublishCommand(io),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usageError{err}
