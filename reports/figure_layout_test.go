@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ub-bench/ub/queries"
-	"github.com/ub-bench/ub/reports/internal/layout"
+	"github.com/ub-bench/ub/reports/layout"
 	"github.com/ub-bench/ub/sim/synth"
 )
 
@@ -25,7 +25,7 @@ var knownDefects = map[string]string{
 
 // checkFigures reads every SVG in dir and fails the test for each text
 // that overprints another or leaves the canvas, and each legend that
-// covers a data mark (reports/internal/layout).
+// covers a data mark (reports/layout).
 func checkFigures(t *testing.T, dir string) {
 	t.Helper()
 	svgs, err := filepath.Glob(filepath.Join(dir, "*.svg"))

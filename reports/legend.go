@@ -12,7 +12,7 @@ import (
 )
 
 // legendFrame is the colour of the frame every legend is drawn in (the
-// layout test finds legends by it: reports/internal/layout.LegendFrame).
+// layout test finds legends by it: reports/layout.LegendFrame).
 var legendFrame = color.RGBA{140, 140, 140, 255}
 
 // legendMargin is the room between a legend's frame and its entries.
