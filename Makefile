@@ -3,8 +3,13 @@ GO ?= go
 
 .PHONY: build test bench demo fuzz
 
+# The version and commit ub --version prints and manifest.json records.
+VERSION ?= $(shell git describe --tags --always 2>/dev/null || echo devel)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -modified)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+
 build:
-	$(GO) build -o ub ./cmd/ub
+	$(GO) build -ldflags "$(LDFLAGS)" -o ub ./cmd/ub
 
 # The full test suite, as CI runs it (.ci/run). Needs ../shared/corpus beside
 # the repository (or UB_CORPUS).

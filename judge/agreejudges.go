@@ -11,8 +11,12 @@ import (
 // Its fields are in the order of their JSON names (ub agree --json).
 type JudgePair struct {
 	Agreement Agreement `json:"agreement"`
-	JudgeA    string    `json:"judge_a"`
-	JudgeB    string    `json:"judge_b"`
+	// Fine is the agreement on the targets both judges gave a 7-way label
+	// (labels.label7): kappa on the seven labels and on their 4-way
+	// collapse; nil when there is none.
+	Fine   *FineAgreement `json:"fine"`
+	JudgeA string         `json:"judge_a"`
+	JudgeB string         `json:"judge_b"`
 	// N is the number of targets compared; Unparseable the targets in
 	// common where either label is 'unparseable' (counted, not compared).
 	N           int `json:"n"`
@@ -32,8 +36,14 @@ func AgreeJudges(ctx context.Context, db queries.Querier, names []string, fn fun
 				return err
 			}
 			var ma, mb []Move
+			var fa, fb []Fine
 			unparseable := 0
 			for _, p := range pairs {
+				if x, errA := ParseFine(p.Label7A); errA == nil {
+					if y, errB := ParseFine(p.Label7B); errB == nil {
+						fa, fb = append(fa, x), append(fb, y)
+					}
+				}
 				x, errA := ParseMove(p.MoveA)
 				y, errB := ParseMove(p.MoveB)
 				if errA != nil || errB != nil { // 'unparseable': counted, not compared
@@ -49,7 +59,15 @@ func AgreeJudges(ctx context.Context, db queries.Querier, names []string, fn fun
 			if err != nil {
 				return fmt.Errorf("agree: %s vs %s: %w", a, b, err)
 			}
-			if err := fn(JudgePair{Agreement: ag, JudgeA: a, JudgeB: b, N: len(ma), Unparseable: unparseable}); err != nil {
+			jp := JudgePair{Agreement: ag, JudgeA: a, JudgeB: b, N: len(ma), Unparseable: unparseable}
+			if len(fa) > 0 {
+				f, err := AgreeFine(fa, fb)
+				if err != nil {
+					return fmt.Errorf("agree: %s vs %s: %w", a, b, err)
+				}
+				jp.Fine = &f
+			}
+			if err := fn(jp); err != nil {
 				return err
 			}
 		}

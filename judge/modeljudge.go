@@ -13,6 +13,9 @@ import (
 //go:embed prompts/judge_v1.txt
 var judgePrompt string
 
+// Prompt is the model judge's prompt, as sent (ub publish ships it).
+func Prompt() string { return judgePrompt }
+
 // PromptVersion is the version of the model judge's prompt: "judge/1+" and
 // 12 hex digits of its sha256, recorded beside every label it makes.
 func PromptVersion() string {

@@ -113,6 +113,7 @@ func appendLabels(ctx context.Context, ws *Workspace, labels []Label) error {
 // LabelPair is a target both judges labelled.
 type LabelPair struct {
 	Target, TargetID, MoveA, MoveB string
+	Label7A, Label7B               string // the 7-way labels; "" when the judge gave none
 }
 
 // LabelPairs lists the targets labelled by both judges.
@@ -125,9 +126,11 @@ func LabelPairs(ctx context.Context, db Querier, judgeA, judgeB string) ([]Label
 	var out []LabelPair
 	for rows.Next() {
 		var p LabelPair
-		if err := rows.Scan(&p.Target, &p.TargetID, &p.MoveA, &p.MoveB); err != nil {
+		var a7, b7 sql.NullString
+		if err := rows.Scan(&p.Target, &p.TargetID, &p.MoveA, &p.MoveB, &a7, &b7); err != nil {
 			return nil, err
 		}
+		p.Label7A, p.Label7B = a7.String, b7.String
 		out = append(out, p)
 	}
 	return out, rows.Err()

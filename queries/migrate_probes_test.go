@@ -20,7 +20,8 @@ func TestMigrationDropsTheProbeList(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A workspace before 0011: every migration applied, then
-	// ep_probe_findings made again as 0005 made it and 0011 unrecorded.
+	// ep_probe_findings made again as 0005 made it, the tables of later
+	// migrations dropped and 0011 on unrecorded.
 	ws, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +38,7 @@ func TestMigrationDropsTheProbeList(t *testing.T) {
 	if !strings.Contains(old, "CHECK (probe IN") {
 		t.Fatalf("0005 has no probe list: %q", old)
 	}
-	for _, q := range []string{`DROP TABLE ep_probe_findings`, old, `DELETE FROM schema_migrations WHERE version >= 11`} {
+	for _, q := range []string{`DROP TABLE ep_probe_findings`, old, `DROP TABLE provenance`, `DELETE FROM schema_migrations WHERE version >= 11`} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}

@@ -102,20 +102,11 @@ func (r *Report) splitSummary() (*figure, error) {
 	if s == nil {
 		return nil, missing("split-summary", "no split in this workspace: run ub split")
 	}
-	f := &figure{write: func(dir string) ([]string, error) { return WriteSplitSummaryFigure(dir, *s) }}
-	sizes, counts := componentSizes(*s)
-	var splits []string
-	for _, c := range s.Splits {
-		splits = append(splits, c.Split)
+	pic, err := splitSummaryDrawing(*s)
+	if err != nil {
+		return nil, err
 	}
-	f.table.header = append([]string{"developers_in_component"}, splits...)
-	for _, n := range sizes {
-		row := []string{strconv.Itoa(n)}
-		for _, sp := range splits {
-			row = append(row, strconv.Itoa(counts[sp][n]))
-		}
-		f.table.add(row...)
-	}
+	f := &figure{pic: pic, table: splitSummaryTable(*s)}
 	l := s.largest()
 	var parts []string
 	for _, c := range s.Splits {

@@ -125,6 +125,23 @@ func (r *Report) judgeMethods(b *strings.Builder) {
 	}
 }
 
+// minBinN is the fewest labels a reliability bin needs to be drawn: the
+// share right of one or two labels is 0 or 1 and draws a spike that says
+// nothing. Smaller bins stay in the table.
+const minBinN = 5
+
+// drawnBins are the reliability bins the diagram draws: those of at least
+// minBinN labels.
+func drawnBins(bins []CalibrationBin) []CalibrationBin {
+	var out []CalibrationBin
+	for _, bn := range bins {
+		if bn.N >= minBinN {
+			out = append(out, bn)
+		}
+	}
+	return out
+}
+
 // judgeCoverage draws the built-in judge's reliability diagram and its
 // risk-coverage curve.
 func (r *Report) judgeCoverage() (*figure, error) {
@@ -137,9 +154,9 @@ func (r *Report) judgeCoverage() (*figure, error) {
 	var rel, diag plotter.XYs
 	for _, bn := range q.Bins {
 		f.table.add("reliability", fnum(bn.From, 1), fnum(bn.To, 1), strconv.Itoa(bn.N), f3(bn.Confidence), f3(bn.Accuracy), "", "", "")
-		if bn.N > 0 {
-			rel = append(rel, plotter.XY{X: bn.Confidence, Y: bn.Accuracy})
-		}
+	}
+	for _, bn := range drawnBins(q.Bins) {
+		rel = append(rel, plotter.XY{X: bn.Confidence, Y: bn.Accuracy})
 	}
 	for _, p := range q.Coverage {
 		f.table.add("coverage", fnum(p.Coverage, 2), "", strconv.Itoa(p.N), "", f3(p.Accuracy), f3(p.Kappa), f3(p.Lo), f3(p.Hi))
@@ -197,7 +214,7 @@ func (r *Report) judgeCoverage() (*figure, error) {
 	f.pic = panels([]*plot.Plot{left, right}, 9*vg.Inch, 3.6*vg.Inch)
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "Built-in judge %s against careful labels, %s. Left: labels binned by calibrated confidence, share right per bin (expected calibration error %s). "+
+	fmt.Fprintf(&b, "Built-in judge `%s` against careful labels, %s. Left: labels binned by calibrated confidence, share right per bin of at least 5 labels (smaller bins only in the table; expected calibration error %s). "+
 		"Right: kappa and accuracy of the labels kept when only the most confident share is kept; a cascade (ub judge --cascade builtin,NAME --coverage C) sends the rest to a model judge. ",
 		q.Version, q.Protocol, f3(q.ECE))
 	var pts []string

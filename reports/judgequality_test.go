@@ -52,3 +52,13 @@ func TestJudgeMethods(t *testing.T) {
 		t.Error("judge-coverage drawn without a measurement")
 	}
 }
+
+// TestReliabilitySkipsTinyBins: a bin of one label (share right 1.0) is
+// not drawn as a spike; bins of minBinN labels or more are.
+func TestReliabilitySkipsTinyBins(t *testing.T) {
+	bins := []CalibrationBin{{From: 0.2, To: 0.3, N: 1, Confidence: 0.25, Accuracy: 1}, {From: 0.5, To: 0.6, N: 5, Confidence: 0.55, Accuracy: 0.6}, {From: 0.9, To: 1, N: 40, Confidence: 0.95, Accuracy: 0.95}}
+	got := drawnBins(bins)
+	if len(got) != 2 || got[0].N != 5 || got[1].N != 40 {
+		t.Errorf("drawnBins = %+v, want the bins of 5 and 40 labels", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	stdfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -67,11 +68,33 @@ func pval(p float64) string {
 type drawing struct {
 	w, h vg.Length
 	draw func(draw.Canvas)
+	// mark, when set, is drawn in a strip below the picture: the
+	// "synthetic data" note of a workspace ub made up (Report.syntheticMark).
+	mark string
+}
+
+// markStrip is the height of the strip a drawing's mark is drawn in.
+const markStrip = vg.Length(14)
+
+// marked returns d with its mark drawn below it, in a strip of its own so
+// that it covers nothing; d itself when it has no mark.
+func (d drawing) marked() drawing {
+	if d.mark == "" {
+		return d
+	}
+	inner := d.draw
+	return drawing{w: d.w, h: d.h + markStrip, draw: func(c draw.Canvas) {
+		inner(draw.Crop(c, 0, 0, markStrip, 0))
+		sty := text.Style{Color: colAnchor, Font: font.From(plot.DefaultFont, vg.Points(8)), Handler: plot.DefaultTextHandler,
+			XAlign: draw.XLeft, YAlign: draw.YCenter}
+		sty.Font.Style = stdfont.StyleItalic
+		c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(4), Y: c.Min.Y + markStrip/2}, d.mark)
+	}}
 }
 
 func single(p *plot.Plot, w, h vg.Length) drawing {
 	finiteAxes(p)
-	return drawing{w: w, h: h, draw: func(c draw.Canvas) { p.Draw(c) }}
+	return drawing{w: w, h: h, draw: func(c draw.Canvas) { drawPlot(c, p) }}
 }
 
 // finiteAxes replaces a non-finite axis bound by a finite one. A plotter
@@ -107,7 +130,7 @@ func panels(plots []*plot.Plot, w, h vg.Length) drawing {
 			PadLeft: vg.Points(2), PadRight: vg.Points(6)}
 		cs := plot.Align([][]*plot.Plot{plots}, t, c)
 		for i, p := range plots {
-			p.Draw(cs[0][i])
+			drawPlot(cs[0][i], p)
 		}
 	}}
 }
@@ -115,6 +138,7 @@ func panels(plots []*plot.Plot, w, h vg.Length) drawing {
 // saveDrawing writes d as name.svg and name.png (150 dpi) into dir, as
 // saveFigure does for one plot, and returns the paths, sorted.
 func saveDrawing(dir, name string, d drawing) ([]string, error) {
+	d = d.marked()
 	svg := vgsvg.New(d.w, d.h)
 	d.draw(draw.New(svg))
 	var sb bytes.Buffer
@@ -152,6 +176,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Y.Label.TextStyle.Font.Size = vg.Points(10)
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	p.Legend.ThumbnailWidth = vg.Points(14)
+	p.Legend.Padding = vg.Points(2)
 	return p
 }
 

@@ -1,18 +1,19 @@
 package reports
 
 import (
-	"encoding/csv"
 	"fmt"
+	"image/color"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/ub-bench/ub/queries"
 )
@@ -102,84 +103,135 @@ func componentSizes(s SplitSummary) (sizes []int, counts map[string]map[int]int)
 	return sizes, counts
 }
 
-// WriteSplitSummaryFigure writes split-summary.svg, split-summary.png (the
-// number of components of each size, in developers, stacked by split) and
-// split-summary.csv (its table) into dir, and returns their paths.
+// WriteSplitSummaryFigure writes split-summary.svg, split-summary.png
+// and split-summary.csv (splitSummaryTable) into dir, and returns their
+// paths, sorted.
 func WriteSplitSummaryFigure(dir string, s SplitSummary) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	pic, err := splitSummaryDrawing(s)
+	if err != nil {
+		return nil, err
+	}
+	return writeFigureFiles(dir, &figure{name: "split-summary", pic: pic, table: splitSummaryTable(s)})
+}
+
+// splitSummaryTable is the number of components of each size (in
+// developers) per split.
+func splitSummaryTable(s SplitSummary) table {
+	sizes, counts := componentSizes(s)
+	var t table
+	t.header = []string{"developers_in_component"}
+	for _, c := range s.Splits {
+		t.header = append(t.header, c.Split)
+	}
+	for _, n := range sizes {
+		row := []string{strconv.Itoa(n)}
+		for _, c := range s.Splits {
+			row = append(row, strconv.Itoa(counts[c.Split][n]))
+		}
+		t.add(row...)
+	}
+	return t
+}
+
+// splitSummaryDrawing is two panels: left, the number of components of
+// each size per split on a log scale (a component of 16 developers shows
+// beside a hundred of one), each bar with its count; right, the per-split
+// eligibility funnel (developers, enough sessions, enough held-out
+// sessions, eligible), each bar with its count. The splits' legend is
+// drawn once, above the panels, where it covers no bar.
+func splitSummaryDrawing(s SplitSummary) (drawing, error) {
 	sizes, counts := componentSizes(s)
 	var splits []string
 	for _, c := range s.Splits {
 		splits = append(splits, c.Split)
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Components by size (%d components, split hash %s)", len(s.Components), short(s.Run.Hash))
-	p.X.Label.Text = "developers in the component"
-	p.Y.Label.Text = "components"
+	left := newPlot(fmt.Sprintf("Components by size (%d components, split hash %s)", len(s.Components), short(s.Run.Hash)),
+		"developers in the component", "components (log scale)")
 	labels := make([]string, len(sizes))
+	vals := make([][]float64, len(sizes))
+	top := 1
 	for i, n := range sizes {
 		labels[i] = strconv.Itoa(n)
-	}
-	var below *plotter.BarChart
-	w := vg.Points(min(40, max(4, 360/float64(max(1, len(sizes))))))
-	for i, name := range splits {
-		vals := make(plotter.Values, len(sizes))
-		for j, n := range sizes {
-			vals[j] = float64(counts[name][n])
+		for _, sp := range splits {
+			vals[i] = append(vals[i], float64(counts[sp][n]))
+			top = max(top, counts[sp][n])
 		}
-		bars, err := plotter.NewBarChart(vals, w)
-		if err != nil {
-			return nil, err
+	}
+	left.Add(&groupedBars{vals: vals, colors: palette})
+	left.Y.Scale = plot.LogScale{}
+	left.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	left.Y.Min, left.Y.Max = 0.5, float64(top)*4 // room for the counts above the bars
+	left.NominalX(labels...)
+	left.X.Min, left.X.Max = -0.5, float64(len(sizes))-0.5
+
+	right := newPlot("Eligibility funnel per split", "", "developers")
+	stages := []string{"developers", "enough sessions", "enough held-out", "eligible"}
+	fvals := make([][]float64, len(stages))
+	ftop := 1
+	bySplit := map[string]queries.FunnelRow{}
+	for _, f := range s.Funnel {
+		bySplit[f.Split] = f
+	}
+	for i := range stages {
+		for _, sp := range splits {
+			f := bySplit[sp]
+			v := []int{f.Developers, f.EnoughSessions, f.EnoughHeldoutSessions, f.Eligible}[i]
+			fvals[i] = append(fvals[i], float64(v))
+			ftop = max(ftop, v)
 		}
-		bars.Color = palette[i%len(palette)]
-		bars.LineStyle.Width = 0
-		if below != nil {
-			bars.StackOn(below)
+	}
+	right.Add(&groupedBars{vals: fvals, colors: palette})
+	right.Y.Min, right.Y.Max = 0, float64(ftop)*1.15
+	right.NominalX(stages...)
+	right.X.Min, right.X.Max = -0.5, float64(len(stages))-0.5
+
+	inner := panels([]*plot.Plot{left, right}, 10*vg.Inch, 4*vg.Inch)
+	return drawing{w: inner.w, h: inner.h + vg.Points(16), draw: func(c draw.Canvas) {
+		// The legend: a swatch and the split's name with its sizes, in a
+		// row above the panels.
+		sty := text.Style{Font: font.From(plot.DefaultFont, vg.Points(9)), Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
+		x, y := c.Min.X+vg.Points(6), c.Max.Y-vg.Points(8)
+		for i, sc := range s.Splits {
+			c.FillPolygon(palette[i%len(palette)], []vg.Point{{X: x, Y: y - 4}, {X: x + 10, Y: y - 4}, {X: x + 10, Y: y + 4}, {X: x, Y: y + 4}})
+			t := fmt.Sprintf("%s: %d developers, %d repos, %d sessions", sc.Split, sc.Developers, sc.Repos, sc.Sessions)
+			c.FillText(sty, vg.Point{X: x + 14, Y: y}, t)
+			x += 14 + sty.Width(t) + vg.Points(14)
 		}
-		below = bars
-		p.Add(bars)
-		p.Legend.Add(name, bars)
-	}
-	p.Legend.Top = true
-	top := 0
-	for _, n := range sizes {
-		t := 0
-		for _, name := range splits {
-			t += counts[name][n]
+		inner.draw(draw.Crop(c, 0, 0, 0, -vg.Points(16)))
+	}}, nil
+}
+
+// groupedBars draws, at each category i, one bar per group side by side
+// (vals[i][j], in colors[j]), each from the bottom of the axis, with its
+// value printed above it. A zero draws no bar but prints its 0.
+type groupedBars struct {
+	vals   [][]float64
+	colors []color.Color
+}
+
+// Plot draws the bars (plot.Plotter).
+func (g *groupedBars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := text.Style{Font: font.From(plot.DefaultFont, vg.Points(7)), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter}
+	for i, row := range g.vals {
+		w := 0.8 / float64(max(1, len(row)))
+		for j, v := range row {
+			x0 := trX(float64(i) - 0.4 + float64(j)*w)
+			x1 := trX(float64(i) - 0.4 + float64(j+1)*w)
+			y0 := c.Min.Y
+			y1 := y0
+			if v > p.Y.Min {
+				y1 = trY(v)
+			}
+			if y1 > y0 {
+				c.FillPolygon(g.colors[j%len(g.colors)], []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+			}
+			c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: y1 + vg.Points(1.5)}, strconv.FormatFloat(v, 'f', -1, 64))
 		}
-		top = max(top, t)
 	}
-	p.Y.Min, p.Y.Max = 0, float64(top)*1.25 // room for the legend
-	p.NominalX(labels...)
-	files, err := saveFigure(p, dir, "split-summary", 7*vg.Inch, 4*vg.Inch)
-	if err != nil {
-		return nil, err
-	}
-	csvPath := filepath.Join(dir, "split-summary.csv")
-	f, err := os.Create(csvPath)
-	if err != nil {
-		return nil, err
-	}
-	cw := csv.NewWriter(f)
-	cw.Write(append([]string{"developers_in_component"}, splits...))
-	for _, n := range sizes {
-		rec := []string{strconv.Itoa(n)}
-		for _, name := range splits {
-			rec = append(rec, strconv.Itoa(counts[name][n]))
-		}
-		cw.Write(rec)
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
-	return append(files, csvPath), nil
 }
 
 func short(h string) string {

@@ -69,6 +69,44 @@ type Input struct {
 	// interval and sign-flip test of the report; the zero value is B =
 	// 1,000 from analysis.DefaultBootstrapSeed at 95%.
 	Bootstrap analysis.BootstrapOptions
+	// Synthetic lists the commands that made up the workspace's data
+	// (queries.Provenance); when any did, every figure carries a
+	// "synthetic data" mark and the report's title says so.
+	Synthetic []queries.Origin
+	// Build is the ub that draws the report, recorded in manifest.json.
+	Build Build
+}
+
+// Build names a build of ub: its version and commit.
+type Build struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+}
+
+// syntheticMark is the note every figure of a synthetic workspace carries,
+// "" for the user's own data.
+func (r *Report) syntheticMark() string { return SyntheticMark(r.in.Synthetic) }
+
+// SyntheticMark is the note figures drawn from data the given commands
+// made up carry: "synthetic data (ub demo, seed 1): not measured"; "" when
+// none did.
+func SyntheticMark(origins []queries.Origin) string {
+	if len(origins) == 0 {
+		return ""
+	}
+	return "synthetic data (" + originText(origins) + "): not measured"
+}
+
+// originText names the commands that made the data up and their settings.
+func originText(origins []queries.Origin) string {
+	parts := make([]string, len(origins))
+	for i, o := range origins {
+		parts[i] = o.Maker
+		if o.Detail != "" {
+			parts[i] += ", " + o.Detail
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // groupKey is one setting: a simulator in a condition at (N, K).
@@ -450,6 +488,7 @@ func (r *Report) WriteFigure(dir, name string) ([]string, error) {
 		return nil, err
 	}
 	f.name, f.title = b.name, b.title
+	f.pic.mark = r.syntheticMark()
 	return writeFigureFiles(dir, f)
 }
 

@@ -70,6 +70,11 @@ func runAgree(c *cli.Context, sio *streams, judges string, list, asJSON bool) er
 		if err := p.Agreement.Format(sio.out, p.JudgeA, p.JudgeB); err != nil {
 			return err
 		}
+		if p.Fine != nil {
+			if err := p.Fine.Format(sio.out); err != nil {
+				return err
+			}
+		}
 		fmt.Fprintln(sio.out)
 		return nil
 	})

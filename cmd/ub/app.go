@@ -84,6 +84,7 @@ func newApp(io *streams) *cli.App {
 		ErrWriter: io.err,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Value: "ub.duckdb", EnvVars: []string{"UB_DB"}, Usage: "workspace `FILE`"},
+			&cli.BoolFlag{Name: "version", Usage: "print the version and commit of ub and exit"},
 		},
 		Commands: []*cli.Command{
 			newIngestCommand(io),
@@ -107,6 +108,7 @@ func newApp(io *streams) *cli.App {
 			newRubricsCommand(io), newVerdictsCommand(io), newGradeCommand(io),
 			newReviewCommand(io),
 			newCompletionCommand(io), newManCommand(io), newHelpCommand(),
+			newPublishCommand(io),
 		},
 		EnableBashCompletion: true,
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {

@@ -63,6 +63,9 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 		return err
 	}
 	defer ws.Close()
+	if err := queries.MarkSynthetic(c.Context, ws.Conn(), queries.Origin{Maker: "ub demo", Detail: fmt.Sprintf("seed %d", opts.seed)}); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
 	fmt.Fprintf(io.out, "\n== ingest\n")
 	st, err := ingest.Run(c.Context, ws, paths, ingest.Options{Manifest: manifest})
 	printIngestSummary(io, st)

@@ -102,6 +102,10 @@ func requireFiles(cmd string, paths ...string) error {
 // rootAction runs for "ub" with no known command: help when nothing was
 // named, a usage error otherwise.
 func rootAction(c *cli.Context) error {
+	if c.Bool("version") {
+		fmt.Fprintln(c.App.Writer, versionLine())
+		return nil
+	}
 	if c.Args().Present() {
 		return usagef("unknown command %q%s (ub --help lists them)", c.Args().First(), suggestCommand(c.App.Commands, c.Args().First()))
 	}

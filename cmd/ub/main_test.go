@@ -18,6 +18,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The tests' ub has a fixed version and commit, so that no output a
+	// test compares (manifest.json, ub --version) depends on the commit
+	// the tests were built from.
+	version, commit = "test", "test"
 	// A child of TestGenerateSurvivesKill9: run ub with the given arguments.
 	if a := os.Getenv("UB_TEST_MAIN_ARGS"); a != "" {
 		var args []string

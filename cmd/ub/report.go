@@ -69,10 +69,8 @@ func newReportCommand(io *streams) *cli.Command {
 
 func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 	if opts.list {
-		for _, f := range reports.Figures() {
-			fmt.Fprintf(io.out, "%-16s %s\n", f.Name, f.Title)
-		}
-		return nil
+		_, err := io.out.Write([]byte(figureList(reports.Figures())))
+		return err
 	}
 	if opts.figure == reports.FigReviewErrorShare || opts.figure == reports.FigReviewCodes {
 		return usagef("report: figure %q is drawn by ub review stats --out DIR, not by ub report (the report has the review's tables)", opts.figure)
@@ -134,6 +132,20 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 	return nil
 }
 
+// figureList is ub report --list: one figure a line, the titles aligned
+// after the longest name.
+func figureList(figs []reports.FigureInfo) string {
+	w := 0
+	for _, f := range figs {
+		w = max(w, len(f.Name))
+	}
+	var b strings.Builder
+	for _, f := range figs {
+		fmt.Fprintf(&b, "%-*s  %s\n", w, f.Name, f.Title)
+	}
+	return b.String()
+}
+
 // loadReport reads the study as scored by the chosen judge, with the split
 // and the case-study texts, and prepares it for drawing.
 func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string) (*reports.Report, error) {
@@ -154,6 +166,10 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	in := reports.Input{Study: st}
+	if in.Synthetic, err = queries.Provenance(ctx, db); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	in.Build.Version, in.Build.Commit = buildVersion()
 	if in.JudgeQuality, in.Deciders, err = judgeQuality(c, ws, judge); err != nil {
 		return nil, err
 	}

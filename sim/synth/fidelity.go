@@ -159,7 +159,10 @@ func WriteFidelity(ctx context.Context, ws *queries.Workspace, opts FidelityOpti
 		// rw keeps the first error; Close returns it.
 		rw := queries.NewRowWriter(ctx, ws)
 		st = plantFidelity(rw, opts.Seed, scale, opts)
-		return rw.Close()
+		if err := rw.Close(); err != nil {
+			return err
+		}
+		return queries.MarkSynthetic(ctx, ws.Conn(), queries.Origin{Maker: MakerFidelity, Detail: fmt.Sprintf("seed %d, scale %d", opts.Seed, scale)})
 	})
 	return st, err
 }

@@ -31,6 +31,14 @@ const (
 	Experiment   = "synth"
 )
 
+// The makers the synthetic studies record in the workspace's provenance
+// (queries.MarkSynthetic): every report drawn from it says the data is
+// synthetic.
+const (
+	MakerUserBench = "ub synth --study userbench"
+	MakerFidelity  = "ub synth --study fidelity"
+)
+
 // Options configures Write. The zero value is valid: seed 0 at scale 1.
 type Options struct {
 	Seed uint64
@@ -120,7 +128,10 @@ func Write(ctx context.Context, ws *queries.Workspace, opts Options) (Stats, err
 	err = ws.InTx(ctx, func(*sql.Conn) error {
 		var err error
 		st.Simulators, st.Generations, st.Labels, err = c.writeGenerations(ctx, ws, opts.Seed, scale, points)
-		return err
+		if err != nil {
+			return err
+		}
+		return queries.MarkSynthetic(ctx, ws.Conn(), queries.Origin{Maker: MakerUserBench, Detail: fmt.Sprintf("seed %d, scale %d", opts.Seed, scale)})
 	})
 	if err != nil {
 		return st, fmt.Errorf("synth: generations: %w", err)

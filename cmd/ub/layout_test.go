@@ -1,0 +1,40 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ub-bench/ub/reports/layout"
+)
+
+// TestDemoFiguresRead: every figure ub demo draws passes the layout check
+// of reports/layout (no text overprinting another or leaving the canvas,
+// no legend over a data mark), as reports' TestFiguresRead checks both
+// synthetic studies.
+func TestDemoFiguresRead(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d")
+	var out, errb bytes.Buffer
+	if code := run([]string{"ub", "demo", "--dir", dir}, &streams{out: &out, err: &errb}); code != 0 {
+		t.Fatalf("ub demo: exit %d: %s", code, errb.String())
+	}
+	svgs, _ := filepath.Glob(filepath.Join(dir, "report", "*.svg"))
+	if len(svgs) < 10 {
+		t.Fatalf("ub demo drew %d figures", len(svgs))
+	}
+	for _, path := range svgs {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pic, err := layout.Read(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for _, p := range pic.Problems(1) {
+			t.Errorf("%s: %s", filepath.Base(path), p)
+		}
+	}
+}

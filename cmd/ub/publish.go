@@ -1,0 +1,249 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/judge"
+	"github.com/ub-bench/ub/queries"
+)
+
+// publishMarker lists, in a bundle ub publish wrote, every file it wrote
+// there: a second ub publish into the directory replaces those, and only
+// those.
+const publishMarker = ".ub-publish"
+
+func newPublishCommand(io *streams) *cli.Command {
+	return &cli.Command{
+		Name:      "publish",
+		Usage:     "write the study's bundle to share: splits, points, generations with labels, judge prompt and taxonomy, rubrics and verdicts, the report with each figure's CSV, SHA256SUMS and a README",
+		ArgsUsage: "DIR",
+		Action: func(c *cli.Context) error {
+			as, err := args(c)
+			if err != nil {
+				return err
+			}
+			if len(as) != 1 {
+				return usagef("publish: want one DIR, got %d arguments", len(as))
+			}
+			return runPublish(c, io, as[0])
+		},
+	}
+}
+
+// bundleFile is one file of the bundle: its path relative to the bundle
+// and what it holds.
+type bundleFile struct{ rel, about string }
+
+func runPublish(c *cli.Context, io *streams, dir string) error {
+	if err := claimPublishDir(dir); err != nil {
+		return err
+	}
+	ws, err := openWorkspace(c, true)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	ctx, db := c.Context, ws.Conn()
+	var files []bundleFile
+	// own records rel as written before it is, so an interrupted publish
+	// still knows it as its own.
+	own := func(rel, about string) (string, error) {
+		files = append(files, bundleFile{rel, about})
+		if err := writePublishMarker(dir, files); err != nil {
+			return "", err
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		return p, os.MkdirAll(filepath.Dir(p), 0o755)
+	}
+	for _, t := range queries.PublishTables() {
+		if t.Optional {
+			var n int64
+			if err := db.QueryRowContext(ctx, "SELECT count(*) FROM ("+t.Query+")").Scan(&n); err != nil {
+				return fmt.Errorf("publish: %s: %w", t.File, err)
+			}
+			if n == 0 {
+				continue
+			}
+		}
+		p, err := own(t.File, t.About)
+		if err != nil {
+			return fmt.Errorf("publish: %w", err)
+		}
+		if _, err := queries.Export(ctx, db, t.Query, p, "jsonl"); err != nil {
+			return fmt.Errorf("publish: %s: %w", t.File, err)
+		}
+	}
+	points, err := queries.Points(ctx, db)
+	if err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	if len(points) > 0 {
+		p, err := own("points.jsonl", "the frozen points every simulator is scored on (ub points import reads it)")
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(p, queries.EncodePoints(points)); err != nil {
+			return err
+		}
+	}
+	p, err := own("judge/prompt.txt", "the model judge's prompt, version "+judge.PromptVersion())
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(p, []byte(judge.Prompt())); err != nil {
+		return err
+	}
+	if p, err = own("judge/taxonomy.json", "the taxonomy: the five moves, and the seven fine labels with the move each collapses to"); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(p, taxonomyJSON()); err != nil {
+		return err
+	}
+	// The report, drawn as ub report draws it by default.
+	rep, err := loadReport(c, io, ws, "")
+	if err != nil {
+		return err
+	}
+	qs, _ := parseQs("0.75,0.84,0.86")
+	if err := loadFidelity(ctx, ws, rep, fidelityOptions{qs: qs, prompts: 1000, rollouts: 64}); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	// The report's files are known only once written: the marker lists
+	// the report folder's, and they are recorded as they come.
+	if _, err := own("report/report.md", "the report: every figure with its caption and table, the methods"); err != nil {
+		return err
+	}
+	sum, err := rep.WriteAll(filepath.Join(dir, "report"))
+	for _, f := range sum.Files {
+		rel := "report/" + filepath.Base(f)
+		if rel == "report/report.md" {
+			continue
+		}
+		about := "figure " + strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)) + ": " + map[string]string{".svg": "picture (SVG)", ".png": "picture (PNG, 150 dpi)", ".csv": "its table (CSV)", ".json": "the report's manifest: ub version and commit, seeds, hashes, counts"}[filepath.Ext(f)]
+		if rel == "report/manifest.json" {
+			about = "the report's manifest: ub version and commit, seeds, hashes, counts, the sha256 of every report file"
+		}
+		files = append(files, bundleFile{rel, about})
+	}
+	if merr := writePublishMarker(dir, files); err == nil {
+		err = merr
+	}
+	if err != nil {
+		return fmt.Errorf("publish: report: %w", err)
+	}
+	for _, s := range sum.Skipped {
+		fmt.Fprintf(io.err, "skipped %s: %s\n", s.Figure, s.Reason)
+	}
+	files = append(files, bundleFile{"README.md", "this file"})
+	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
+	if err := writePublishMarker(dir, append(files, bundleFile{"SHA256SUMS", ""})); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "README.md"), []byte(bundleReadme(files))); err != nil {
+		return err
+	}
+	var sums strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.rel)))
+		if err != nil {
+			return fmt.Errorf("publish: %w", err)
+		}
+		h := sha256.Sum256(b)
+		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(h[:]), f.rel)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "SHA256SUMS"), []byte(sums.String())); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "wrote %s: %d files and SHA256SUMS (check with: cd %s && sha256sum -c SHA256SUMS)\n", filepath.ToSlash(dir), len(files), filepath.ToSlash(dir))
+	return nil
+}
+
+// taxonomyJSON is judge/taxonomy.json.
+func taxonomyJSON() []byte {
+	type fine struct {
+		Label string `json:"label"`
+		Move  string `json:"move"`
+	}
+	var t struct {
+		Moves []string `json:"moves"`
+		Fine  []fine   `json:"fine"`
+	}
+	for _, m := range judge.Moves() {
+		t.Moves = append(t.Moves, m.String())
+	}
+	for _, f := range judge.Fines() {
+		t.Fine = append(t.Fine, fine{f.String(), f.Move().String()})
+	}
+	b, _ := json.MarshalIndent(t, "", "  ") // strings only: it always encodes
+	return append(b, '\n')
+}
+
+// bundleReadme is the bundle's README.md: what each file holds.
+func bundleReadme(files []bundleFile) string {
+	var b strings.Builder
+	ver, rev := buildVersion()
+	fmt.Fprintf(&b, "# Study bundle\n\nWritten by `ub publish` (ub %s, commit %s). Every file is listed in `SHA256SUMS`; "+
+		"check the bundle with `sha256sum -c SHA256SUMS`. Tables are JSON Lines, one row a line, in a stable order.\n\n", ver, rev)
+	b.WriteString("| file | what it holds |\n| --- | --- |\n")
+	for _, f := range files {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", f.rel, f.about)
+	}
+	b.WriteString("| `SHA256SUMS` | the sha256 of every file above, in `sha256sum -c` format |\n")
+	return b.String()
+}
+
+// claimPublishDir makes dir the bundle's directory: created when missing,
+// adopted when empty, and, when a previous ub publish wrote it, emptied of
+// the files that publish listed in its marker (only those). A non-empty
+// directory ub publish did not write is refused.
+func claimPublishDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return os.MkdirAll(dir, 0o755)
+	case err != nil:
+		return fmt.Errorf("publish: %w", err)
+	case len(entries) == 0:
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(dir, publishMarker))
+	if errors.Is(err, fs.ErrNotExist) {
+		return usagef("publish: %s is not empty and was not written by ub publish; name a new or empty directory", dir)
+	}
+	if err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	var owned []string
+	if err := json.Unmarshal(b, &owned); err != nil {
+		return fmt.Errorf("publish: %s: %w", filepath.Join(dir, publishMarker), err)
+	}
+	for _, rel := range owned {
+		if !filepath.IsLocal(filepath.FromSlash(rel)) {
+			return fmt.Errorf("publish: %s lists %q, outside the bundle", filepath.Join(dir, publishMarker), rel)
+		}
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("publish: %w", err)
+		}
+	}
+	return nil
+}
+
+func writePublishMarker(dir string, files []bundleFile) error {
+	rels := make([]string, len(files))
+	for i, f := range files {
+		rels[i] = f.rel
+	}
+	b, _ := json.MarshalIndent(rels, "", "  ")
+	return writeFileAtomic(filepath.Join(dir, publishMarker), append(b, '\n'))
+}
