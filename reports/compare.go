@@ -99,6 +99,7 @@ func (r *Report) pairwise() (*figure, error) {
 	var plots []*plot.Plot
 	var notes []string
 	rows := 0
+	width := 0.0 // inches of the panels
 	for _, cond := range []string{queries.CondNoProfile, queries.CondProfile} {
 		c := r.comparison(cond)
 		if len(c.Pairs) == 0 {
@@ -135,7 +136,11 @@ func (r *Report) pairwise() (*figure, error) {
 			p, ok := diff[[2]string{c.Ranked[i], c.Ranked[col]}]
 			return p, ok
 		}
-		p := newPlot(fmt.Sprintf("Row minus column, paired per developer, %s (%d tests)", condPhrase(cond), len(c.Pairs)), "", "")
+		title := fmt.Sprintf("Row minus column, paired per developer, %s (%d %s)", condPhrase(cond), len(c.Pairs), map[bool]string{true: "test", false: "tests"}[len(c.Pairs) == 1])
+		// A panel is as wide as its cells or its title, whichever is wider
+		// (about 0.085 inch a character of the 12-point title).
+		width += math.Max(0.9*float64(k), 0.085*float64(len(title))+0.3)
+		p := newPlot(title, "", "")
 		p.Add(&cellGrid{cols: k, rows: k, size: vg.Points(8),
 			fill: func(col, row int) (color.Color, bool) {
 				pr, ok := at(col, row)
@@ -168,7 +173,7 @@ func (r *Report) pairwise() (*figure, error) {
 	if len(plots) == 0 {
 		return nil, missing("pairwise", "fewer than two simulators with %d or more developers in one condition at %s: %s", analysis.MinDevelopers, r.anchorText(), hintGenerate)
 	}
-	f.pic = panels(plots, vg.Length(1.5+0.9*float64(rows)*float64(len(plots)))*vg.Inch, vg.Length(2.2+0.5*float64(rows))*vg.Inch)
+	f.pic = panels(plots, vg.Length(1.5+width)*vg.Inch, vg.Length(2.2+0.5*float64(rows))*vg.Inch)
 	o := r.bootOpts()
 	f.caption = fmt.Sprintf("Every pair of simulators in a condition, compared on the developers both scored: the mean per-developer difference in accuracy "+
 		"(row minus column) with its 95%% developer bootstrap interval (B = %d, seed %d) and the two-sided sign-flip permutation test over developers; "+

@@ -51,7 +51,7 @@ func (fd *fidelity) smallNote() string {
 	}
 	var parts []string
 	for i, s := range fd.small {
-		parts = append(parts, fmt.Sprintf("%s (%d scored)", s, fd.smallN[i]))
+		parts = append(parts, fmt.Sprintf("%s (%d scored)", mdText(s), fd.smallN[i]))
 	}
 	return fmt.Sprintf("Fewer than %d scored episodes, shown but left out of the cross-simulator statistics (re-rank and Spearman, agent effort and its correlations, variance decomposition, pairwise tests): %s.",
 		analysis.MinScored, strings.Join(parts, ", "))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sort"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -226,7 +227,7 @@ func (r *Report) ufsFrontier() (*figure, error) {
 			lo, hi = 0, 0
 		}
 		errs = append(errs, struct{ Low, High float64 }{lo, hi})
-		labels = append(labels, " "+s.Simulator)
+		labels = append(labels, s.Simulator)
 		if fr.Dominated[i] {
 			dom = append(dom, plotter.XY{X: s.Cost, Y: s.UFS})
 		}
@@ -241,7 +242,22 @@ func (r *Report) ufsFrontier() (*figure, error) {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.X.Min, p.X.Max = lo/2, hi*5 // room for the labels
-	p.Y.Min, p.Y.Max = 0, 1.05
+	ylo, yhi := 1.0, 0.0
+	for i, pt := range pts {
+		ylo, yhi = math.Min(ylo, pt.Y-errs[i].Low), math.Max(yhi, pt.Y+errs[i].High)
+	}
+	for _, c := range fd.frontier.Choices {
+		ylo, yhi = math.Min(ylo, c.Q), math.Max(yhi, c.Q)
+	}
+	// The y axis spans the data and the q lines with a margin, in steps of
+	// .05, not 0-1 when every point lies in a narrow band.
+	p.Y.Min = math.Max(0, math.Floor((ylo-0.05)*20)/20)
+	p.Y.Max = math.Min(1.05, math.Ceil((yhi+0.05)*20)/20)
+	short := map[string]string{}
+	for i, n := range shortNames(labels) {
+		short[labels[i]] = n
+		labels[i] = n
+	}
 	var eff plotter.XYs
 	byName := map[string]analysis.SimUFS{}
 	for _, s := range fd.ufs {
@@ -281,6 +297,9 @@ func (r *Report) ufsFrontier() (*figure, error) {
 		who := "none feasible"
 		if c.Simulator != "" {
 			who = c.Simulator
+			if n, ok := short[who]; ok {
+				who = n
+			}
 		}
 		p.Legend.Add(fmt.Sprintf("q=%s: %s", f2(c.Q), who), l)
 	}
@@ -314,13 +333,14 @@ func (r *Report) ufsFrontier() (*figure, error) {
 		p.Add(ring)
 		p.Legend.Add("strictly dominated", ring)
 	}
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: spreadLabels(pts, labels, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max), Labels: labels})
 	if err != nil {
 		return nil, err
 	}
 	for i := range lb.TextStyle {
 		lb.TextStyle[i].Font.Size = vg.Points(8)
 	}
+	lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-3)}
 	p.Add(lb)
 	p.Legend.Top = false
 	p.Legend.Left = false
@@ -793,5 +813,83 @@ func FidelityEpisodes(rows []queries.FidelityEpisode, grader string) []analysis.
 		out = append(out, e)
 	}
 	analysis.LabelSimulators(out)
+	return out
+}
+
+// shortNames drops the prefix and suffix every name shares (a run's
+// "user_simulator:" and "@t1"), cut at a separator, so that labels in a
+// figure stay short; the table keeps the full names. A single name, or
+// names that would become empty or equal, are returned as they are.
+func shortNames(names []string) []string {
+	if len(names) < 2 {
+		return names
+	}
+	pre, suf := names[0], names[0]
+	for _, n := range names[1:] {
+		for !strings.HasPrefix(n, pre) {
+			pre = pre[:len(pre)-1]
+		}
+		for !strings.HasSuffix(n, suf) {
+			suf = suf[1:]
+		}
+	}
+	if i := strings.LastIndexAny(pre, ":/_-"); i >= 0 {
+		pre = pre[:i+1]
+	} else {
+		pre = ""
+	}
+	if i := strings.IndexAny(suf, "@:/_-"); i >= 0 {
+		suf = suf[i:]
+	} else {
+		suf = ""
+	}
+	out := make([]string, len(names))
+	seen := map[string]bool{}
+	for i, n := range names {
+		if len(pre)+len(suf) >= len(n) {
+			return names
+		}
+		out[i] = n[len(pre) : len(n)-len(suf)]
+		if seen[out[i]] {
+			return names
+		}
+		seen[out[i]] = true
+	}
+	return out
+}
+
+// spreadLabels places each label to the right of its point and moves it
+// down, in the order of the points from the top, while its box would
+// overlap a label placed before it. Boxes are estimated in data units of a
+// plot about 400 points wide and 260 high with 8-point text (a character
+// about 4.4 points wide, a line 10 points high); x is on a log scale from
+// xmin to xmax. The returned positions are where the labels' baselines go.
+func spreadLabels(pts plotter.XYs, labels []string, xmin, xmax, ymin, ymax float64) plotter.XYs {
+	const widthPt, heightPt, charPt, linePt = 400.0, 260.0, 4.4, 10.0
+	decade := (math.Log10(xmax) - math.Log10(xmin)) / widthPt // log10 units per point
+	line := (ymax - ymin) * linePt / heightPt
+	type box struct{ x0, x1, y float64 }
+	order := make([]int, len(pts))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return pts[order[a]].Y > pts[order[b]].Y })
+	out := make(plotter.XYs, len(pts))
+	var placed []box
+	for _, i := range order {
+		x0 := math.Log10(pts[i].X)
+		b := box{x0, x0 + decade*(6+charPt*float64(len(labels[i]))), pts[i].Y}
+		for moved := true; moved; {
+			moved = false
+			for _, o := range placed {
+				if b.x0 < o.x1 && o.x0 < b.x1 && math.Abs(b.y-o.y) < 0.999*line {
+					b.y = o.y - line
+					moved = true
+				}
+			}
+		}
+		placed = append(placed, b)
+		out[i] = plotter.XY{X: pts[i].X, Y: b.y}
+	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ub-bench/ub/analysis"
+	"gonum.org/v1/plot/plotter"
 )
 
 // ufsTestInput is a small graded set with every UFS figure's data: three
@@ -147,5 +148,32 @@ func TestUFSSmallSampleRule(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("a-b not tested: %+v", fd.pairs)
+	}
+}
+
+// TestShortNames: the figure's labels drop the prefix and suffix every name
+// shares, cut at a separator; names that would collide or vanish stay whole.
+func TestShortNames(t *testing.T) {
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"user_simulator:gpt-4.1-mini@t1", "user_simulator:gemma-4-31b@t1"}, []string{"gpt-4.1-mini", "gemma-4-31b"}},
+		{[]string{"sim-a", "sim-b"}, []string{"a", "b"}},
+		{[]string{"abc", "abd"}, []string{"abc", "abd"}}, // no separator: kept
+		{[]string{"x:a", "x:a"}, []string{"x:a", "x:a"}}, // would collide
+		{[]string{"only:one"}, []string{"only:one"}},
+	} {
+		if got := shortNames(c.in); strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("shortNames(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestSpreadLabels: two points at the same height and cost get labels one
+// line apart (the second moved down); a point far to the left keeps its own.
+func TestSpreadLabels(t *testing.T) {
+	pts := plotter.XYs{{X: 0.01, Y: 0.8}, {X: 0.01, Y: 0.8}, {X: 0.0001, Y: 0.8}}
+	got := spreadLabels(pts, []string{"aaaa", "bbbb", "c"}, 0.00005, 1, 0, 1)
+	line := 10.0 / 260 // one line of 8-point text on a 260-point-high plot, in data units
+	if got[0].Y != 0.8 || math.Abs(got[1].Y-(0.8-line)) > 1e-12 || got[2].Y != 0.8 {
+		t.Errorf("spreadLabels = %v", got)
 	}
 }

@@ -45,6 +45,9 @@ func gradeWorkspace(t *testing.T, dir string) string {
 	}
 	defer ws.Close()
 	stmts := []string{
+		// fidelityWorkspace's messages give way to the conversation the
+		// grader's requests are checked against.
+		`DELETE FROM ep_messages`,
 		`UPDATE ep_runs SET user_sim = 'SECRET-SIM-' || run_id, agent = 'SECRET-AGENT', user_model = 'secret-user-model', agent_model = 'secret-agent-model'`,
 		`INSERT INTO ep_messages (simulation_id, idx, turn_idx, role, content, n_tool_calls)
 		 SELECT simulation_id, 0, 0, 'assistant', 'Hello, how can I help?', 0 FROM ep_episodes

@@ -47,6 +47,7 @@ var examples = map[string][]string{
 	"review stats":    {"ub review stats", "ub review stats --interval jeffreys --level 0.9 --json", "ub review stats --out review"},
 	"review export":   {"ub review export --out decisions.jsonl", "ub review export --rerun --out rerun.tsv"},
 	"review import":   {"ub review import results.json", "ub review import --reviewer ann labels.csv"},
+	"publish":         {"ub publish bundle", "ub --db study.duckdb publish /tmp/study-bundle && (cd /tmp/study-bundle && sha256sum -c SHA256SUMS)"},
 	"completion":      {"ub completion bash > /etc/bash_completion.d/ub", "ub completion zsh > \"${fpath[1]}/_ub\"", "ub completion fish > ~/.config/fish/completions/ub.fish"},
 	"man":             {"ub man > ub.1 && man ./ub.1"},
 	"help":            {"ub help review sample"},
