@@ -221,13 +221,9 @@ func (w *writer) appendTasks(rw *queries.RowWriter, ts []*EpTask) {
 // checks.
 func (w *writer) appendEpisodes(rw *queries.RowWriter, eps []*Episode) {
 	for _, e := range eps {
-		rw.Episode(queries.NewEpisode{SimulationID: e.SimulationID, RunID: e.RunID, SourceFile: e.SourceFile,
-			SourceIndex: e.SourceIndex, ContentHash: e.ContentHash, Domain: e.Domain, TaskID: e.TaskID,
-			TaskKey: e.TaskKey, Trial: e.Trial, Seed: e.Seed, Reward: e.Reward, RewardBasis: e.RewardBasis,
-			RewardBreakdown: e.RewardBreakdown, DBMatch: e.DBMatch, TerminationReason: e.TerminationReason,
-			UserCost: e.UserCost, AgentCost: e.AgentCost, UserTokensIn: e.UserTokensIn,
-			UserTokensOut: e.UserTokensOut, Duration: e.Duration, StartedAt: e.StartedAt,
-			NMessages: len(e.Messages), Extra: e.Extra})
+		row := e.NewEpisode
+		row.NMessages = len(e.Messages)
+		rw.Episode(row)
 	}
 	for _, e := range eps {
 		for _, m := range e.Messages {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+
+	"github.com/ub-bench/ub/queries"
 )
 
 // The tau2-bench result file (corpus/tau2/README.md section 3). Fields the
@@ -468,10 +470,10 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 	if s.Messages == nil {
 		return nil, fmt.Errorf("%s: missing \"messages\"", where)
 	}
-	ep := &Episode{SimulationID: *s.ID, RunID: run.RunID, SourceFile: run.SourceFile, SourceIndex: idx,
-		ContentHash: sha(raw), Domain: run.Domain, TaskID: taskID, Trial: s.Trial, Seed: s.Seed,
+	ep := &Episode{NewEpisode: queries.NewEpisode{SimulationID: *s.ID, RunID: run.RunID, SourceFile: run.SourceFile,
+		SourceIndex: idx, ContentHash: sha(raw), Domain: run.Domain, TaskID: taskID, Trial: s.Trial, Seed: s.Seed,
 		TerminationReason: s.TerminationReason, UserCost: s.UserCost, AgentCost: s.AgentCost, Duration: s.Duration,
-		StartedAt: s.StartTime}
+		StartedAt: s.StartTime}}
 	if ep.StartedAt == nil {
 		ep.StartedAt = s.Timestamp
 	}

@@ -795,3 +795,13 @@ func FidelityEpisodes(rows []queries.FidelityEpisode, grader string) []analysis.
 	analysis.LabelSimulators(out)
 	return out
 }
+
+// FidelityPairs turns the stored verdict pairs of two graders into the
+// analyses' pairs.
+func FidelityPairs(rows []queries.VerdictPair) []analysis.VerdictPair {
+	var out []analysis.VerdictPair
+	for _, p := range rows {
+		out = append(out, analysis.VerdictPair{Episode: p.SimulationID, Family: p.Family, A: p.A, B: p.B})
+	}
+	return out
+}
