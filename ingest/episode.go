@@ -33,16 +33,12 @@ type EpisodeFile struct {
 // table holds it, one type for both.
 type EpRun = queries.NewEpRun
 
-// EpTask is one task definition (ep_tasks) with its gold actions and env
-// assertions.
+// EpTask is one task definition with its gold actions and env assertions.
+// Its ep_tasks row is the embedded queries.NewEpTask, as the table holds it.
 type EpTask struct {
-	Key, Domain, TaskID, Format                                      string
-	ReasonForCall, KnownInfo, UnknownInfo, TaskInstructions, Persona *string
-	Instruction, UserID, Purpose, Ticket                             *string
-	RewardBasis, InitialState, CommunicateInfo, NLAssertions, Raw    json.RawMessage
-	SourceFile                                                       string
-	Actions                                                          []EpAction
-	Assertions                                                       []EpAssertion
+	queries.NewEpTask
+	Actions    []EpAction
+	Assertions []EpAssertion
 }
 
 // EpAction is a gold action; Requestor is "assistant" or "user".

@@ -197,11 +197,7 @@ func (w *writer) appendRun(rw *queries.RowWriter, r *EpRun) {
 // appendTasks writes tasks, then their gold actions, then their assertions.
 func (w *writer) appendTasks(rw *queries.RowWriter, ts []*EpTask) {
 	for _, t := range ts {
-		rw.EpTask(queries.NewEpTask{Key: t.Key, Domain: t.Domain, TaskID: t.TaskID, Format: t.Format,
-			ReasonForCall: t.ReasonForCall, KnownInfo: t.KnownInfo, UnknownInfo: t.UnknownInfo,
-			TaskInstructions: t.TaskInstructions, Persona: t.Persona, Instruction: t.Instruction, UserID: t.UserID,
-			Purpose: t.Purpose, Ticket: t.Ticket, RewardBasis: t.RewardBasis, InitialState: t.InitialState,
-			CommunicateInfo: t.CommunicateInfo, NLAssertions: t.NLAssertions, Raw: t.Raw, SourceFile: t.SourceFile})
+		rw.EpTask(t.NewEpTask)
 	}
 	for _, t := range ts {
 		for i, a := range t.Actions {

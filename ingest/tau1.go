@@ -158,9 +158,9 @@ func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, 
 			if err := json.Unmarshal(tr, &t); err != nil {
 				return nil, nil, fmt.Errorf("%s: info.task: %v", where, err)
 			}
-			task = &EpTask{Domain: run.Domain, TaskID: taskID, Format: FormatTau1, Instruction: t.Instruction,
-				UserID: t.UserID, CommunicateInfo: nullRaw(t.Outputs), Raw: tr, SourceFile: run.SourceFile,
-				Key: key(run.Domain, taskID, tr)}
+			task = &EpTask{NewEpTask: queries.NewEpTask{Domain: run.Domain, TaskID: taskID, Format: FormatTau1,
+				Instruction: t.Instruction, UserID: t.UserID, CommunicateInfo: nullRaw(t.Outputs), Raw: tr,
+				SourceFile: run.SourceFile, Key: key(run.Domain, taskID, tr)}}
 			for _, a := range t.Actions {
 				task.Actions = append(task.Actions, EpAction{Requestor: "assistant", Name: a.Name, Arguments: nullRaw(a.Kwargs)})
 			}

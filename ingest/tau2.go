@@ -394,7 +394,8 @@ func tau2Task(raw json.RawMessage, domain, path string, key taskKeyFunc) (*EpTas
 	if !ok {
 		return nil, errors.New(`missing "id"`)
 	}
-	task := &EpTask{TaskID: id, Format: FormatTau2, Raw: raw, SourceFile: path, InitialState: nullRaw(t.InitialState)}
+	task := &EpTask{NewEpTask: queries.NewEpTask{TaskID: id, Format: FormatTau2, Raw: raw, SourceFile: path,
+		InitialState: nullRaw(t.InitialState)}}
 	if t.Description != nil {
 		task.Purpose = t.Description.Purpose
 	}
