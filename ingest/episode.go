@@ -33,16 +33,12 @@ type EpisodeFile struct {
 // table holds it, one type for both.
 type EpRun = queries.NewEpRun
 
-// EpTask is one task definition (ep_tasks) with its gold actions and env
-// assertions.
+// EpTask is one task definition with its gold actions and env assertions.
+// Its ep_tasks row is the embedded queries.NewEpTask, as the table holds it.
 type EpTask struct {
-	Key, Domain, TaskID, Format                                      string
-	ReasonForCall, KnownInfo, UnknownInfo, TaskInstructions, Persona *string
-	Instruction, UserID, Purpose, Ticket                             *string
-	RewardBasis, InitialState, CommunicateInfo, NLAssertions, Raw    json.RawMessage
-	SourceFile                                                       string
-	Actions                                                          []EpAction
-	Assertions                                                       []EpAssertion
+	queries.NewEpTask
+	Actions    []EpAction
+	Assertions []EpAssertion
 }
 
 // EpAction is a gold action; Requestor is "assistant" or "user".
@@ -61,29 +57,17 @@ type EpAssertion struct {
 	Message           *string
 }
 
-// Episode is one simulation (ep_episodes) with its messages, tool calls and
-// reward checks. TaskRef is the embedded task it ran (nil: not found).
+// Episode is one simulation with its messages, tool calls and reward
+// checks. Its ep_episodes row is the embedded queries.NewEpisode, as the
+// table holds it (NMessages is set when written, from Messages). TaskRef is
+// the embedded task it ran (nil: not found).
 type Episode struct {
-	SimulationID, RunID, SourceFile string
-	SourceIndex                     int
-	ContentHash, Domain, TaskID     string
-	TaskKey                         *string
-	Trial                           *int
-	Seed                            *int64
-	Reward                          *float64
-	RewardBasis, RewardBreakdown    json.RawMessage
-	DBMatch                         *bool
-	TerminationReason               *string
-	UserCost, AgentCost             *float64
-	UserTokensIn, UserTokensOut     *int64
-	Duration                        *float64
-	StartedAt                       *string
-	Extra                           json.RawMessage
-	Messages                        []EpMessage
-	Calls                           []EpCall
-	Checks                          []EpCheck
-	Line                            int     // where the simulation starts in its file
-	TaskRef                         *EpTask // the task of TaskKey, as parsed (nil: none)
+	queries.NewEpisode
+	Messages []EpMessage
+	Calls    []EpCall
+	Checks   []EpCheck
+	Line     int     // where the simulation starts in its file
+	TaskRef  *EpTask // the task of TaskKey, as parsed (nil: none)
 }
 
 // EpMessage is one message of an episode.

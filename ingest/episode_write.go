@@ -197,11 +197,7 @@ func (w *writer) appendRun(rw *queries.RowWriter, r *EpRun) {
 // appendTasks writes tasks, then their gold actions, then their assertions.
 func (w *writer) appendTasks(rw *queries.RowWriter, ts []*EpTask) {
 	for _, t := range ts {
-		rw.EpTask(queries.NewEpTask{Key: t.Key, Domain: t.Domain, TaskID: t.TaskID, Format: t.Format,
-			ReasonForCall: t.ReasonForCall, KnownInfo: t.KnownInfo, UnknownInfo: t.UnknownInfo,
-			TaskInstructions: t.TaskInstructions, Persona: t.Persona, Instruction: t.Instruction, UserID: t.UserID,
-			Purpose: t.Purpose, Ticket: t.Ticket, RewardBasis: t.RewardBasis, InitialState: t.InitialState,
-			CommunicateInfo: t.CommunicateInfo, NLAssertions: t.NLAssertions, Raw: t.Raw, SourceFile: t.SourceFile})
+		rw.EpTask(t.NewEpTask)
 	}
 	for _, t := range ts {
 		for i, a := range t.Actions {
@@ -221,13 +217,9 @@ func (w *writer) appendTasks(rw *queries.RowWriter, ts []*EpTask) {
 // checks.
 func (w *writer) appendEpisodes(rw *queries.RowWriter, eps []*Episode) {
 	for _, e := range eps {
-		rw.Episode(queries.NewEpisode{SimulationID: e.SimulationID, RunID: e.RunID, SourceFile: e.SourceFile,
-			SourceIndex: e.SourceIndex, ContentHash: e.ContentHash, Domain: e.Domain, TaskID: e.TaskID,
-			TaskKey: e.TaskKey, Trial: e.Trial, Seed: e.Seed, Reward: e.Reward, RewardBasis: e.RewardBasis,
-			RewardBreakdown: e.RewardBreakdown, DBMatch: e.DBMatch, TerminationReason: e.TerminationReason,
-			UserCost: e.UserCost, AgentCost: e.AgentCost, UserTokensIn: e.UserTokensIn,
-			UserTokensOut: e.UserTokensOut, Duration: e.Duration, StartedAt: e.StartedAt,
-			NMessages: len(e.Messages), Extra: e.Extra})
+		row := e.NewEpisode
+		row.NMessages = len(e.Messages)
+		rw.Episode(row)
 	}
 	for _, e := range eps {
 		for _, m := range e.Messages {

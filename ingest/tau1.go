@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strconv"
+
+	"github.com/ub-bench/ub/queries"
 )
 
 // The tau-bench v1 trajectory array (corpus/tau2/README.md section 5).
@@ -138,8 +140,9 @@ func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, 
 	if e.Traj == nil {
 		return nil, nil, fmt.Errorf("%s: missing \"traj\"", where)
 	}
-	ep := &Episode{SimulationID: tau1IDPrefix + stem + ":" + strconv.Itoa(idx), RunID: run.RunID, SourceFile: run.SourceFile,
-		SourceIndex: idx, ContentHash: sha(raw), Domain: run.Domain, TaskID: taskID, Trial: e.Trial, Reward: e.Reward}
+	ep := &Episode{NewEpisode: queries.NewEpisode{SimulationID: tau1IDPrefix + stem + ":" + strconv.Itoa(idx),
+		RunID: run.RunID, SourceFile: run.SourceFile, SourceIndex: idx, ContentHash: sha(raw), Domain: run.Domain,
+		TaskID: taskID, Trial: e.Trial, Reward: e.Reward}}
 	var task *EpTask
 	if e.Info != nil {
 		if e.Info.Source != nil {
@@ -155,9 +158,9 @@ func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, 
 			if err := json.Unmarshal(tr, &t); err != nil {
 				return nil, nil, fmt.Errorf("%s: info.task: %v", where, err)
 			}
-			task = &EpTask{Domain: run.Domain, TaskID: taskID, Format: FormatTau1, Instruction: t.Instruction,
-				UserID: t.UserID, CommunicateInfo: nullRaw(t.Outputs), Raw: tr, SourceFile: run.SourceFile,
-				Key: key(run.Domain, taskID, tr)}
+			task = &EpTask{NewEpTask: queries.NewEpTask{Domain: run.Domain, TaskID: taskID, Format: FormatTau1,
+				Instruction: t.Instruction, UserID: t.UserID, CommunicateInfo: nullRaw(t.Outputs), Raw: tr,
+				SourceFile: run.SourceFile, Key: key(run.Domain, taskID, tr)}}
 			for _, a := range t.Actions {
 				task.Actions = append(task.Actions, EpAction{Requestor: "assistant", Name: a.Name, Arguments: nullRaw(a.Kwargs)})
 			}

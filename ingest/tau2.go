@@ -7,6 +7,8 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+
+	"github.com/ub-bench/ub/queries"
 )
 
 // The tau2-bench result file (corpus/tau2/README.md section 3). Fields the
@@ -392,7 +394,8 @@ func tau2Task(raw json.RawMessage, domain, path string, key taskKeyFunc) (*EpTas
 	if !ok {
 		return nil, errors.New(`missing "id"`)
 	}
-	task := &EpTask{TaskID: id, Format: FormatTau2, Raw: raw, SourceFile: path, InitialState: nullRaw(t.InitialState)}
+	task := &EpTask{NewEpTask: queries.NewEpTask{TaskID: id, Format: FormatTau2, Raw: raw, SourceFile: path,
+		InitialState: nullRaw(t.InitialState)}}
 	if t.Description != nil {
 		task.Purpose = t.Description.Purpose
 	}
@@ -468,10 +471,10 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 	if s.Messages == nil {
 		return nil, fmt.Errorf("%s: missing \"messages\"", where)
 	}
-	ep := &Episode{SimulationID: *s.ID, RunID: run.RunID, SourceFile: run.SourceFile, SourceIndex: idx,
-		ContentHash: sha(raw), Domain: run.Domain, TaskID: taskID, Trial: s.Trial, Seed: s.Seed,
+	ep := &Episode{NewEpisode: queries.NewEpisode{SimulationID: *s.ID, RunID: run.RunID, SourceFile: run.SourceFile,
+		SourceIndex: idx, ContentHash: sha(raw), Domain: run.Domain, TaskID: taskID, Trial: s.Trial, Seed: s.Seed,
 		TerminationReason: s.TerminationReason, UserCost: s.UserCost, AgentCost: s.AgentCost, Duration: s.Duration,
-		StartedAt: s.StartTime}
+		StartedAt: s.StartTime}}
 	if ep.StartedAt == nil {
 		ep.StartedAt = s.Timestamp
 	}

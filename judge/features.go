@@ -340,28 +340,108 @@ func extract(msg, prev string, opts featureOptions) (f, cueValues map[string]flo
 // cues computes the hand-written cue features of a message (toks and words
 // are its tokens and words) and of the agent's previous reply. Values are
 // 1 for flags, countValue for counts, and a few shares and log-lengths.
+// Each family of cues is one method of cueSet, called in this order; a later
+// family reads the counts an earlier one left in the set.
 func cues(msg, prev string, toks []token, words []string) map[string]float64 {
-	q := map[string]float64{}
-	flag := func(name string, on bool) {
-		if on {
-			q[name] = 1
-		}
+	c := newCueSet(msg, prev, toks, words)
+	c.size()
+	c.layout()
+	c.lexicon()
+	c.openings()
+	c.questions()
+	c.approvals()
+	c.commands()
+	c.script()
+	c.agentReply()
+	c.echo()
+	c.fragments()
+	return c.q
+}
+
+// cueSet is the state shared by the cue families: the message in its forms,
+// the cues so far, and the counts that later families combine.
+type cueSet struct {
+	q map[string]float64
+
+	// The message.
+	msg, prev string
+	toks      []token
+	words     []string
+	cw        []string // words, at most maxTokens
+	trimmed   string
+	lower     string
+	lines     []string
+	first     string // the first line, trimmed
+	nw        int
+
+	// From layout.
+	proseText []string
+	nlog      int
+
+	// From lexicon: the prose's words, sentence starts and clauses.
+	pw                                        []string
+	pstarts                                   []bool
+	clause                                    []int
+	nFault, nWeak, nStill, nPush, nFix, nComp int
+	nDone, nModal                             int
+
+	// From openings.
+	qStart, rStart, eStart int
+	rFirst                 bool
+
+	// From questions.
+	nq   int
+	endQ bool
+
+	// From approvals.
+	appr bool
+
+	// From agentReply: the agent's words.
+	aw []string
+}
+
+func newCueSet(msg, prev string, toks []token, words []string) *cueSet {
+	c := &cueSet{q: map[string]float64{}, msg: msg, prev: prev, toks: toks, words: words}
+	c.trimmed = strings.TrimSpace(msg)
+	c.lower = strings.ToLower(c.trimmed)
+	c.lines = strings.Split(c.trimmed, "\n")
+	c.first = strings.TrimSpace(c.lines[0])
+	c.nw = len(words)
+	c.cw = words
+	if len(c.cw) > maxTokens {
+		c.cw = c.cw[:maxTokens]
 	}
-	trimmed := strings.TrimSpace(msg)
-	lower := strings.ToLower(trimmed)
-	lines := strings.Split(trimmed, "\n")
+	return c
+}
 
-	// Size.
-	nw := len(words)
-	q["nw:"+bucket(nw, 0, 1, 3, 7, 15, 40, 100)] = 1
-	q["nl:"+bucket(len(lines), 1, 3, 10)] = 1
-	q["len"] = math.Log1p(float64(utf8.RuneCountInString(trimmed))) / 7
+// flag sets the cue name to 1 when on.
+func (c *cueSet) flag(name string, on bool) {
+	if on {
+		c.q[name] = 1
+	}
+}
 
-	// Code, logs, prose.
+// count sets the cue name to countValue(n) when n > 0.
+func (c *cueSet) count(name string, n int) {
+	if n > 0 {
+		c.q[name] = countValue(n)
+	}
+}
+
+// size: words, lines and length.
+func (c *cueSet) size() {
+	c.q["nw:"+bucket(c.nw, 0, 1, 3, 7, 15, 40, 100)] = 1
+	c.q["nl:"+bucket(len(c.lines), 1, 3, 10)] = 1
+	c.q["len"] = math.Log1p(float64(utf8.RuneCountInString(c.trimmed))) / 7
+}
+
+// layout: code, logs, prose. It splits the lines into code and prose and
+// counts log signatures.
+func (c *cueSet) layout() {
 	code, prose := 0, 0
 	var proseText []string
 	inFence := false
-	for _, l := range lines {
+	for _, l := range c.lines {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "´´´") {
 			inFence = !inFence
@@ -392,53 +472,53 @@ func cues(msg, prev string, toks []token, words []string) map[string]float64 {
 			proseText = append(proseText, t)
 		}
 	}
+	c.proseText = proseText
 	if code+prose > 0 {
-		q["codefrac"] = float64(code) / float64(code+prose)
+		c.q["codefrac"] = float64(code) / float64(code+prose)
 	}
-	flag("code_any", code > 0)
-	flag("prose_none", prose == 0)
-	flag("fence", strings.Contains(msg, "```") || strings.Contains(msg, "´´´"))
-	first := strings.TrimSpace(lines[0])
-	flag("first_code", isCodeLine(first))
+	c.flag("code_any", code > 0)
+	c.flag("prose_none", prose == 0)
+	c.flag("fence", strings.Contains(c.msg, "```") || strings.Contains(c.msg, "´´´"))
+	c.flag("first_code", isCodeLine(c.first))
 	nlog, nstrong := 0, 0
 	for _, p := range strongLogPatterns {
-		nstrong += len(p.FindAllStringIndex(msg, 8))
+		nstrong += len(p.FindAllStringIndex(c.msg, 8))
 	}
 	nlog = nstrong
 	for _, p := range weakLogPatterns {
-		nlog += len(p.FindAllStringIndex(msg, 8))
+		nlog += len(p.FindAllStringIndex(c.msg, 8))
 	}
+	c.nlog = nlog
 	if nlog > 0 {
-		q["log"] = 1
-		q["log_n"] = math.Log1p(float64(nlog))
+		c.q["log"] = 1
+		c.q["log_n"] = math.Log1p(float64(nlog))
 	}
 	firstLog := false
 	for _, p := range logPatterns {
-		if p.MatchString(first) {
+		if p.MatchString(c.first) {
 			firstLog = true
 			break
 		}
 	}
-	flag("log_first", firstLog)
-	flag("log_noprose", nlog > 0 && prose <= 1)
-	flag("strong_log_noprose", nstrong > 0 && prose <= 1)
-	flag("json", strings.HasPrefix(trimmed, "[{") || strings.HasPrefix(trimmed, "{\n") || strings.Contains(msg, "\"severity\""))
+	c.flag("log_first", firstLog)
+	c.flag("log_noprose", nlog > 0 && prose <= 1)
+	c.flag("strong_log_noprose", nstrong > 0 && prose <= 1)
+	c.flag("json", strings.HasPrefix(c.trimmed, "[{") || strings.HasPrefix(c.trimmed, "{\n") || strings.Contains(c.msg, "\"severity\""))
+}
 
-	// Lexicon cues over the first words of the prose: a fault word inside
-	// pasted code ("throw new Error") is not the developer saying something
-	// is wrong; the log signatures above cover pasted output.
-	cw := words
-	if len(cw) > maxTokens {
-		cw = cw[:maxTokens]
-	}
-	ptoks := tokenize(strings.Join(proseText, "\n"))
+// lexicon: lexicon cues over the first words of the prose. A fault word
+// inside pasted code ("throw new Error") is not the developer saying
+// something is wrong; the log signatures of layout cover pasted output.
+func (c *cueSet) lexicon() {
+	ptoks := tokenize(strings.Join(c.proseText, "\n"))
 	pw, pstarts := wordsOf(ptoks)
 	clause := clausesOf(ptoks)
 	if len(pw) > maxTokens {
 		pw, pstarts, clause = pw[:maxTokens], pstarts[:maxTokens], clause[:maxTokens]
 	}
+	c.pw, c.pstarts, c.clause = pw, pstarts, clause
 	var codeText []string
-	for _, l := range lines {
+	for _, l := range c.lines {
 		if isCodeLine(l) {
 			codeText = append(codeText, l)
 		}
@@ -450,37 +530,22 @@ func cues(msg, prev string, toks []token, words []string) map[string]float64 {
 	}
 	cnt := func(name string, lx *lexicon, ws []string) int {
 		n := lx.count(ws)
-		if n > 0 {
-			q[name] = countValue(n)
-		}
+		c.count(name, n)
 		return n
 	}
 	nFault, nTopic := lexFault.countFaults(pw, clause)
-	if nFault > 0 {
-		q["fault"] = countValue(nFault)
-	}
-	if nTopic > 0 {
-		q["fault_topic"] = countValue(nTopic)
-	}
-	if n, _ := lexFault.countFaults(lead, clause); n > 0 {
-		q["fault_lead"] = countValue(n)
-	}
-	if n, _ := lexFault.countFaults(codeWords, nil); n > 0 {
-		q["fault_code"] = countValue(n)
-	}
+	c.count("fault", nFault)
+	c.count("fault_topic", nTopic)
+	n, _ := lexFault.countFaults(lead, clause)
+	c.count("fault_lead", n)
+	n, _ = lexFault.countFaults(codeWords, nil)
+	c.count("fault_code", n)
 	cnt("neg_lead", lexNeg, lead)
-	if n := negatedStates(pw, clause); n > 0 {
-		q["negstate"] = countValue(n)
-	}
-	nSucc := lexSuccess.countUnnegated(pw)
-	if nSucc > 0 {
-		q["success"] = countValue(nSucc)
-	}
-	flag("no_open", len(pw) > 0 && lexNoOpen.matchAt(pw, 0) > 0)
+	c.count("negstate", negatedStates(pw, clause))
+	c.count("success", lexSuccess.countUnnegated(pw))
+	c.flag("no_open", len(pw) > 0 && lexNoOpen.matchAt(pw, 0) > 0)
 	nWeak, _ := lexWeak.countFaults(pw, clause)
-	if nWeak > 0 {
-		q["weak"] = countValue(nWeak)
-	}
+	c.count("weak", nWeak)
 	nStill := cnt("still", lexStill, pw)
 	nPush := cnt("pushback", lexPushback, pw)
 	nFix := cnt("fix", lexFix, pw)
@@ -488,23 +553,29 @@ func cues(msg, prev string, toks []token, words []string) map[string]float64 {
 	nComp := cnt("complaint", lexComplaint, pw)
 	cnt("why_you", lexWhyYou, pw)
 	nShould := cnt("should_be", lexShouldBe, pw)
-	flag("correction", nShould > 0 && lexContrast.count(pw) > 0)
+	c.flag("correction", nShould > 0 && lexContrast.count(pw) > 0)
 	nExp := cnt("experience", lexExperience, pw)
 	cnt("explain", lexExplain, pw)
-	nDone := cnt("done", lexDone, cw)
+	nDone := cnt("done", lexDone, c.cw)
 	cnt("agent_voice", lexAgentVoice, lead)
 	nModal := cnt("modal", lexModal, pw)
-	flag("exp_fault", nExp > 0 && (nFault > 0 || nlog > 0 || nWeak > 0))
-	flag("weak_fix", nWeak > 0 && nFix > 0)
-	flag("still_any", nStill > 0 && (nFault > 0 || nWeak > 0 || nComp > 0 || nlog > 0))
-	flag("fault_still", nFault > 0 && nStill > 0)
-	flag("weak_still", nWeak > 0 && nStill > 0)
-	flag("fault_or_log", nFault > 0 || nlog > 0)
+	nlog := c.nlog
+	c.flag("exp_fault", nExp > 0 && (nFault > 0 || nlog > 0 || nWeak > 0))
+	c.flag("weak_fix", nWeak > 0 && nFix > 0)
+	c.flag("still_any", nStill > 0 && (nFault > 0 || nWeak > 0 || nComp > 0 || nlog > 0))
+	c.flag("fault_still", nFault > 0 && nStill > 0)
+	c.flag("weak_still", nWeak > 0 && nStill > 0)
+	c.flag("fault_or_log", nFault > 0 || nlog > 0)
+	c.nFault, c.nWeak, c.nStill, c.nPush, c.nFix, c.nComp = nFault, nWeak, nStill, nPush, nFix, nComp
+	c.nDone, c.nModal = nDone, nModal
+}
 
-	// Sentence openings: requests for information ("explain", "tell me"),
-	// requests for action, question words. Politeness ("please", "can you")
-	// is skipped first, so "please explain X" opens an information request
-	// and "can you add X" an action request.
+// openings: sentence openings. Requests for information ("explain", "tell
+// me"), requests for action, question words. Politeness ("please", "can
+// you") is skipped first, so "please explain X" opens an information
+// request and "can you add X" an action request.
+func (c *cueSet) openings() {
+	pw, pstarts := c.pw, c.pstarts
 	qStart, rStart, eStart, rFirst, qFirst, eFirst := 0, 0, 0, false, false, false
 	for i := range pw {
 		if !pstarts[i] {
@@ -546,82 +617,84 @@ func cues(msg, prev string, toks []token, words []string) map[string]float64 {
 			}
 		}
 	}
-	if rEnd > 0 {
-		q["request_end"] = countValue(rEnd)
-	}
-	if whyFault > 0 {
-		q["why_fault"] = countValue(whyFault)
-	}
-	if qStart > 0 {
-		q["qword_start"] = countValue(qStart)
-	}
-	if rStart > 0 {
-		q["request_start"] = countValue(rStart)
-	}
-	if eStart > 0 {
-		q["explain_start"] = countValue(eStart)
-	}
-	flag("qword_first", qFirst)
-	flag("request_first", rFirst)
-	flag("explain_first", eFirst)
-	flag("noise", len(cw) > 0 && lexNoise.covers(cw))
+	c.count("request_end", rEnd)
+	c.count("why_fault", whyFault)
+	c.count("qword_start", qStart)
+	c.count("request_start", rStart)
+	c.count("explain_start", eStart)
+	c.flag("qword_first", qFirst)
+	c.flag("request_first", rFirst)
+	c.flag("explain_first", eFirst)
+	c.flag("noise", len(c.cw) > 0 && lexNoise.covers(c.cw))
 
-	flag("qparticle", lexQParticle.count(cw) > 0 || strings.Contains(msg, "¿"))
+	c.flag("qparticle", lexQParticle.count(c.cw) > 0 || strings.Contains(c.msg, "¿"))
+	c.qStart, c.rStart, c.eStart, c.rFirst = qStart, rStart, eStart, rFirst
+}
 
-	// Question marks: anywhere, at the end of the prose, count.
+// questions: question marks (anywhere, at the end of the prose, count),
+// faults in conjunction with acts, exclamations and aider's help header.
+func (c *cueSet) questions() {
 	nq := 0
-	for _, t := range toks {
+	for _, t := range c.toks {
 		if t.text == "?" {
 			nq++
 		}
 	}
 	if nq > 0 {
-		q["qmark"] = 1
-		q["qmark_n"] = math.Log1p(float64(nq))
+		c.q["qmark"] = 1
+		c.q["qmark_n"] = math.Log1p(float64(nq))
 	}
 	endQ := false
-	if len(proseText) > 0 {
-		last := proseText[len(proseText)-1]
+	if len(c.proseText) > 0 {
+		last := c.proseText[len(c.proseText)-1]
 		endQ = strings.HasSuffix(last, "?") || strings.HasSuffix(last, "？")
 	}
-	flag("qmark_end", endQ || strings.HasSuffix(trimmed, "?"))
-	flag("qmark_fault", nq > 0 && (nFault > 0 || nStill > 0))
-	flag("qmark_request", nq > 0 && rFirst)
+	c.nq, c.endQ = nq, endQ
+	c.flag("qmark_end", endQ || strings.HasSuffix(c.trimmed, "?"))
+	c.flag("qmark_fault", nq > 0 && (c.nFault > 0 || c.nStill > 0))
+	c.flag("qmark_request", nq > 0 && c.rFirst)
 
 	// Fault first as conjunctions: a fault cue together with a request or a
 	// question, so the classifier can learn that the fault wins.
 	faultish := map[string]bool{
-		"fault": nFault > 0, "weak": nWeak > 0, "still": nStill > 0, "complaint": nComp > 0,
-		"pushback": nPush > 0, "log": nlog > 0, "fix": nFix > 0,
+		"fault": c.nFault > 0, "weak": c.nWeak > 0, "still": c.nStill > 0, "complaint": c.nComp > 0,
+		"pushback": c.nPush > 0, "log": c.nlog > 0, "fix": c.nFix > 0,
 	}
 	acts := map[string]bool{
-		"request": rStart > 0 || nModal > 0, "question": qStart > 0 || endQ,
-		"explain": eStart > 0,
+		"request": c.rStart > 0 || c.nModal > 0, "question": c.qStart > 0 || endQ,
+		"explain": c.eStart > 0,
 	}
 	for _, f := range []string{"fault", "weak", "still", "complaint", "pushback", "log", "fix"} {
 		for _, a := range []string{"request", "question", "explain"} {
-			flag(f+"&"+a, faultish[f] && acts[a])
+			c.flag(f+"&"+a, faultish[f] && acts[a])
 		}
 	}
-	nex := strings.Count(msg, "!")
-	flag("exclaim", nex > 0)
-	flag("exclaim_multi", strings.Contains(msg, "!!") || strings.Contains(msg, "?!") || strings.Contains(msg, "??"))
+	nex := strings.Count(c.msg, "!")
+	c.flag("exclaim", nex > 0)
+	c.flag("exclaim_multi", strings.Contains(c.msg, "!!") || strings.Contains(c.msg, "?!") || strings.Contains(c.msg, "??"))
 
 	// aider's /help command sends "# Question: ..." with its documentation.
-	flag("q_header", strings.HasPrefix(lower, "# question:"))
+	c.flag("q_header", strings.HasPrefix(c.lower, "# question:"))
+}
 
-	// Approvals.
+// approvals: approving, proceeding, done.
+func (c *cueSet) approvals() {
+	cw, nw := c.cw, c.nw
 	appr := lexApprove.covers(cw)
-	flag("approve_all", appr)
-	flag("approve_first", len(cw) > 0 && lexApproveOpen.matchAt(cw, 0) > 0)
-	flag("proceed", lexProceed.count(cw) > 0)
-	flag("proceed_short", nw <= 6 && lexProceed.count(cw) > 0)
-	flag("done_short", nw <= 12 && nDone > 0)
-	flag("approve_then", len(cw) > 0 && lexApproveOpen.matchAt(cw, 0) > 0 && !appr && nw <= 12)
+	c.appr = appr
+	c.flag("approve_all", appr)
+	c.flag("approve_first", len(cw) > 0 && lexApproveOpen.matchAt(cw, 0) > 0)
+	c.flag("proceed", lexProceed.count(cw) > 0)
+	c.flag("proceed_short", nw <= 6 && lexProceed.count(cw) > 0)
+	c.flag("done_short", nw <= 12 && c.nDone > 0)
+	c.flag("approve_then", len(cw) > 0 && lexApproveOpen.matchAt(cw, 0) > 0 && !appr && nw <= 12)
+}
 
-	// Other: blanks, bare commands, paths, single words.
-	flag("blank", strings.Contains(lower, "<blank>"))
-	flag("empty", nw == 0)
+// commands: blanks, bare commands, shell lines, paths, single words.
+func (c *cueSet) commands() {
+	lines := c.lines
+	c.flag("blank", strings.Contains(c.lower, "<blank>"))
+	c.flag("empty", c.nw == 0)
 	slash := 0
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
@@ -629,7 +702,7 @@ func cues(msg, prev string, toks []token, words []string) map[string]float64 {
 			slash++
 		}
 	}
-	flag("slash", slash > 0)
+	c.flag("slash", slash > 0)
 	// Only blank submissions and aider commands ("<blank>\n/add x.md").
 	cmdOnly := true
 	for _, l := range lines {
@@ -638,34 +711,42 @@ func cues(msg, prev string, toks []token, words []string) map[string]float64 {
 			cmdOnly = false
 		}
 	}
-	flag("commands_only", cmdOnly && trimmed != "")
-	fw := strings.Fields(first)
+	c.flag("commands_only", cmdOnly && c.trimmed != "")
+	fw := strings.Fields(c.first)
 	if len(fw) > 0 {
 		w0 := strings.ToLower(fw[0])
-		flag("shell_first", shellWords[w0] && len(lines) <= 3)
-		flag("shell_prompt", shellPromptRE.MatchString(first))
-		// A shell command typed into the chat: every line is a command, an
-		// option or a continuation, and nothing reports a fault.
-		cmd := shellWords[w0]
-		for _, l := range lines {
-			t := strings.TrimSpace(l)
-			f := strings.Fields(t)
-			if t == "" {
-				continue
-			}
-			if !(shellWords[strings.ToLower(f[0])] || strings.HasPrefix(t, "-") || strings.HasSuffix(t, "\\") || strings.HasSuffix(t, "&&")) {
-				cmd = false
-			}
-		}
-		flag("shell_only", cmd && nlog == 0 && nFault == 0)
-		flag("bare_path", len(fw) == 1 && len(lines) == 1 && strings.ContainsAny(w0, "/\\.") && !strings.HasSuffix(w0, "."))
+		c.flag("shell_first", shellWords[w0] && len(lines) <= 3)
+		c.flag("shell_prompt", shellPromptRE.MatchString(c.first))
+		c.flag("shell_only", shellOnly(lines, w0) && c.nlog == 0 && c.nFault == 0)
+		c.flag("bare_path", len(fw) == 1 && len(lines) == 1 && strings.ContainsAny(w0, "/\\.") && !strings.HasSuffix(w0, "."))
 	}
-	flag("one_word", nw == 1 && !appr)
+	c.flag("one_word", c.nw == 1 && !c.appr)
+}
 
-	// Czech, Spanish... the share of letters outside ASCII marks non-English
-	// text, which shifts how much the English n-grams can be trusted.
+// shellOnly reports whether lines, whose first word is w0, are a shell
+// command typed into the chat: every line is a command, an option or a
+// continuation.
+func shellOnly(lines []string, w0 string) bool {
+	cmd := shellWords[w0]
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		f := strings.Fields(t)
+		if t == "" {
+			continue
+		}
+		if !(shellWords[strings.ToLower(f[0])] || strings.HasPrefix(t, "-") || strings.HasSuffix(t, "\\") || strings.HasSuffix(t, "&&")) {
+			cmd = false
+		}
+	}
+	return cmd
+}
+
+// script: Czech, Spanish... the share of letters outside ASCII marks
+// non-English text, which shifts how much the English n-grams can be
+// trusted.
+func (c *cueSet) script() {
 	na, nn := 0, 0
-	for _, r := range msg {
+	for _, r := range c.msg {
 		if unicode.IsLetter(r) {
 			if r < 128 {
 				na++
@@ -675,61 +756,70 @@ func cues(msg, prev string, toks []token, words []string) map[string]float64 {
 		}
 	}
 	if na+nn > 0 && float64(nn)/float64(na+nn) > 0.02 {
-		q["nonascii"] = 1
+		c.q["nonascii"] = 1
 	}
+}
 
-	// The agent's previous reply.
-	pt := tokenize(prev)
+// agentReply: the agent's previous reply, alone and with a short message.
+func (c *cueSet) agentReply() {
+	pt := tokenize(c.prev)
 	aw, _ := wordsOf(pt)
+	c.aw = aw
 	tail := aw
 	if len(tail) > 60 {
 		tail = tail[len(tail)-60:]
 	}
-	pTrim := strings.TrimSpace(prev)
+	pTrim := strings.TrimSpace(c.prev)
 	agQ := strings.HasSuffix(pTrim, "?") || strings.Contains(lastN(pTrim, 160), "?")
-	flag("ag_question", agQ)
-	flag("ag_offer", lexOffer.count(tail) > 0)
-	flag("ag_fixed", lexClaimFixed.count(tail) > 0)
-	flag("ag_wait", lexWaitUser.count(tail) > 0)
-	flag("ag_code_end", strings.HasSuffix(pTrim, "```"))
-	flag("ag_empty", pTrim == "")
-	short := nw <= 4
-	flag("short_ag_offer", short && (agQ || lexOffer.count(tail) > 0))
-	flag("short_ag_wait", short && lexWaitUser.count(tail) > 0)
-	flag("ag_fixed_fault", lexClaimFixed.count(tail) > 0 && (nFault > 0 || nStill > 0 || nlog > 0))
+	c.flag("ag_question", agQ)
+	c.flag("ag_offer", lexOffer.count(tail) > 0)
+	c.flag("ag_fixed", lexClaimFixed.count(tail) > 0)
+	c.flag("ag_wait", lexWaitUser.count(tail) > 0)
+	c.flag("ag_code_end", strings.HasSuffix(pTrim, "```"))
+	c.flag("ag_empty", pTrim == "")
+	short := c.nw <= 4
+	c.flag("short_ag_offer", short && (agQ || lexOffer.count(tail) > 0))
+	c.flag("short_ag_wait", short && lexWaitUser.count(tail) > 0)
+	c.flag("ag_fixed_fault", lexClaimFixed.count(tail) > 0 && (c.nFault > 0 || c.nStill > 0 || c.nlog > 0))
+}
 
-	// Echo: the message repeats the agent's words.
-	if len(words) >= 6 && len(aw) >= 6 {
-		pg := map[string]bool{}
-		for i := 0; i+3 <= len(aw); i++ {
-			pg[strings.Join(aw[i:i+3], " ")] = true
-		}
-		hit, all := 0, 0
-		for i := 0; i+3 <= len(cw); i++ {
-			all++
-			if pg[strings.Join(cw[i:i+3], " ")] {
-				hit++
-			}
-		}
-		if all > 0 && float64(hit)/float64(all) > 0.25 {
-			q["echo"] = 1
+// echo: the message repeats the agent's words.
+func (c *cueSet) echo() {
+	aw, cw := c.aw, c.cw
+	if len(c.words) < 6 || len(aw) < 6 {
+		return
+	}
+	pg := map[string]bool{}
+	for i := 0; i+3 <= len(aw); i++ {
+		pg[strings.Join(aw[i:i+3], " ")] = true
+	}
+	hit, all := 0, 0
+	for i := 0; i+3 <= len(cw); i++ {
+		all++
+		if pg[strings.Join(cw[i:i+3], " ")] {
+			hit++
 		}
 	}
-	// Fragments: a message made only of pasted lines (code, a comment, a
-	// shell prompt, a log line) that shows no fault is no move; pasted agent
-	// prose (an assistant's voice, or an echo of the agent's reply, at
-	// length) is not the developer's move either.
-	fk := fragmentKind(msg)
-	flag("fragment", fk != fragNone && fk != fragFrame && nlog == 0 && nFault == 0 && nStill == 0)
+	if all > 0 && float64(hit)/float64(all) > 0.25 {
+		c.q["echo"] = 1
+	}
+}
+
+// fragments: a message made only of pasted lines (code, a comment, a shell
+// prompt, a log line) that shows no fault is no move; pasted agent prose (an
+// assistant's voice, or an echo of the agent's reply, at length) is not the
+// developer's move either. Markdown structure is typical of an assistant's
+// answer.
+func (c *cueSet) fragments() {
+	fk := fragmentKind(c.msg)
+	c.flag("fragment", fk != fragNone && fk != fragFrame && c.nlog == 0 && c.nFault == 0 && c.nStill == 0)
 	if fk != fragNone {
-		q["frag_"+fk] = 1
+		c.q["frag_"+fk] = 1
 	}
-	flag("agent_prose", nw >= agentProseMin && (lexAgentVoice.matchAt(cw, 0) > 0 || q["echo"] > 0))
-	flag("permit", permitRE.MatchString(lower) && nFault == 0 && nq == 0)
-	// Markdown structure typical of an assistant's answer.
-	flag("markdown", strings.Count(msg, "**") >= 2 || strings.Contains(msg, "\n### ") || strings.HasPrefix(trimmed, "#"))
-	flag("numbered", numberedRE.MatchString(msg))
-	return q
+	c.flag("agent_prose", c.nw >= agentProseMin && (lexAgentVoice.matchAt(c.cw, 0) > 0 || c.q["echo"] > 0))
+	c.flag("permit", permitRE.MatchString(c.lower) && c.nFault == 0 && c.nq == 0)
+	c.flag("markdown", strings.Count(c.msg, "**") >= 2 || strings.Contains(c.msg, "\n### ") || strings.HasPrefix(c.trimmed, "#"))
+	c.flag("numbered", numberedRE.MatchString(c.msg))
 }
 
 var negWords = map[string]bool{

@@ -3,8 +3,8 @@ package reports
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -890,6 +890,16 @@ func spreadLabels(pts plotter.XYs, labels []string, xmin, xmax, ymin, ymax float
 		}
 		placed = append(placed, b)
 		out[i] = plotter.XY{X: pts[i].X, Y: b.y}
+	}
+	return out
+}
+
+// FidelityPairs turns the stored verdict pairs of two graders into the
+// analyses' pairs.
+func FidelityPairs(rows []queries.VerdictPair) []analysis.VerdictPair {
+	var out []analysis.VerdictPair
+	for _, p := range rows {
+		out = append(out, analysis.VerdictPair{Episode: p.SimulationID, Family: p.Family, A: p.A, B: p.B})
 	}
 	return out
 }

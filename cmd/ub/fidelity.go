@@ -100,9 +100,7 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 		if err != nil {
 			return err
 		}
-		for _, p := range pairs {
-			in.Pairs = append(in.Pairs, analysis.VerdictPair{Episode: p.SimulationID, Family: p.Family, A: p.A, B: p.B})
-		}
+		in.Pairs = reports.FidelityPairs(pairs)
 	}
 	prices, err := queries.UserModelPrices(ctx, db)
 	if err != nil {
