@@ -414,6 +414,10 @@ func (r *Report) rewardFidelity() (*figure, error) {
 	for i, x := range rows {
 		names[i] = x.Simulator
 	}
+	names = shortNames(names)
+	for i, x := range rows {
+		names[i] += fmt.Sprintf(" (n = %d)", x.Scored)
+	}
 	parts := []struct {
 		name string
 		get  func(analysis.RewardFidelityRow) int
@@ -443,7 +447,10 @@ func (r *Report) rewardFidelity() (*figure, error) {
 		p.Legend.Add(part.name, bars)
 	}
 	p.NominalX(names...)
-	p.Y.Min, p.Y.Max = 0, 1.3
+	// Shares run from 0 to 1; the bars fill the axis from the first to the
+	// last, with half a bar's slot at each end.
+	p.Y.Min, p.Y.Max = 0, 1
+	p.X.Min, p.X.Max = -0.6, float64(len(rows))-0.4
 	p.Legend.Top = true
 	f.pic = single(p, 7*vg.Inch, 4.5*vg.Inch)
 	f.caption = fmt.Sprintf("Each bar splits a simulator's scored episodes by agent success (R >= %s) and user fidelity f. "+
