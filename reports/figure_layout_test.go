@@ -31,14 +31,9 @@ func checkFigures(t *testing.T, dir string) {
 		t.Fatalf("no SVG in %s (%v)", dir, err)
 	}
 	for _, path := range svgs {
-		f, err := os.Open(path)
+		pic, err := layout.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
-		}
-		pic, err := layout.Read(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
 		}
 		probs := pic.Problems(layoutSlack)
 		name := filepath.Base(path)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -24,14 +23,9 @@ func TestDemoFiguresRead(t *testing.T) {
 		t.Fatalf("ub demo drew %d figures", len(svgs))
 	}
 	for _, path := range svgs {
-		f, err := os.Open(path)
+		pic, err := layout.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
-		}
-		pic, err := layout.Read(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
 		}
 		for _, p := range pic.Problems(1) {
 			t.Errorf("%s: %s", filepath.Base(path), p)

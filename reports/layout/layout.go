@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -153,6 +154,20 @@ func ink(fc font.Face, s string) (asc, desc float64, err error) {
 	defer f.Close()
 	b, _ := xfont.BoundString(f, s)
 	return -float64(b.Min.Y) / 64, float64(b.Max.Y) / 64, nil
+}
+
+// ReadFile is Read of the SVG at path; its errors name the path.
+func ReadFile(path string) (*Picture, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	pic, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return pic, nil
 }
 
 // Read parses an SVG that vgsvg wrote.
