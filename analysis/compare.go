@@ -176,9 +176,10 @@ func CompareFidelity(eps []FidelityEpisode, a, b string, threshold float64, opts
 
 // negated turns an interval of A - B into one of B - A. The percentile
 // interval of the negated replicates is the negated interval with its
-// bounds swapped (the type 7 quantile is symmetric under x -> -x).
+// bounds swapped (the type 7 quantile is symmetric under x -> -x). 0 - x rather
+// than -x keeps a zero difference +0 in JSON.
 func negated(b BootInterval) BootInterval {
-	b.Estimate, b.Lo, b.Hi = -b.Estimate, -b.Hi, -b.Lo
+	b.Estimate, b.Lo, b.Hi = 0-b.Estimate, 0-b.Hi, 0-b.Lo
 	return b
 }
 

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,6 +70,56 @@ func AnchorScores(st *queries.Study, sim, cond string) []analysis.DeveloperScore
 	return out
 }
 
+// ResolveUserBench finds name among the UserBench simulators of
+// AnchorSettings (simulator -> its conditions): as given, or as
+// SIM@CONDITION. cond is the condition when name does not give one; ""
+// means noprofile when the simulator has it, else its first. ok says the
+// simulator is known; err, that it has no scored moments in the condition.
+func ResolveUserBench(settings map[string][]string, name, cond string) (side Compared, ok bool, err error) {
+	conds, ok := settings[name]
+	if i := strings.LastIndex(name, "@"); !ok && i > 0 && slices.Contains(queries.Conditions(), name[i+1:]) {
+		if conds, ok = settings[name[:i]]; ok {
+			name, cond = name[:i], name[i+1:]
+		}
+	}
+	if !ok {
+		return Compared{}, false, nil
+	}
+	if cond == "" {
+		cond = conds[0]
+		if slices.Contains(conds, queries.CondNoProfile) {
+			cond = queries.CondNoProfile
+		}
+	}
+	if !slices.Contains(conds, cond) {
+		return Compared{}, true, fmt.Errorf("%s has no scored moments in condition %s (it has %s)", name, cond, strings.Join(conds, ", "))
+	}
+	return Compared{Simulator: name, Condition: cond}, true, nil
+}
+
+// ResolveFidelity finds name among the fidelity simulators (labels of
+// FidelityEpisodes): as given, or as the one label whose model part
+// ("user_simulator:NAME@t1") it is.
+func ResolveFidelity(sims map[string]bool, name string) (string, bool) {
+	if sims[name] {
+		return name, true
+	}
+	var hits []string
+	for s := range sims {
+		short := s[strings.Index(s, ":")+1:]
+		if i := strings.LastIndex(short, "@"); i > 0 {
+			short = short[:i]
+		}
+		if short == name {
+			hits = append(hits, s)
+		}
+	}
+	if len(hits) == 1 {
+		return hits[0], true
+	}
+	return "", false
+}
+
 // Compared is one side of a comparison: a simulator and, in UserBench, the
 // condition it ran in.
 type Compared struct {
@@ -127,6 +178,26 @@ func (c Comparison) Regressed() bool {
 	return c.Margin != nil && c.Judged() && analysis.Regressed(c.Diff(), *c.Margin)
 }
 
+// Verdict is the regression check's sentence: whether B is worse than A
+// beyond the margin with confidence, and the bound that says so.
+func (c Comparison) Verdict() string {
+	d := c.Diff()
+	what := "accuracy"
+	if c.Fidelity != nil {
+		what = "UFS"
+	}
+	switch {
+	case c.Margin == nil:
+		return ""
+	case !c.Judged():
+		return "not judged (see the note)"
+	case c.Regressed():
+		return fmt.Sprintf("B = %s is worse than A = %s in %s beyond %s with confidence (upper bound of B - A %s < %s)",
+			c.B, c.A, what, f3(*c.Margin), s3(d.Hi), s3(-*c.Margin))
+	}
+	return fmt.Sprintf("no regression in %s beyond %s (upper bound of B - A %s >= %s)", what, f3(*c.Margin), s3(d.Hi), s3(-*c.Margin))
+}
+
 // Text is the one-screen summary.
 func (c Comparison) Text() string {
 	var b strings.Builder
@@ -177,19 +248,7 @@ func (c Comparison) Text() string {
 		}
 	}
 	if c.Margin != nil {
-		d := c.Diff()
-		what := "accuracy"
-		if c.Fidelity != nil {
-			what = "UFS"
-		}
-		switch {
-		case !c.Judged():
-			fmt.Fprintf(&b, "regression check: not judged (see the note)\n")
-		case c.Regressed():
-			fmt.Fprintf(&b, "regression check: REGRESSION: B is worse than A in %s beyond %s (upper bound %s < %s)\n", what, f3(*c.Margin), s3(d.Hi), s3(-*c.Margin))
-		default:
-			fmt.Fprintf(&b, "regression check: no regression in %s beyond %s (upper bound %s >= %s)\n", what, f3(*c.Margin), s3(d.Hi), s3(-*c.Margin))
-		}
+		b.WriteString("regression check: " + c.Verdict() + "\n")
 	}
 	return b.String()
 }

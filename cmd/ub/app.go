@@ -109,6 +109,7 @@ func newApp(io *streams) *cli.App {
 			newReviewCommand(io),
 			newCompletionCommand(io), newManCommand(io), newHelpCommand(),
 			newPublishCommand(io),
+			newCompareCommand(io),
 		},
 		EnableBashCompletion: true,
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
@@ -152,6 +153,8 @@ func exitCode(err error, io *streams) int {
 		return exitNoData
 	case errors.Is(err, errModelCalls), errors.Is(err, runner.ErrEndpoint):
 		return exitModel
+	case errors.Is(err, errRegression):
+		return exitRegression
 	}
 	var missing *reports.MissingError
 	if errors.As(err, &missing) {

@@ -14,8 +14,9 @@ import (
 
 // More exit codes, documented in the README with those of app.go.
 const (
-	exitModel     = 7   // model calls failed (each recorded with its error)
-	exitInterrupt = 130 // interrupted (SIGINT), as a shell reports 128+2
+	exitModel      = 7   // model calls failed (each recorded with its error)
+	exitRegression = 8   // ub compare --fail-on-regression: B is worse than A beyond the margin with confidence
+	exitInterrupt  = 130 // interrupted (SIGINT), as a shell reports 128+2
 )
 
 // errModelCalls marks a run that recorded failed model calls; exit 7.
@@ -123,3 +124,12 @@ type badInputError struct{ msg string }
 
 func (e badInputError) Error() string        { return e.msg }
 func (e badInputError) Is(target error) bool { return target == ingest.ErrBadInput }
+
+// errRegression marks a `ub compare --fail-on-regression` whose B is worse
+// than A beyond the margin with confidence; exit 8.
+var errRegression = errors.New("regression")
+
+type regressionError struct{ msg string }
+
+func (e regressionError) Error() string        { return e.msg }
+func (e regressionError) Is(target error) bool { return target == errRegression }
