@@ -155,12 +155,13 @@ func CompareFidelity(eps []FidelityEpisode, a, b string, threshold float64, opts
 	}
 	iv := FidelityIntervals(paired, threshold, nil, nil, RulePoint, opts)
 	for _, s := range iv.Sims {
-		s2 := s
 		switch s.Simulator {
 		case "A":
-			s2.Simulator, out.A = a, s2
+			out.A = s
+			out.A.Simulator = a
 		case "B":
-			s2.Simulator, out.B = b, s2
+			out.B = s
+			out.B.Simulator = b
 		}
 	}
 	pcs := PairwiseFidelity(paired, threshold, opts)

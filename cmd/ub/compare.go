@@ -184,6 +184,10 @@ func unknownSimulators(opts compareOptions, study string, settings map[string][]
 	if study != reports.StudyUserBench && len(fid) > 0 {
 		list("fidelity simulators", slices.Collect(maps.Keys(fid)))
 	}
+	if len(lists) == 0 {
+		return prerequisitef("compare: the %s study has no data here (%s)", study, map[string]string{
+			reports.StudyUserBench: "ub generate, then ub judge", reports.StudyFidelity: "ub verdicts import or ub grade"}[study])
+	}
 	var bad []string
 	for _, n := range []string{opts.a, opts.b} {
 		_, okU, _ := reports.ResolveUserBench(settings, n, "")
