@@ -107,6 +107,7 @@ func TestExitCodesOfREADME(t *testing.T) {
 			{name: "failed model calls recorded", args: []string{"--db", study, "judge", "--judge", "m2", "--model", "m",
 				"--base-url", badRequest.BaseURL(), "--target", "points"}},
 		},
+		8: {{name: "compare finds a regression", args: []string{"--db", study, "compare", "--fail-on-regression", "0.02", "gpt-5.5", "osim-4b"}}},
 	}
 	readme := readmeExitCodes(t)
 	for code := range cases {

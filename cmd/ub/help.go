@@ -48,6 +48,7 @@ var examples = map[string][]string{
 	"review export":   {"ub review export --out decisions.jsonl", "ub review export --rerun --out rerun.tsv"},
 	"review import":   {"ub review import results.json", "ub review import --reviewer ann labels.csv"},
 	"publish":         {"ub publish bundle", "ub --db study.duckdb publish /tmp/study-bundle && (cd /tmp/study-bundle && sha256sum -c SHA256SUMS)"},
+	"compare":         {"ub compare gpt-5.5 claude-opus-4.8", "ub compare --json glm-5.2@noprofile glm-5.2@profile", "ub compare --study fidelity --fail-on-regression 0.02 mysim-v1 mysim-v2"},
 	"completion":      {"ub completion bash > /etc/bash_completion.d/ub", "ub completion zsh > \"${fpath[1]}/_ub\"", "ub completion fish > ~/.config/fish/completions/ub.fish"},
 	"man":             {"ub man > ub.1 && man ./ub.1"},
 	"help":            {"ub help review sample"},
