@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"slices"
@@ -72,7 +73,7 @@ func runCompare(c *cli.Context, io *streams, opts compareOptions) error {
 	}
 	defer ws.Close()
 	ctx, db := c.Context, ws.Conn()
-	cmp := reports.Comparison{Boot: opts.boot.Resolved(), Margin: opts.margin}
+	res := reports.Comparison{Boot: opts.boot.Resolved(), Margin: opts.margin}
 	// UserBench: each simulator's conditions at the anchor setting.
 	var st *queries.Study
 	var settings map[string][]string
@@ -81,11 +82,11 @@ func runCompare(c *cli.Context, io *streams, opts compareOptions) error {
 		if err != nil {
 			return err
 		}
-		if cmp.Scorer, err = chooseJudge(judges, opts.judge); err != nil {
+		if res.Scorer, err = chooseJudge(judges, opts.judge); err != nil {
 			return err
 		}
-		if cmp.Scorer != "" {
-			if st, err = queries.LoadStudy(ctx, db, cmp.Scorer); err != nil {
+		if res.Scorer != "" {
+			if st, err = queries.LoadStudy(ctx, db, res.Scorer); err != nil {
 				return err
 			}
 			settings = reports.AnchorSettings(st)
@@ -132,40 +133,32 @@ func runCompare(c *cli.Context, io *streams, opts compareOptions) error {
 		}
 	}
 	if study == reports.StudyFidelity && fokA && fokB {
-		cmp.Study, cmp.Scorer, cmp.A, cmp.B = study, grader, reports.Compared{Simulator: fA}, reports.Compared{Simulator: fB}
-		f := analysis.CompareFidelity(eps, fA, fB, 1, cmp.Boot)
-		cmp.Fidelity = &f
+		res.Study, res.Scorer, res.A, res.B = study, grader, reports.Compared{Simulator: fA}, reports.Compared{Simulator: fB}
+		f := analysis.CompareFidelity(eps, fA, fB, 1, res.Boot)
+		res.Fidelity = &f
 	} else if study == reports.StudyUserBench && okA && okB {
-		if err := cmp2(errA, errB); err != nil {
+		if err := cmp.Or(errA, errB); err != nil {
 			return usagef("compare: %v", err)
 		}
-		cmp.Study, cmp.A, cmp.B = study, ubA, ubB
-		cmp.N, cmp.K = queries.Anchor(st.Settings)
-		a := analysis.CompareAccuracy(reports.AnchorScores(st, ubA.Simulator, ubA.Condition), reports.AnchorScores(st, ubB.Simulator, ubB.Condition), cmp.Boot)
-		cmp.Accuracy = &a
+		res.Study, res.A, res.B = study, ubA, ubB
+		res.N, res.K = queries.Anchor(st.Settings)
+		a := analysis.CompareAccuracy(reports.AnchorScores(st, ubA.Simulator, ubA.Condition), reports.AnchorScores(st, ubB.Simulator, ubB.Condition), res.Boot)
+		res.Accuracy = &a
 	} else {
 		return unknownSimulators(opts, study, settings, fidSims)
 	}
 	if opts.json {
-		err = printJSON(io, cmp.JSON())
+		err = printJSON(io, res.JSON())
 	} else {
-		_, err = io.out.Write([]byte(cmp.Text()))
+		_, err = io.out.Write([]byte(res.Text()))
 	}
 	if err != nil {
 		return err
 	}
-	if cmp.Regressed() {
-		return regressionError{"compare: regression: " + cmp.Verdict()}
+	if res.Regressed() {
+		return regressionError{"compare: regression: " + res.Verdict()}
 	}
 	return nil
-}
-
-// cmp2 is the first error that is not nil.
-func cmp2(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // unknownSimulators is the usage error for names the study asked (or
