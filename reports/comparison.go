@@ -146,6 +146,9 @@ type Comparison struct {
 	Boot     analysis.BootstrapOptions // as resolved
 	// Margin is --fail-on-regression's margin; nil when no check was asked.
 	Margin *float64
+	// Synthetic lists the commands that made up the workspace's data
+	// (queries.Provenance); the summary then says so.
+	Synthetic []queries.Origin
 }
 
 // Diff is the difference B - A the regression check reads: accuracy in
@@ -250,6 +253,9 @@ func (c Comparison) Text() string {
 	if c.Margin != nil {
 		b.WriteString("regression check: " + c.Verdict() + "\n")
 	}
+	if m := SyntheticMark(c.Synthetic); m != "" {
+		b.WriteString("data: " + m + "\n")
+	}
 	return b.String()
 }
 
@@ -274,6 +280,7 @@ type comparisonJSON struct {
 	Bootstrap  bootstrapJSON   `json:"bootstrap"`
 	Judged     bool            `json:"judged"`
 	Check      *regressionJSON `json:"regression_check,omitempty"`
+	Synthetic  string          `json:"synthetic_data,omitempty"`
 }
 
 type metricJSON struct {
@@ -321,7 +328,7 @@ func ptr[T any](v T) *T { return &v }
 // it).
 func (c Comparison) JSON() any {
 	o := comparisonJSON{Study: c.Study, A: c.A, B: c.B, Scorer: c.Scorer, Judged: c.Judged(),
-		Bootstrap: bootstrapJSON{B: c.Boot.B, Seed: c.Boot.Seed, Level: c.Boot.Level}}
+		Bootstrap: bootstrapJSON{B: c.Boot.B, Seed: c.Boot.Seed, Level: c.Boot.Level}, Synthetic: SyntheticMark(c.Synthetic)}
 	if a := c.Accuracy; a != nil {
 		o.N, o.K, o.Developers, o.MomentsA, o.MomentsB = ptr(c.N), ptr(c.K), ptr(a.Developers), ptr(a.MomentsA), ptr(a.MomentsB)
 		o.Metrics = []metricJSON{{Metric: "accuracy", A: ivJSON(a.A), B: ivJSON(a.B), Diff: ivJSON(a.Diff), Test: "sign-flip", P: jnum(a.P)}}

@@ -79,6 +79,9 @@ func TestComparisonNotJudgedBelowTheRule(t *testing.T) {
 		t.Errorf("judged %v, regressed %v; want neither", c.Judged(), c.Regressed())
 	}
 	txt := c.Text()
+	if strings.Contains(txt, "data: synthetic") {
+		t.Errorf("the user's own data marked synthetic:\n%s", txt)
+	}
 	for _, want := range []string{"regression check: not judged", "fewer than 10 common developers", "sign-flip p = n/a", "0.300     "} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("text lacks %q:\n%s", want, txt)

@@ -74,6 +74,9 @@ func runCompare(c *cli.Context, io *streams, opts compareOptions) error {
 	defer ws.Close()
 	ctx, db := c.Context, ws.Conn()
 	res := reports.Comparison{Boot: opts.boot.Resolved(), Margin: opts.margin}
+	if res.Synthetic, err = queries.Provenance(ctx, db); err != nil {
+		return err
+	}
 	// UserBench: each simulator's conditions at the anchor setting.
 	var st *queries.Study
 	var settings map[string][]string
