@@ -30,15 +30,15 @@ func TestDemoReproducible(t *testing.T) {
 	if strings.Contains(readme, "`ub-demo/ub.duckdb`) and is byte-for-byte the same") {
 		t.Error("README still says the demo's workspace file is byte-for-byte the same")
 	}
-	dir := filepath.Join(t.TempDir(), "ub-demo")
-	run := func() (map[string]string, map[string]string) {
-		if code, _, errs := ubRun("demo", "--dir", dir); code != 0 {
-			t.Fatalf("demo: exit %d: %s", code, errs)
-		}
-		return demoFiles(t, dir), demoTables(t, filepath.Join(dir, "ub.duckdb"))
+	// The first run is the demo fixture the other tests copy; the second
+	// runs into the same directory (no other test runs meanwhile: this one
+	// is not parallel, and the copies are made by other tests' bodies).
+	dir := demoFixtureDir(t)
+	files1, tables1 := demoFiles(t, dir), demoTables(t, filepath.Join(dir, "ub.duckdb"))
+	if code, _, errs := ubRun("demo", "--dir", dir); code != 0 {
+		t.Fatalf("demo: exit %d: %s", code, errs)
 	}
-	files1, tables1 := run()
-	files2, tables2 := run()
+	files2, tables2 := demoFiles(t, dir), demoTables(t, filepath.Join(dir, "ub.duckdb"))
 	if len(files1) < 20 || len(tables1) < 20 {
 		t.Fatalf("%d files, %d tables: the demo wrote too little", len(files1), len(tables1))
 	}

@@ -52,6 +52,17 @@ var demoFixture struct {
 // the demo itself (testdata/script/demo*.txtar) run `ub demo`.
 func demoDir(t fataler, dir string) {
 	t.Helper()
+	if err := os.CopyFS(dir, os.DirFS(demoFixtureDir(t))); err != nil {
+		t.Fatalf("copy the demo fixture: %v", err)
+	}
+}
+
+// demoFixtureDir is the directory of the one demo the test binary runs,
+// run the first time a test asks. Tests copy it (demoDir); only
+// TestDemoReproducible, which is not parallel, writes into it: a second
+// demo run, which leaves the same files and rows.
+func demoFixtureDir(t fataler) string {
+	t.Helper()
 	demoFixture.once.Do(func() {
 		d := filepath.Join(fixtures, "demo", "d")
 		var out, errb strings.Builder
@@ -64,9 +75,7 @@ func demoDir(t fataler, dir string) {
 	if demoFixture.err != nil {
 		t.Fatal(demoFixture.err)
 	}
-	if err := os.CopyFS(dir, os.DirFS(demoFixture.dir)); err != nil {
-		t.Fatalf("copy the demo fixture: %v", err)
-	}
+	return demoFixture.dir
 }
 
 // scriptDemoDir is the testscript command `demo-dir DIR`: demoDir in the

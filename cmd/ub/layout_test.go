@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"path/filepath"
 	"testing"
 
@@ -13,11 +12,7 @@ import (
 // no legend over a data mark), as reports' TestFiguresRead checks both
 // synthetic studies.
 func TestDemoFiguresRead(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "d")
-	var out, errb bytes.Buffer
-	if code := run([]string{"ub", "demo", "--dir", dir}, &streams{out: &out, err: &errb}); code != 0 {
-		t.Fatalf("ub demo: exit %d: %s", code, errb.String())
-	}
+	dir := demoFixtureDir(t) // what ub demo left, read only
 	svgs, _ := filepath.Glob(filepath.Join(dir, "report", "*.svg"))
 	if len(svgs) < 10 {
 		t.Fatalf("ub demo drew %d figures", len(svgs))

@@ -35,7 +35,7 @@ func synthFidelity(t testing.TB, seed uint64, scale int) []analysis.FidelityEpis
 func simName(s string) string { return "user_simulator:" + s + "@t1" }
 
 // TestFidelityRecovery: over 20 seeds, ub's analyses recover what the
-// synthetic study planted (sim/synth/fidelity.go): every simulator's UFS
+// synthetic study planted (sim/synth/ufs.go): every simulator's UFS
 // within rounding of the planted value, the frontier choice at q = 0.75,
 // 0.84, 0.86 and the dominated set every time; the goal-deviation effect
 // on the pass rate near the planted -0.50 and the disclosure effect near
