@@ -492,3 +492,20 @@ func KishDesignEffect(w []float64) float64 {
 	}
 	return float64(len(w)) * s2 / (s * s)
 }
+
+// ProbeDesignEffect is Kish's design effect ([KishDesignEffect]) of a
+// probe-guided sample: a share f of the population where probes fired,
+// drawn with weight W (allocation proportional to size times W, weights
+// proportional to 1/W):
+//
+//	deff = (f/W + 1 - f) (f W + 1 - f)
+//
+// It is 1 at W = 1 or f in {0, 1}. When probes fire more often on
+// episodes with errors, oversampling them makes the error share more
+// precise than this says: it is the conservative figure.
+func ProbeDesignEffect(f, w float64) float64 {
+	if w <= 0 {
+		return 1
+	}
+	return (f/w + 1 - f) * (f*w + 1 - f)
+}

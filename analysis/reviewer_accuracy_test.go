@@ -182,6 +182,17 @@ func TestPlan(t *testing.T) {
 	if _, err := PlanWidth(0.5, 0, 0.95, 1); err == nil {
 		t.Error("width 0: want an error")
 	}
+	// Probe-guided: a population of 100 with 20 fired, n = 20 at W = 4
+	// draws 10 of each (weights 2 and 8): Kish n sum w^2 / (sum w)^2 = 20 *
+	// (10*4 + 10*64) / 100^2 = 1.36; the formula at f = 0.2: (0.05 + 0.8)
+	// (0.8 + 0.8) = 1.36.
+	if got := ProbeDesignEffect(0.2, 4); math.Abs(got-1.36) > 1e-12 {
+		t.Errorf("ProbeDesignEffect = %v, want 1.36", got)
+	}
+	w10 := []float64{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8}
+	if got := KishDesignEffect(w10); math.Abs(got-1.36) > 1e-12 {
+		t.Errorf("Kish of the probe-guided weights = %v, want 1.36", got)
+	}
 	// Kish: weights 1,1,3,3: 4 * 20 / 64 = 1.25.
 	if got := KishDesignEffect([]float64{1, 1, 3, 3}); math.Abs(got-1.25) > 1e-12 {
 		t.Errorf("Kish deff = %v, want 1.25", got)
