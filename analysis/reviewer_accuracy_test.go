@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -256,5 +258,32 @@ func TestCorrectedShareCoverage(t *testing.T) {
 		p, se, sp, seeds, cov, sumRaw/seeds, sumEst/seeds, sumWidth/seeds)
 	if cov < 0.92 || cov > 0.98 {
 		t.Errorf("coverage %.3f of the planted error rate, want 0.92-0.98", cov)
+	}
+}
+
+// TestReviewStatisticsLLMJSON: the statistics with an LLM reviewer encode
+// as JSON (undefined values are null, not an encoding error).
+func TestReviewStatisticsLLMJSON(t *testing.T) {
+	items := []ReviewItem{
+		{Episode: "e1", Reviewer: "ann", Kind: ReviewerHuman, Outcome: ReviewNoError},
+		{Episode: "e2", Reviewer: "ann", Kind: ReviewerHuman, Outcome: ReviewNoError},
+		{Episode: "e1", Reviewer: "llm:x", Kind: ReviewerLLM, Outcome: ReviewNoError},
+		{Episode: "e2", Reviewer: "llm:x", Kind: ReviewerLLM, Outcome: ReviewError, Errors: []ReviewFinding{{Code: "other", Severity: SeverityMinor}}},
+	}
+	st, err := ReviewStatistics(items, ReviewOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.LLM) != 1 || st.LLM[0].CorrectedError.Why == "" || !math.IsNaN(st.LLM[0].HasError.Sensitivity.P) {
+		t.Fatalf("LLM %+v: want no sensitivity (people found no error) and no correction", st.LLM)
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"positive_agreement":0`, `"alpha":null`, `"estimate":null`, `"Reviewer":"llm:x"`} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("JSON lacks %s: %s", s, b)
+		}
 	}
 }
