@@ -281,6 +281,14 @@ func designCell(d analysis.DesignProportion) string {
 	return s
 }
 
+// kappaCell is FormatKappa, or the kappa alone when it has no interval.
+func kappaCell(k analysis.Kappa) string {
+	if !math.IsNaN(k.Kappa) && math.IsNaN(k.Lo) {
+		return fnum(k.Kappa, 3) + " (no interval)"
+	}
+	return analysis.FormatKappa(k)
+}
+
 // writeLLMReviews writes, per LLM reviewer, its accuracy against the final
 // human decisions and the simulator error share corrected for it.
 func writeLLMReviews(b *strings.Builder, st analysis.ReviewStats, h string) {
@@ -305,7 +313,7 @@ func writeLLMReviews(b *strings.Builder, st analysis.ReviewStats, h string) {
 				}
 				n := d.Table[0][0] + d.Table[0][1] + d.Table[1][0] + d.Table[1][1]
 				t.add(q, strconv.Itoa(n), designCell(d.Sensitivity), designCell(d.Specificity), fnum(d.PosAgreement, 3),
-					fnum(d.NegAgreement, 3), fnum(d.Alpha, 3), analysis.FormatKappa(d.Kappa))
+					fnum(d.NegAgreement, 3), fnum(d.Alpha, 3), kappaCell(d.Kappa))
 			}
 			b.WriteString(mdTable(t))
 			b.WriteString("\n")
