@@ -38,6 +38,11 @@ type ReviewItem struct {
 	Reward    float64
 	HasReward bool
 	Errors    []ReviewFinding
+	// Pi is the episode's inclusion probability in the probe-guided batch
+	// the decision was made in, Stratum its stratum there; 0 and "" for a
+	// decision outside such a batch.
+	Pi      float64
+	Stratum string
 }
 
 // ReviewFinding is one simulator error of a decision.
@@ -68,6 +73,12 @@ type ReviewOptions struct {
 	// Reviewer restricts the statistics to one reviewer's decisions; ""
 	// means the final human decision of each episode (adjudicated).
 	Reviewer string
+	// Family maps a code to its family for the LLM reviewer's per-family
+	// accuracy; nil means every code is its own family.
+	Family func(code string) string
+	// Bootstrap sets the draws of the corrected share's interval (its
+	// Level is Level's).
+	Bootstrap BootstrapOptions
 }
 
 // ShareRow is the simulator error share and critical share of one domain
@@ -139,6 +150,35 @@ type ReviewStats struct {
 	// workspace does not know (imported decisions on episodes not ingested).
 	RerunUnknown int
 	Agreement    []ReviewAgreement
+	// Weighted says the shares and pass rates are weighted back to the
+	// population by 1 / inclusion probability (a probe-guided batch):
+	// Hájek estimates with Wilson intervals on the effective sample size
+	// ([HajekShare]); counts, codes and the cross tab stay counts.
+	// WeightNote says why estimates are not weighted when some are from a
+	// probe-guided batch and some are not.
+	Weighted   bool
+	WeightNote string
+	// LLM measures each LLM reviewer against the final human decisions
+	// (without opts.Reviewer only).
+	LLM []LLMReview
+}
+
+// LLMReview is an LLM reviewer measured against the final human
+// decisions on the episodes both decided, and the simulator's error share
+// over every episode it reviewed, corrected for its errors.
+type LLMReview struct {
+	Reviewer string
+	Paired   int // episodes with a final human decision and a (not failed) review of this reviewer
+	Failed   int // its failed reviews (all episodes), left out
+	Reviewed int // episodes it decided (not failed)
+	HasError DiagnosticAccuracy
+	Critical DiagnosticAccuracy
+	Families []DiagnosticAccuracy // "has an error of this family", by family
+	// CorrectedError and CorrectedCritical: the share over its Reviewed
+	// episodes (Raw), corrected by Rogan-Gladen with HasError's (Critical's)
+	// sensitivity and specificity; beside the human share (Overall).
+	CorrectedError    CorrectedShare
+	CorrectedCritical CorrectedShare
 }
 
 // NotInWorkspace is the domain of decisions on episodes the workspace
@@ -234,8 +274,10 @@ func ReviewStatistics(items []ReviewItem, opts ReviewOptions) (ReviewStats, erro
 		return st, fmt.Errorf("review statistics: no decided episode (reviewer %s)", st.Reviewer)
 	}
 	st.Episodes = len(final)
+	st.Weighted, st.WeightNote = reviewDesign(final)
 	var err error
-	if st.Overall, err = shareRow("all", final, opts); err != nil {
+	all := func(ReviewItem) bool { return true }
+	if st.Overall, err = shareRow("all", final, final, all, opts, st.Weighted); err != nil {
 		return st, err
 	}
 	byDomain := map[string][]ReviewItem{}
@@ -247,7 +289,8 @@ func ReviewStatistics(items []ReviewItem, opts ReviewOptions) (ReviewStats, erro
 		byDomain[d] = append(byDomain[d], it)
 	}
 	for _, d := range sortedKeys(byDomain) {
-		row, err := shareRow(d, byDomain[d], opts)
+		in := func(it ReviewItem) bool { return it.Domain == d || (it.Domain == "" && d == NotInWorkspace) }
+		row, err := shareRow(d, byDomain[d], final, in, opts, st.Weighted)
 		if err != nil {
 			return st, err
 		}
@@ -285,9 +328,12 @@ func ReviewStatistics(items []ReviewItem, opts ReviewOptions) (ReviewStats, erro
 	rerun := map[string]bool{}
 	for _, it := range final {
 		if it.Critical() {
-			if it.TaskID == "" {
+			switch {
+			case it.TaskID == "":
 				st.RerunUnknown++
-			} else {
+			case it.Domain == "":
+				rerun[NotInWorkspace+"/"+it.TaskID] = true
+			default:
 				rerun[it.Domain+"/"+it.TaskID] = true
 			}
 		}
@@ -308,10 +354,17 @@ func ReviewStatistics(items []ReviewItem, opts ReviewOptions) (ReviewStats, erro
 		}
 	}
 	st.Rerun = sortedKeys(rerun)
+	passes := func(it ReviewItem) bool { return it.Reward >= opts.Threshold }
 	if st.WithReward > 0 {
 		p, err := opts.interval()(pass, st.WithReward, opts.Level)
 		if err != nil {
 			return st, err
+		}
+		if st.Weighted {
+			p, err = weightedShare(final, func(it ReviewItem) bool { return it.HasReward }, passes, opts.Level)
+			if err != nil {
+				return st, err
+			}
 		}
 		st.Alongside = PassRate{Episodes: st.WithReward, Pass: p}
 	}
@@ -320,10 +373,149 @@ func ReviewStatistics(items []ReviewItem, opts ReviewOptions) (ReviewStats, erro
 		if err != nil {
 			return st, err
 		}
+		if st.Weighted {
+			p, err = weightedShare(final, func(it ReviewItem) bool { return it.HasReward && !it.Critical() }, passes, opts.Level)
+			if err != nil {
+				return st, err
+			}
+		}
 		st.Drop = PassRate{Episodes: rest, Pass: p}
 	}
 	st.Agreement = reviewAgreement(episodes, byEpisode)
+	if opts.Reviewer == "" {
+		if st.LLM, err = llmReviews(items, final, st, opts); err != nil {
+			return st, err
+		}
+	}
 	return st, nil
+}
+
+// reviewDesign says whether the final decisions are weighted: when every
+// one comes from a probe-guided batch (Pi > 0). When only some do, the
+// estimates are unweighted and the note says so.
+func reviewDesign(final []ReviewItem) (bool, string) {
+	n := 0
+	for _, it := range final {
+		if it.Pi > 0 {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return false, ""
+	case n < len(final):
+		return false, fmt.Sprintf("%d of the %d decided episodes were drawn by a probe-guided batch and %d were not: "+
+			"without one design for all, the estimates are unweighted (and lean towards the episodes where probes fired)", n, len(final), len(final)-n)
+	}
+	return true, ""
+}
+
+// weightedShare is [HajekShare] over the final decisions: the share of y
+// among the episodes in.
+func weightedShare(final []ReviewItem, in, y func(ReviewItem) bool, level float64) (Proportion, error) {
+	us := make([]DesignUnit, len(final))
+	for i, it := range final {
+		us[i] = DesignUnit{Stratum: it.Stratum, Pi: it.Pi, In: in(it), Y: in(it) && y(it)}
+	}
+	d, err := HajekShare(us, level)
+	return d.Proportion, err
+}
+
+// llmReviews measures every LLM reviewer against the final human
+// decisions and corrects its error share (Rogan-Gladen).
+func llmReviews(items, final []ReviewItem, st ReviewStats, opts ReviewOptions) ([]LLMReview, error) {
+	family := opts.Family
+	if family == nil {
+		family = func(c string) string { return c }
+	}
+	finalOf := map[string]ReviewItem{}
+	for _, it := range final {
+		finalOf[it.Episode] = it
+	}
+	byReviewer := map[string][]ReviewItem{}
+	for _, it := range items {
+		if it.Kind == ReviewerLLM {
+			byReviewer[it.Reviewer] = append(byReviewer[it.Reviewer], it)
+		}
+	}
+	families := func(it ReviewItem) map[string]bool {
+		m := map[string]bool{}
+		for _, e := range it.Errors {
+			m[family(e.Code)] = true
+		}
+		return m
+	}
+	var out []LLMReview
+	for _, name := range sortedKeys(byReviewer) {
+		r := LLMReview{Reviewer: name}
+		var errs, crits int
+		var he, cr []PairedCall
+		fam := map[string][]PairedCall{}
+		type pair struct{ h, l map[string]bool }
+		var pairs []pair
+		var pis []PairedCall
+		for _, it := range byReviewer[name] {
+			if it.Outcome == ReviewFailed {
+				r.Failed++
+				continue
+			}
+			r.Reviewed++
+			if it.HasError() {
+				errs++
+			}
+			if it.Critical() {
+				crits++
+			}
+			h, ok := finalOf[it.Episode]
+			if !ok {
+				continue
+			}
+			r.Paired++
+			pi, stratum := 0.0, ""
+			if st.Weighted {
+				pi, stratum = h.Pi, h.Stratum
+			}
+			he = append(he, PairedCall{Stratum: stratum, Pi: pi, Reference: h.HasError(), Test: it.HasError()})
+			cr = append(cr, PairedCall{Stratum: stratum, Pi: pi, Reference: h.Critical(), Test: it.Critical()})
+			pairs = append(pairs, pair{families(h), families(it)})
+			pis = append(pis, PairedCall{Stratum: stratum, Pi: pi})
+			for f := range pairs[len(pairs)-1].h {
+				fam[f] = nil
+			}
+			for f := range pairs[len(pairs)-1].l {
+				fam[f] = nil
+			}
+		}
+		if r.Reviewed == 0 {
+			out = append(out, r)
+			continue
+		}
+		boot := opts.Bootstrap
+		boot.Level = opts.Level
+		var err error
+		if r.Paired > 0 {
+			r.HasError = Diagnose("has a simulator error", he, opts.Level)
+			r.Critical = Diagnose("critical", cr, opts.Level)
+			for _, f := range sortedKeys(fam) {
+				calls := make([]PairedCall, len(pairs))
+				for i, p := range pairs {
+					calls[i] = PairedCall{Stratum: pis[i].Stratum, Pi: pis[i].Pi, Reference: p.h[f], Test: p.l[f]}
+				}
+				r.Families = append(r.Families, Diagnose(f, calls, opts.Level))
+			}
+		} else {
+			r.HasError.Sensitivity, r.HasError.Specificity = nanProportion(), nanProportion()
+			r.Critical.Sensitivity, r.Critical.Specificity = r.HasError.Sensitivity, r.HasError.Specificity
+		}
+		if r.CorrectedError, err = CorrectedErrorShare(errs, r.Reviewed, r.HasError.Sensitivity, r.HasError.Specificity, boot); err != nil {
+			return nil, err
+		}
+		if r.CorrectedCritical, err = CorrectedErrorShare(crits, r.Reviewed, r.Critical.Sensitivity, r.Critical.Specificity, boot); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 func (o ReviewOptions) interval() BinomialInterval {
@@ -340,7 +532,18 @@ func b2i(b bool) int {
 	return 0
 }
 
-func shareRow(domain string, its []ReviewItem, opts ReviewOptions) (ShareRow, error) {
+func shareRow(domain string, its, final []ReviewItem, in func(ReviewItem) bool, opts ReviewOptions, weighted bool) (ShareRow, error) {
+	if weighted {
+		e, err := weightedShare(final, in, ReviewItem.HasError, opts.Level)
+		if err != nil {
+			return ShareRow{}, fmt.Errorf("%s: %w", domain, err)
+		}
+		c, err := weightedShare(final, in, ReviewItem.Critical, opts.Level)
+		if err != nil {
+			return ShareRow{}, fmt.Errorf("%s: %w", domain, err)
+		}
+		return ShareRow{Domain: domain, N: len(its), Error: e, Critical: c}, nil
+	}
 	n := len(its)
 	var clean, nonCritical int
 	for _, it := range its {

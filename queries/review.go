@@ -21,6 +21,7 @@ var ErrBatchExists = errors.New("review batch exists")
 type ReviewCandidate struct {
 	SimulationID, Domain, TaskID string
 	Reward                       sql.NullFloat64
+	ProbesFired                  bool // a judge-free probe (SPEC 6.3) has a finding on it
 }
 
 // ReviewCandidates lists every episode, by simulation id.
@@ -33,7 +34,7 @@ func ReviewCandidates(ctx context.Context, db Querier) ([]ReviewCandidate, error
 	var out []ReviewCandidate
 	for rows.Next() {
 		var c ReviewCandidate
-		if err := rows.Scan(&c.SimulationID, &c.Domain, &c.TaskID, &c.Reward); err != nil {
+		if err := rows.Scan(&c.SimulationID, &c.Domain, &c.TaskID, &c.Reward, &c.ProbesFired); err != nil {
 			return nil, err
 		}
 		out = append(out, c)
@@ -48,6 +49,21 @@ type ReviewBatch struct {
 	N         int
 	Stratify  string
 	Reviewers string // comma-separated
+	// OversampleProbes is the weight W of episodes where probes fired (0:
+	// not probe-guided); Population the episodes it was drawn from (0 for
+	// a batch made before the design was recorded).
+	OversampleProbes float64
+	Population       int
+}
+
+// ReviewInclusion is a sampled episode's place in its batch's design.
+type ReviewInclusion struct {
+	SimulationID string
+	Stratum      string
+	ProbesFired  bool
+	StratumSize  int     // episodes of the stratum in the population
+	StratumN     int     // of them drawn
+	Pi           float64 // inclusion probability, StratumN / StratumSize
 }
 
 // ReviewAssignment places an episode in a reviewer's queue.
@@ -57,9 +73,18 @@ type ReviewAssignment struct {
 	SimulationID string
 }
 
-// CreateReviewBatch stores a batch and its assignments in one transaction.
-// A batch name already used gives ErrBatchExists.
+// CreateReviewBatch stores a batch and its assignments in one transaction,
+// without a design ([CreateReviewBatchDesign] with none). A batch name
+// already used gives ErrBatchExists.
 func CreateReviewBatch(ctx context.Context, ws *Workspace, b ReviewBatch, as []ReviewAssignment) error {
+	return CreateReviewBatchDesign(ctx, ws, b, as, nil)
+}
+
+// CreateReviewBatchDesign stores a batch, its design (b's oversampling
+// weight and population, inc one row per episode drawn) and its
+// assignments in one transaction. A batch name already used gives
+// ErrBatchExists.
+func CreateReviewBatchDesign(ctx context.Context, ws *Workspace, b ReviewBatch, as []ReviewAssignment, inc []ReviewInclusion) error {
 	return ws.InTx(ctx, func(c *sql.Conn) error {
 		var n int
 		if err := c.QueryRowContext(ctx, q("review_batch_count"), b.Batch).Scan(&n); err != nil {
@@ -69,6 +94,15 @@ func CreateReviewBatch(ctx context.Context, ws *Workspace, b ReviewBatch, as []R
 			return fmt.Errorf("batch %q: %w (choose another --name)", b.Batch, ErrBatchExists)
 		}
 		if _, err := c.ExecContext(ctx, q("review_batch_insert"), b.Batch, b.Seed, b.N, b.Stratify, b.Reviewers); err != nil {
+			return err
+		}
+		if _, err := c.ExecContext(ctx, q("review_batch_design_insert"), b.Batch, b.OversampleProbes, b.Population); err != nil {
+			return err
+		}
+		if err := appendRows(ctx, ws, "rv_inclusion", len(inc), func(i int) []driver.Value {
+			x := inc[i]
+			return []driver.Value{b.Batch, x.SimulationID, x.Stratum, x.ProbesFired, int32(x.StratumSize), int32(x.StratumN), x.Pi}
+		}); err != nil {
 			return err
 		}
 		return appendRows(ctx, ws, "rv_assignments", len(as), func(i int) []driver.Value {
@@ -88,10 +122,29 @@ func ReviewBatches(ctx context.Context, db Querier) ([]ReviewBatch, error) {
 	var out []ReviewBatch
 	for rows.Next() {
 		var b ReviewBatch
-		if err := rows.Scan(&b.Batch, &b.Seed, &b.N, &b.Stratify, &b.Reviewers); err != nil {
+		if err := rows.Scan(&b.Batch, &b.Seed, &b.N, &b.Stratify, &b.Reviewers, &b.OversampleProbes, &b.Population); err != nil {
 			return nil, err
 		}
 		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// BatchInclusion lists a batch's episodes with their inclusion
+// probabilities, by simulation id (none for a batch made before 0016).
+func BatchInclusion(ctx context.Context, db Querier, batch string) ([]ReviewInclusion, error) {
+	rows, err := db.QueryContext(ctx, q("review_inclusion"), batch)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ReviewInclusion
+	for rows.Next() {
+		var x ReviewInclusion
+		if err := rows.Scan(&x.SimulationID, &x.Stratum, &x.ProbesFired, &x.StratumSize, &x.StratumN, &x.Pi); err != nil {
+			return nil, err
+		}
+		out = append(out, x)
 	}
 	return out, rows.Err()
 }
@@ -287,10 +340,19 @@ type Decision struct {
 	DecidedAt    time.Time
 	Revision     int // set by SaveDecision
 	Errors       []ReviewError
-	// Domain, TaskID and Reward come from the episode (ReviewDecisions
-	// only); Domain is "" and Reward null when it is not in the workspace.
+	// Domain, TaskID and Reward: read (ReviewDecisions), the episode's,
+	// else what the imported file said of it ("" and null when neither
+	// knows); written (ReplaceReviewer, SaveDecision), what the imported
+	// file says, kept apart and used only while the episode is not in the
+	// workspace.
 	Domain, TaskID string
 	Reward         sql.NullFloat64
+	InWorkspace    bool // ReviewDecisions: the episode is in the workspace
+	// Pi and Stratum: ReviewDecisions, for a decision made in a
+	// probe-guided batch, the episode's inclusion probability (0
+	// otherwise) and stratum in it.
+	Pi      float64
+	Stratum string
 }
 
 // GetDecision returns a reviewer's decision on an episode; ok is false when
@@ -368,6 +430,24 @@ func writeDecision(ctx context.Context, c Querier, d Decision, rev int) error {
 	if _, err := c.ExecContext(ctx, q("review_decision_delete"), d.SimulationID, d.Reviewer); err != nil {
 		return err
 	}
+	if _, err := c.ExecContext(ctx, q("review_context_delete"), d.SimulationID, d.Reviewer); err != nil {
+		return err
+	}
+	if d.Domain != "" || d.TaskID != "" || d.Reward.Valid {
+		var dom, task, reward any
+		if d.Domain != "" {
+			dom = d.Domain
+		}
+		if d.TaskID != "" {
+			task = d.TaskID
+		}
+		if d.Reward.Valid {
+			reward = d.Reward.Float64
+		}
+		if _, err := c.ExecContext(ctx, q("review_context_insert"), d.SimulationID, d.Reviewer, dom, task, reward); err != nil {
+			return err
+		}
+	}
 	var batch any
 	if d.Batch != "" {
 		batch = d.Batch
@@ -405,6 +485,9 @@ func ReplaceReviewer(ctx context.Context, ws *Workspace, reviewer string, ds []D
 		if _, err := c.ExecContext(ctx, q("review_reviewer_delete"), reviewer); err != nil {
 			return err
 		}
+		if _, err := c.ExecContext(ctx, q("review_reviewer_context_delete"), reviewer); err != nil {
+			return err
+		}
 		for _, d := range ds {
 			if err := writeDecision(ctx, c, d, 1); err != nil {
 				return fmt.Errorf("%s: %w", d.Source, err)
@@ -426,12 +509,14 @@ func ReviewDecisions(ctx context.Context, db Querier) ([]Decision, error) {
 	for rows.Next() {
 		var d Decision
 		var dom, task sql.NullString
-		if err := rows.Scan(&d.SimulationID, &d.Reviewer, &d.Kind, &d.Outcome, &d.Batch, &d.Source, &d.DecidedAt, &d.Revision, &dom, &task, &d.Reward); err != nil {
+		var pi sql.NullFloat64
+		if err := rows.Scan(&d.SimulationID, &d.Reviewer, &d.Kind, &d.Outcome, &d.Batch, &d.Source, &d.DecidedAt, &d.Revision, &dom, &task, &d.Reward,
+			&d.InWorkspace, &pi, &d.Stratum); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		d.DecidedAt = d.DecidedAt.UTC()
-		d.Domain, d.TaskID = dom.String, task.String
+		d.Domain, d.TaskID, d.Pi = dom.String, task.String, pi.Float64
 		at[[2]string{d.SimulationID, d.Reviewer}] = len(out)
 		out = append(out, d)
 	}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -26,6 +27,17 @@ func pct(x float64) string { return fnum(100*x, 1) + "%" }
 
 func shareCell(p analysis.Proportion) string {
 	return fmt.Sprintf("%d/%d = %s [%s, %s]", p.K, p.N, pct(p.P), pct(p.Lo), pct(p.Hi))
+}
+
+// cellOf is shareCell, or for weighted statistics the counts of reviewed
+// episodes beside the weighted estimate (k/n is then not the estimate).
+func cellOf(st analysis.ReviewStats) func(analysis.Proportion) string {
+	if !st.Weighted {
+		return shareCell
+	}
+	return func(p analysis.Proportion) string {
+		return fmt.Sprintf("%d/%d reviewed, weighted %s [%s, %s]", p.K, p.N, pct(p.P), pct(p.Lo), pct(p.Hi))
+	}
 }
 
 func (rs reviewSet) errorShare() (*figure, error) {
@@ -67,7 +79,7 @@ func (rs reviewSet) errorShare() (*figure, error) {
 	w := vg.Points(float64(120 + 70*len(rows)))
 	caption := fmt.Sprintf("Share of reviewed episodes with a simulator error (circles) and with a critical one (triangles), "+
 		"per domain and over all %d episodes (reviewer: %s), with %s %.0f%% intervals of the pass share flipped (SPEC 7). "+
-		"Overall: error %s, critical %s.", st.Episodes, st.Reviewer, st.Method, 100*st.Level, shareCell(st.Overall.Error), shareCell(st.Overall.Critical))
+		"Overall: error %s, critical %s.", st.Episodes, st.Reviewer, st.Method, 100*st.Level, cellOf(st)(st.Overall.Error), cellOf(st)(st.Overall.Critical))
 	return &figure{name: FigReviewErrorShare, title: "Simulator error share", caption: caption, pic: single(p, w, vg.Points(260)), table: t}, nil
 }
 
@@ -177,6 +189,7 @@ func ReviewMarkdown(st analysis.ReviewStats) string {
 }
 
 func writeReviewSection(b *strings.Builder, st analysis.ReviewStats, figs []*figure, h string) {
+	cell := cellOf(st)
 	fmt.Fprintf(b, "Reviewer: **%s**. %d episodes decided", mdText(st.Reviewer), st.Episodes)
 	if st.Reviewer == "final" {
 		fmt.Fprintf(b, " (%d agreed by two or more humans, %d adjudicated)", st.Agreed, st.Adjudicated)
@@ -184,13 +197,20 @@ func writeReviewSection(b *strings.Builder, st analysis.ReviewStats, figs []*fig
 	fmt.Fprintf(b, "; %d failed reviews left out (a failed review is not a pass); %d episodes pending adjudication left out. "+
 		"Intervals: %s, %.0f%%; error share = 1 - c/n with the pass share's interval flipped. Success = reward >= %s.\n\n",
 		st.Failed, len(st.Pending), mdText(st.Method), 100*st.Level, strconv.FormatFloat(st.Threshold, 'g', -1, 64))
+	if st.Weighted {
+		b.WriteString("The decided episodes were drawn by a probe-guided batch: every share and pass rate is weighted back to the population " +
+			"by 1 / inclusion probability (Hájek estimate, Wilson interval on the effective sample size); n, counts, codes and the cross tab are counts of reviewed episodes.\n\n")
+	}
+	if st.WeightNote != "" {
+		fmt.Fprintf(b, "Not weighted: %s.\n\n", mdText(st.WeightNote))
+	}
 	for _, f := range figs {
 		fmt.Fprintf(b, "![%s](%s.png)\n\n%s\n\n", f.name, f.name, mdText(f.caption))
 	}
 	fmt.Fprintf(b, "%s Error share and critical share\n\n", h)
 	t := table{header: []string{"domain", "n", "simulator error", "critical error"}}
 	for _, r := range append(append([]analysis.ShareRow(nil), st.Domains...), st.Overall) {
-		t.add(r.Domain, strconv.Itoa(r.N), shareCell(r.Error), shareCell(r.Critical))
+		t.add(r.Domain, strconv.Itoa(r.N), cell(r.Error), cell(r.Critical))
 	}
 	b.WriteString(mdTable(t))
 	fmt.Fprintf(b, "\n%s Errors by code\n\n", h)
@@ -220,7 +240,7 @@ func writeReviewSection(b *strings.Builder, st analysis.ReviewStats, figs []*fig
 		if p.Episodes == 0 {
 			return "no episode"
 		}
-		return "agent pass rate " + shareCell(p.Pass)
+		return "agent pass rate " + cell(p.Pass)
 	}
 	t.add("drop", "agent pass rate on the episodes without a critical simulator error", rate(st.Drop))
 	rr := fmt.Sprintf("%d tasks: %s", len(st.Rerun), strings.Join(st.Rerun, ", "))
@@ -228,7 +248,7 @@ func writeReviewSection(b *strings.Builder, st analysis.ReviewStats, figs []*fig
 		rr += fmt.Sprintf(" (and %d episodes whose task is not in the workspace)", st.RerunUnknown)
 	}
 	t.add("re-run", "tasks to run again (ub review export --rerun)", rr)
-	t.add("alongside", "agent pass rate on all, with the critical simulator error share beside it", rate(st.Alongside)+"; critical simulator error "+shareCell(st.Overall.Critical))
+	t.add("alongside", "agent pass rate on all, with the critical simulator error share beside it", rate(st.Alongside)+"; critical simulator error "+cell(st.Overall.Critical))
 	b.WriteString(mdTable(t))
 	fmt.Fprintf(b, "\n%s Reviewer agreement and adjudication\n\n", h)
 	if len(st.Agreement) == 0 {
@@ -242,8 +262,79 @@ func writeReviewSection(b *strings.Builder, st analysis.ReviewStats, figs []*fig
 		}
 		b.WriteString(mdTable(t))
 	}
+	writeLLMReviews(b, st, h)
 	if len(st.Pending) > 0 {
 		fmt.Fprintf(b, "\nPending adjudication (humans disagree; record the final word as an adjudicator): %s\n", mdText(strings.Join(st.Pending, ", ")))
+	}
+}
+
+// designCell prints a design share k/n = p [lo, hi], "n/a" when undefined,
+// with the effective sample size when weighted.
+func designCell(d analysis.DesignProportion) string {
+	if d.N == 0 || math.IsNaN(d.P) {
+		return "n/a"
+	}
+	s := shareCell(d.Proportion)
+	if d.Weighted {
+		s = fmt.Sprintf("%d/%d: %s [%s, %s] (weighted, n_eff %s)", d.K, d.N, pct(d.P), pct(d.Lo), pct(d.Hi), fnum(d.NEff, 1))
+	}
+	return s
+}
+
+// kappaCell is FormatKappa, or the kappa alone when it has no interval.
+func kappaCell(k analysis.Kappa) string {
+	if !math.IsNaN(k.Kappa) && math.IsNaN(k.Lo) {
+		return fnum(k.Kappa, 3) + " (no interval)"
+	}
+	return analysis.FormatKappa(k)
+}
+
+// writeLLMReviews writes, per LLM reviewer, its accuracy against the final
+// human decisions and the simulator error share corrected for it.
+func writeLLMReviews(b *strings.Builder, st analysis.ReviewStats, h string) {
+	if len(st.LLM) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s LLM reviewer against the people\n\n", h)
+	b.WriteString("On the episodes with a final human decision and an LLM review: the LLM reviewer's sensitivity and specificity " +
+		"(Wilson intervals), positive and negative agreement (Cicchetti & Feinstein), Krippendorff's alpha (nominal) and Cohen's kappa. " +
+		"The corrected share applies Rogan-Gladen to the LLM reviewer's share over every episode it reviewed, " +
+		"with a Monte Carlo interval over both samples (see docs/statistics.md).\n")
+	for _, r := range st.LLM {
+		fmt.Fprintf(b, "\n**%s**: %d episodes reviewed (%d failed reviews left out), %d of them also decided by people.\n\n",
+			mdText(r.Reviewer), r.Reviewed, r.Failed, r.Paired)
+		if r.Paired > 0 {
+			t := table{header: []string{"question", "episodes", "sensitivity", "specificity", "positive agreement", "negative agreement", "alpha", "kappa"}}
+			rows := append([]analysis.DiagnosticAccuracy{r.HasError, r.Critical}, r.Families...)
+			for i, d := range rows {
+				q := d.Question
+				if i >= 2 {
+					q = "family " + q
+				}
+				n := d.Table[0][0] + d.Table[0][1] + d.Table[1][0] + d.Table[1][1]
+				t.add(q, strconv.Itoa(n), designCell(d.Sensitivity), designCell(d.Specificity), fnum(d.PosAgreement, 3),
+					fnum(d.NegAgreement, 3), fnum(d.Alpha, 3), kappaCell(d.Kappa))
+			}
+			b.WriteString(mdTable(t))
+			b.WriteString("\n")
+		}
+		t := table{header: []string{"share", "people (final decisions)", "LLM reviewer (all it reviewed)", "corrected (Rogan-Gladen)"}}
+		corr := func(c analysis.CorrectedShare) string {
+			if c.Why != "" {
+				return "n/a: " + c.Why
+			}
+			s := fmt.Sprintf("%s [%s, %s]", pct(c.Estimate), pct(c.Lo), pct(c.Hi))
+			if c.Dropped > 0 {
+				s += fmt.Sprintf(" (%d of %d draws with Se + Sp <= 1 left out)", c.Dropped, c.B)
+			}
+			return s
+		}
+		t.add("simulator error", cellOf(st)(st.Overall.Error), shareCell(r.CorrectedError.Raw), corr(r.CorrectedError))
+		t.add("critical error", cellOf(st)(st.Overall.Critical), shareCell(r.CorrectedCritical.Raw), corr(r.CorrectedCritical))
+		b.WriteString(mdTable(t))
+		if r.CorrectedError.B > 0 {
+			fmt.Fprintf(b, "\nCorrected intervals: %d draws, seed %d.\n", r.CorrectedError.B, r.CorrectedError.Seed)
+		}
 	}
 }
 

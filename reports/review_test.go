@@ -67,3 +67,47 @@ func TestWriteReviewDeterministic(t *testing.T) {
 		t.Errorf("review-error-share.csv:\n%s", csv)
 	}
 }
+
+// TestReviewLLMSection: an LLM reviewer beside two humans. By hand (final
+// human decisions e1 no, e2 critical hallucination, e3 minor other; the LLM
+// says e1 other, e2 critical hallucination, e3 none, e4 none, e5 failed):
+// has error [human][llm] = e1 [0][1], e2 [1][1], e3 [1][0]: Se 1/2, Sp
+// 0/1, p_pos = 2/(2+2) = 0.5, p_neg = 0/2 = 0, alpha: o_yy = 2, o_yn =
+// o_ny = 2, n_y = 4, n_n = 2, 1 - 5*4/(2*4*2) = -0.25; Se + Sp <= 1, so
+// no correction. Critical: Se 1/1, Sp 2/2; the LLM's critical share 1/4,
+// corrected (0.25 + 1 - 1)/(1 + 1 - 1) = 25%.
+func TestReviewLLMSection(t *testing.T) {
+	f := func(code, sev string) []analysis.ReviewFinding {
+		return []analysis.ReviewFinding{{Code: code, Severity: sev}}
+	}
+	items := []analysis.ReviewItem{
+		{Episode: "e1", Reviewer: "alice", Kind: "human", Outcome: "no_error"},
+		{Episode: "e2", Reviewer: "alice", Kind: "human", Outcome: "error", Errors: f("hallucination", "critical_hindered")},
+		{Episode: "e3", Reviewer: "alice", Kind: "human", Outcome: "error", Errors: f("other", "minor")},
+		{Episode: "e1", Reviewer: "llm:opus", Kind: "llm", Outcome: "error", Errors: f("other", "minor")},
+		{Episode: "e2", Reviewer: "llm:opus", Kind: "llm", Outcome: "error", Errors: f("hallucination", "critical_hindered")},
+		{Episode: "e3", Reviewer: "llm:opus", Kind: "llm", Outcome: "no_error"},
+		{Episode: "e4", Reviewer: "llm:opus", Kind: "llm", Outcome: "no_error"},
+		{Episode: "e5", Reviewer: "llm:opus", Kind: "llm", Outcome: "failed"},
+	}
+	st, err := analysis.ReviewStatistics(items, analysis.ReviewOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := ReviewMarkdown(st)
+	plain := strings.NewReplacer(`\`, "", "&lt;", "<").Replace(md) // mdTable's escapes
+	for _, s := range []string{
+		"**llm:opus**: 4 episodes reviewed (1 failed reviews left out), 3 of them also decided by people.",
+		"| has a simulator error | 3 | 1/2 = 50.0% [", "| 0.500 | 0.000 | -0.250 |",
+		"| family hallucination | 3 | 1/1 = 100.0% [", "| family other | 3 | 0/1 = 0.0% [",
+		"| simulator error | 2/3 = 66.7% [", "| 2/4 = 50.0% [", "n/a: sensitivity + specificity <= 1",
+		"| critical error | 1/3 = 33.3% [", "| 1/4 = 25.0% [", "| 25.0% [",
+	} {
+		if !strings.Contains(plain, s) {
+			t.Errorf("review markdown lacks %q:\n%s", s, plain)
+		}
+	}
+	if md != ReviewMarkdown(st) {
+		t.Error("two renderings differ")
+	}
+}

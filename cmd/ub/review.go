@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/judge/review"
+	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
 )
 
@@ -29,6 +31,7 @@ func newReviewCommand(io *streams) *cli.Command {
 					&cli.StringFlag{Name: "stratify", Usage: "strata: any of domain,success"},
 					&cli.StringFlag{Name: "reviewers", Value: "reviewer", Usage: "comma-separated reviewer names; each reviews every episode (two names: double-assigned)"},
 					&cli.StringFlag{Name: "name", Usage: "batch `NAME` (default: s<seed>-n<n>)"},
+					&cli.Float64Flag{Name: "oversample-probes", Usage: "draw episodes where judge-free probes fired with weight `W` (>= 1); estimates are weighted back"},
 				},
 				Action: func(c *cli.Context) error {
 					if err := noArgs(c); err != nil {
@@ -39,6 +42,25 @@ func newReviewCommand(io *streams) *cli.Command {
 			},
 			newReviewServeCommand(io),
 			{
+				Name:  "plan",
+				Usage: "how many episodes to review for a target interval width, or to detect a difference between two simulators",
+				Flags: []cli.Flag{
+					&cli.Float64Flag{Name: "width", Usage: "target full `WIDTH` of the error share's interval (e.g. 0.05)"},
+					&cli.Float64Flag{Name: "detect", Usage: "difference `D` between two simulators' error shares to detect"},
+					&cli.Float64Flag{Name: "expected", Value: -1, Usage: "anticipated error share `P` (default: the people's share in the workspace, else an LLM reviewer's, else 0.5)"},
+					&cli.Float64Flag{Name: "level", Value: 0.95, Usage: "confidence level (the test's is 1 - level)"},
+					&cli.Float64Flag{Name: "power", Value: 0.8, Usage: "power for --detect"},
+					&cli.Float64Flag{Name: "oversample-probes", Usage: "plan for a probe-guided batch of weight `W` (its design effect)"},
+					&cli.BoolFlag{Name: "json", Usage: "print the plan as JSON"},
+				},
+				Action: func(c *cli.Context) error {
+					if err := noArgs(c); err != nil {
+						return err
+					}
+					return runReviewPlan(c, io)
+				},
+			},
+			{
 				Name:  "stats",
 				Usage: "error share and critical share with flipped intervals, codes, cross tab, policies, agreement; --out writes the figures and report.md",
 				Flags: []cli.Flag{
@@ -46,6 +68,7 @@ func newReviewCommand(io *streams) *cli.Command {
 					&cli.Float64Flag{Name: "level", Value: 0.95, Usage: "confidence level"},
 					&cli.StringFlag{Name: "reviewer", Usage: "one reviewer's decisions (default: the final human decisions, adjudicated)"},
 					&cli.Float64Flag{Name: "threshold", Value: 1, Usage: "success is reward >= `R`"},
+					&cli.Uint64Flag{Name: "seed", Usage: "seed of the corrected share's Monte Carlo draws (default: analysis's fixed seed)"},
 					&cli.BoolFlag{Name: "json", Usage: "print the statistics as JSON"},
 					&cli.StringFlag{Name: "out", Usage: "write review-error-share, review-codes (SVG, PNG, CSV) and report.md into `DIR`"},
 				},
@@ -119,13 +142,17 @@ func runReviewSample(c *cli.Context, sio *streams) error {
 	}
 	defer ws.Close()
 	b, as, err := review.CreateBatch(c.Context, ws, review.BatchOptions{Name: c.String("name"), N: c.Int("n"), Seed: c.Uint64("seed"),
-		Stratify: splitList(c.String("stratify")), Reviewers: splitList(c.String("reviewers"))})
+		Stratify: splitList(c.String("stratify")), Reviewers: splitList(c.String("reviewers")), OversampleProbes: c.Float64("oversample-probes")})
 	if err != nil {
 		return reviewError(err)
 	}
 	strata := "not stratified"
 	if b.Stratify != "" {
 		strata = "stratified by " + b.Stratify
+	}
+	if b.OversampleProbes != 0 {
+		strata += fmt.Sprintf("; episodes where probes fired drawn with weight %s, inclusion probabilities recorded",
+			strconv.FormatFloat(b.OversampleProbes, 'g', -1, 64))
 	}
 	fmt.Fprintf(sio.out, "batch %s: %d episodes (seed %d, %s) for %s: %d assignments\n",
 		b.Batch, b.N, b.Seed, strata, b.Reviewers, len(as))
@@ -145,7 +172,38 @@ func checkLevel(c *cli.Context) error {
 // reviewStatsOptions reads the statistics flags of ub review stats and
 // export.
 func reviewStatsOptions(c *cli.Context) review.StatsOptions {
-	return review.StatsOptions{Interval: c.String("interval"), Level: c.Float64("level"), Threshold: c.Float64("threshold"), Reviewer: c.String("reviewer")}
+	o := review.StatsOptions{Interval: c.String("interval"), Level: c.Float64("level"), Threshold: c.Float64("threshold"), Reviewer: c.String("reviewer")}
+	if c.IsSet("seed") {
+		o.Seed = c.Uint64("seed")
+	}
+	return o
+}
+
+func runReviewPlan(c *cli.Context, sio *streams) error {
+	if err := checkLevel(c); err != nil {
+		return err
+	}
+	var db queries.Querier
+	if st, err := os.Stat(c.String("db")); err == nil && st.Size() > 0 {
+		ws, err := openWorkspace(c, true)
+		if err != nil {
+			return err
+		}
+		defer ws.Close()
+		db = ws.Conn()
+	}
+	p, err := review.MakePlan(c.Context, db, review.PlanOptions{Width: c.Float64("width"), Detect: c.Float64("detect"),
+		Expected: c.Float64("expected"), Level: c.Float64("level"), Power: c.Float64("power"), OversampleProbes: c.Float64("oversample-probes")})
+	if err != nil {
+		return reviewError(err)
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(sio.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	}
+	_, err = io.WriteString(sio.out, p.Text())
+	return err
 }
 
 func runReviewStats(c *cli.Context, sio *streams) error {

@@ -62,3 +62,19 @@ func ValidSeverity(s string) bool {
 	}
 	return false
 }
+
+// Family is the family of a code for the LLM reviewer's per-family
+// accuracy: the SPEC 6.2 family of its modes, and, for tau2's flat list of
+// user-review tags, the tag itself. A code outside the codebook is its own
+// family.
+func Family(code string) string {
+	for _, c := range Codebook {
+		if c.Name == code {
+			if c.Group == "tau2" {
+				return c.Name
+			}
+			return c.Group
+		}
+	}
+	return code
+}

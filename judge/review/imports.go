@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -177,7 +178,11 @@ func ParseUserOnlyReviews(path string, r io.Reader, reviewer string, at time.Tim
 //     in the note); agent, system and no_error are no simulator error;
 //     unresolved is no decision (skipped, counted).
 //
-// Every bad row is reported with its line; any bad row fails the import.
+// Optional domain, task_id and reward columns say what the file knows of
+// the episode; they are kept with the decision and used only while the
+// episode is not in the workspace (the cross tab and the policies need a
+// reward and a task). Every bad row is reported with its line; any bad row
+// fails the import.
 func ParseLabelsCSV(path string, r io.Reader, reviewer string, at time.Time) ([]queries.Decision, ImportStats, []error) {
 	var st ImportStats
 	cr := csv.NewReader(r)
@@ -247,7 +252,16 @@ func ParseLabelsCSV(path string, r io.Reader, reviewer string, at time.Time) ([]
 			continue
 		}
 		seen[id] = line
-		d := queries.Decision{SimulationID: id, Reviewer: reviewer, Kind: queries.KindHuman, DecidedAt: at, Source: fmt.Sprintf("%s:%d", path, line)}
+		d := queries.Decision{SimulationID: id, Reviewer: reviewer, Kind: queries.KindHuman, DecidedAt: at, Source: fmt.Sprintf("%s:%d", path, line),
+			Domain: get(rec, "domain"), TaskID: get(rec, "task_id")}
+		if v := get(rec, "reward"); v != "" {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				fail("reward %q is not a number", v)
+				continue
+			}
+			d.Reward = sql.NullFloat64{Float64: x, Valid: true}
+		}
 		if hasSrc {
 			switch src := get(rec, "error_source"); src {
 			case "unresolved":

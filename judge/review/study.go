@@ -41,6 +41,9 @@ type BatchOptions struct {
 	Seed      uint64
 	Stratify  []string // strata: any of domain, success
 	Reviewers []string // empty means one reviewer named "reviewer"
+	// OversampleProbes W: draw episodes where judge-free probes fired with
+	// weight W (SampleOptions); 0 means not probe-guided.
+	OversampleProbes float64
 }
 
 // CreateBatch draws a named review batch of the workspace's episodes
@@ -58,16 +61,19 @@ func CreateBatch(ctx context.Context, ws *queries.Workspace, opts BatchOptions) 
 	if len(cands) == 0 {
 		return queries.ReviewBatch{}, nil, noData("review sample: the workspace has no episodes: ingest tau2 result files first")
 	}
-	as, err := Sample(cands, SampleOptions{N: opts.N, Seed: opts.Seed, Stratify: opts.Stratify, Reviewers: opts.Reviewers})
+	dr, err := Draw(cands, SampleOptions{N: opts.N, Seed: opts.Seed, Stratify: opts.Stratify, Reviewers: opts.Reviewers,
+		OversampleProbes: opts.OversampleProbes})
 	if err != nil {
 		return queries.ReviewBatch{}, nil, kindError{err, ErrInvalid}
 	}
+	as := dr.Assignments
 	reviewers := opts.Reviewers
 	if len(reviewers) == 0 {
 		reviewers = []string{"reviewer"}
 	}
-	b := queries.ReviewBatch{Batch: name, Seed: int64(opts.Seed), N: opts.N, Stratify: strings.Join(opts.Stratify, ","), Reviewers: strings.Join(reviewers, ",")}
-	if err := queries.CreateReviewBatch(ctx, ws, b, as); err != nil {
+	b := queries.ReviewBatch{Batch: name, Seed: int64(opts.Seed), N: opts.N, Stratify: strings.Join(opts.Stratify, ","), Reviewers: strings.Join(reviewers, ","),
+		OversampleProbes: opts.OversampleProbes, Population: len(cands)}
+	if err := queries.CreateReviewBatchDesign(ctx, ws, b, as, dr.Inclusion); err != nil {
 		if errors.Is(err, queries.ErrBatchExists) {
 			return b, nil, kindError{err, ErrInvalid}
 		}
@@ -107,6 +113,7 @@ type StatsOptions struct {
 	Level     float64 // confidence level; 0 means 0.95
 	Threshold float64 // success is reward >= Threshold
 	Reviewer  string  // one reviewer's decisions; "" means the final human decisions
+	Seed      uint64  // seed of the corrected share's draws; 0 means analysis.DefaultBootstrapSeed
 }
 
 // Stats computes the review statistics of every stored decision
@@ -133,7 +140,7 @@ func Stats(ctx context.Context, db queries.Querier, opts StatsOptions) (analysis
 		level = 0.95
 	}
 	return analysis.ReviewStatistics(Items(ds), analysis.ReviewOptions{Level: level, Interval: iv, Method: method,
-		Threshold: opts.Threshold, Reviewer: opts.Reviewer})
+		Threshold: opts.Threshold, Reviewer: opts.Reviewer, Family: Family, Bootstrap: analysis.BootstrapOptions{Seed: opts.Seed}})
 }
 
 // ReportStats is the review statistics for the study report (final human
@@ -143,7 +150,7 @@ func ReportStats(ctx context.Context, db queries.Querier) (*analysis.ReviewStats
 	if err != nil || len(ds) == 0 {
 		return nil, err
 	}
-	st, err := analysis.ReviewStatistics(Items(ds), analysis.ReviewOptions{})
+	st, err := analysis.ReviewStatistics(Items(ds), analysis.ReviewOptions{Family: Family})
 	if err != nil {
 		return nil, nil // e.g. only LLM reviews: nothing final to report
 	}

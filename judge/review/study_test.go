@@ -91,3 +91,50 @@ func TestParseFile(t *testing.T) {
 		t.Errorf("unknown format: %v", err)
 	}
 }
+
+// TestNinetyCallsUseTheFilesFields: the 90-call table's episodes are not in
+// the workspace, but the file has reward and task_id: the cross tab and the
+// policies use them. By hand (cut -d, -f8,9): every call has reward 0; 86
+// decided (4 unresolved), one user (simulator) error, on
+// intake_emails_easy_06. So the cross tab is agent failure 85 without and 1
+// with a simulator error, the drop policy 0/85, alongside 0/86, and the
+// re-run list that one task (its domain not known).
+func TestNinetyCallsUseTheFilesFields(t *testing.T) {
+	corpus := os.Getenv("UB_CORPUS")
+	if corpus == "" {
+		corpus = filepath.Join("..", "..", "..", "shared", "corpus")
+	}
+	path := filepath.Join(corpus, "tau2", "annotations", "tau_elicit_human_failure_validation_90_calls.csv")
+	f, err := ParseFile(path, FileOptions{At: importTime})
+	if err != nil || len(f.BadRows) > 0 {
+		t.Fatalf("%v %v", err, f.BadRows)
+	}
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := queries.ReplaceReviewer(ctx, ws, f.Reviewer, f.Decisions); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Stats(ctx, ws.Conn(), StatsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.WithReward != 86 || st.CrossTab.Counts != [2][2]int{{0, 0}, {85, 1}} {
+		t.Errorf("with reward %d, cross tab %v; want 86, [[0 0] [85 1]]", st.WithReward, st.CrossTab.Counts)
+	}
+	if st.Drop.Episodes != 85 || st.Drop.Pass.K != 0 || st.Alongside.Episodes != 86 || st.Alongside.Pass.K != 0 {
+		t.Errorf("drop %+v, alongside %+v; want 0/85 and 0/86", st.Drop, st.Alongside)
+	}
+	if want := []string{analysis.NotInWorkspace + "/intake_emails_easy_06"}; strings.Join(st.Rerun, ",") != want[0] || st.RerunUnknown != 0 {
+		t.Errorf("rerun %v (+%d unknown), want %v", st.Rerun, st.RerunUnknown, want)
+	}
+	// The file's fields are the decision's, kept apart from the episodes:
+	// the export shows them.
+	var b strings.Builder
+	if err := WriteDecisions(ctx, ws.Conn(), &b); err != nil || !strings.Contains(b.String(), `"task_id":"intake_emails_easy_06"`) {
+		t.Errorf("export: %v, the file's task_id missing", err)
+	}
+}

@@ -1,0 +1,1 @@
+INSERT INTO rv_batch_design (batch, oversample_probes, population) VALUES (?, ?, ?)

@@ -1,0 +1,1 @@
+DELETE FROM rv_decision_context WHERE simulation_id = ? AND reviewer = ?
