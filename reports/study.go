@@ -75,6 +75,38 @@ type Input struct {
 	Synthetic []queries.Origin
 	// Build is the ub that draws the report, recorded in manifest.json.
 	Build Build
+	// Studies restricts the report to these studies (Studies names); nil:
+	// every study the workspace holds.
+	Studies []string
+	// Rubrics and FailureModes describe the user-fidelity rubric set and
+	// its failures (queries.RubricCounts, queries.FailureModes); nil: none.
+	Rubrics      []queries.RubricCount
+	FailureModes []queries.FailureMode
+	// Fine is each judge pair's agreement on the 7-way labels and on their
+	// 4-way collapse of the same targets; Fleiss the agreement of three or
+	// more judges on the targets all of them labelled. Empty and nil: none.
+	Fine   []FineKappa
+	Fleiss *FleissAgreement
+	// OffLeaderboard are simulators kept in the data (and in the sweeps
+	// and tables) but not ranked on the leaderboard, the pairwise tests,
+	// the profile effect or the case study.
+	OffLeaderboard []string
+}
+
+// FineKappa is two judges' agreement on the targets both gave a 7-way
+// label: Cohen's kappa on the seven labels and on their 4-way collapse.
+type FineKappa struct {
+	A, B           string
+	N              int
+	Kappa7, Kappa4 analysis.Kappa
+}
+
+// FleissAgreement is Fleiss' kappa of three or more judges on the moves
+// of the targets every one of them labelled.
+type FleissAgreement struct {
+	Judges []string
+	Items  int
+	Kappa  float64
 }
 
 // Build names a build of ub: its version and commit.
@@ -431,27 +463,62 @@ type figure struct {
 
 type builder struct {
 	name, title string
+	study       string // the study the figure belongs to (Studies)
 	build       func(r *Report) (*figure, error)
 }
 
-// builders are the figures, in report order.
+// The studies a report holds, by their --study names.
+const (
+	StudyUserBench = "userbench" // next-action prediction on coding sessions
+	StudyFidelity  = "fidelity"  // user fidelity of tau2 episodes: probes, rubrics, verdicts, UFS
+	StudyReview    = "review"    // the simulator error rate from human review
+)
+
+// studyInfo is one study of the report: its name, section title, and the
+// noun the report's title uses for it.
+type studyInfo struct{ name, title, noun string }
+
+var studies = []studyInfo{
+	{StudyUserBench, "UserBench: next-action prediction", "UserBench"},
+	{StudyFidelity, "User fidelity", "user fidelity"},
+	{StudyReview, "Simulator error rate (human review)", "human review"},
+}
+
+// Studies are the names of the report's studies, in report order.
+func Studies() []string {
+	out := make([]string, len(studies))
+	for i, s := range studies {
+		out[i] = s.name
+	}
+	return out
+}
+
+// builders are the figures, in report order: the UserBench study's, then
+// the user-fidelity study's, then the review's.
 var builders = []builder{
-	{"leaderboard", "Leaderboard: macro accuracy with and without profile", (*Report).leaderboard},
-	{"pairwise", "Pairwise comparison of simulators", (*Report).pairwise},
-	{"profile-effect", "Profile effect per simulator", (*Report).profileEffect},
-	{"move-breakdown", "Agree rate by move, with and without profile", (*Report).moveBreakdown},
-	{"verbosity", "Words per message by simulator and condition", (*Report).verbosity},
-	{"ablation-terse", "Terse-only ablation: spurious inquiry and critical recall", (*Report).ablationTerse},
-	{"effort", "Reasoning effort: high minus low", (*Report).effort},
-	{"context-scaling", "Context sweep: live-session window N", (*Report).contextScaling},
-	{"history-sweep", "History sweep and substitution test", (*Report).historySweep},
-	{"context-heatmap", "N x K surface", (*Report).contextHeatmap},
-	{"judge-agreement", "Judge agreement (Cohen's kappa)", (*Report).judgeAgreement},
-	{"split-summary", "Leak-free split: components by size", (*Report).splitSummary},
-	{"case-study", "Case study: one developer, every simulator", (*Report).caseStudy},
-	{"judge-coverage", "Built-in judge: calibration and risk-coverage", (*Report).judgeCoverage},
-	{"probe-rates", "Judge-free probe rates per user simulator", (*Report).probeRates},
-	{"reward-range", "Reward range across user simulators per domain", (*Report).rewardRange},
+	{"leaderboard", "Leaderboard: macro accuracy with and without profile", StudyUserBench, (*Report).leaderboard},
+	{"pairwise", "Pairwise comparison of simulators", StudyUserBench, (*Report).pairwise},
+	{"profile-effect", "Profile effect per simulator", StudyUserBench, (*Report).profileEffect},
+	{"move-breakdown", "Agree rate by move, with and without profile", StudyUserBench, (*Report).moveBreakdown},
+	{"verbosity", "Words per message by simulator and condition", StudyUserBench, (*Report).verbosity},
+	{"ablation-terse", "Terse-only ablation: spurious inquiry and critical recall", StudyUserBench, (*Report).ablationTerse},
+	{"effort", "Reasoning effort: high minus low", StudyUserBench, (*Report).effort},
+	{"context-scaling", "Context sweep: live-session window N", StudyUserBench, (*Report).contextScaling},
+	{"history-sweep", "History sweep and substitution test", StudyUserBench, (*Report).historySweep},
+	{"context-heatmap", "N x K surface", StudyUserBench, (*Report).contextHeatmap},
+	{"judge-agreement", "Judge agreement (Cohen's kappa)", StudyUserBench, (*Report).judgeAgreement},
+	{"split-summary", "Leak-free split: components by size", StudyUserBench, (*Report).splitSummary},
+	{"case-study", "Case study: one developer, every simulator", StudyUserBench, (*Report).caseStudy},
+	{"judge-coverage", "Built-in judge: calibration and risk-coverage", StudyUserBench, (*Report).judgeCoverage},
+	{"probe-rates", "Judge-free probe rates per user simulator", StudyFidelity, (*Report).probeRates},
+	{"reward-range", "Reward range across user simulators per domain", StudyFidelity, (*Report).rewardRange},
+	{"ufs-frontier", "Cost-fidelity frontier", StudyFidelity, (*Report).ufsFrontier},
+	{"reward-fidelity", "Success against user fidelity", StudyFidelity, (*Report).rewardFidelity},
+	{"failure-families", "Failure families: frequency and effect on the pass rate", StudyFidelity, (*Report).failureFamilies},
+	{"disclosure-rerank", "Ranks without disclosure criteria", StudyFidelity, (*Report).disclosureRerank},
+	{"agent-effort", "Agent effort against UFS and reward", StudyFidelity, (*Report).agentEffort},
+	{FigReviewErrorShare, "Simulator error share", StudyReview, (*Report).reviewErrorShare},
+	{FigReviewCodes, "Simulator errors by code", StudyReview, (*Report).reviewCodes},
 }
 
 func lookup(name string) (builder, bool) {

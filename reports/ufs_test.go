@@ -64,7 +64,7 @@ func TestUFSFiguresByteIdentical(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range fidelityFigures {
+	for _, f := range figuresOf(StudyFidelity, "probe-rates", "reward-range") {
 		for _, ext := range []string{".svg", ".png", ".csv"} {
 			x, err := os.ReadFile(filepath.Join(a, f.name+ext))
 			if err != nil {
