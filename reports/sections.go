@@ -60,7 +60,7 @@ func (r *Report) Studies() []string {
 var startHint = map[string]string{
 	StudyUserBench: "ub ingest your coding-agent sessions, then ub split, ub points, ub generate and ub judge",
 	StudyFidelity:  "ub ingest tau2-bench result files, then ub rubrics import and ub verdicts import (or ub grade)",
-	StudyReview:    "ub review sample, then ub review serve (or ub review import FILE)",
+	StudyReview:    "ub review sample, then ub review serve or ub review import FILE",
 }
 
 // reportTitle names the studies the report holds: "UserBench report",
@@ -334,8 +334,11 @@ func (r *Report) fidelityStudy(b *strings.Builder, out []built, sum Summary) {
 	if r.fid != nil {
 		graded = len(r.fid.in.Episodes)
 	}
-	fmt.Fprintf(b, "How faithfully user simulators play the user of %d tau2 episodes: judge-free probes, reward spread, and, where rubrics and verdicts exist, "+
-		"the user fidelity score (UFS) of %d graded episodes.\n\n", n, graded)
+	ufs := fmt.Sprintf("the user fidelity score (UFS) of %d graded episodes", graded)
+	if graded == 0 {
+		ufs = "no user fidelity score (UFS) yet: no episode is graded"
+	}
+	fmt.Fprintf(b, "How faithfully user simulators play the user in %d tau2 episodes: judge-free probes, reward spread, and %s.\n\n", n, ufs)
 	r.userFidelity(b)
 	isProbe := func(name string) bool { return name == "probe-rates" || name == "reward-range" }
 	studyFigures(b, out, StudyFidelity, isProbe)

@@ -41,7 +41,6 @@ func Figures() []FigureInfo {
 type MissingError struct {
 	Figure string
 	Reason string // e.g. "no generations with history_k > 0: run ub generate ..."
-	absent bool   // the workspace holds none of the figure's study: WriteAll leaves it out silently
 }
 
 // Error says which figure is missing what.
@@ -91,6 +90,15 @@ type Input struct {
 	// and tables) but not ranked on the leaderboard, the pairwise tests,
 	// the profile effect or the case study.
 	OffLeaderboard []string
+	// Simulators restricts each study to the simulators named here that
+	// are its own (a study none of whose simulators is named keeps them
+	// all); nil: every simulator.
+	Simulators []string
+	// CaseDeveloper is the developer the case study follows ("": the one
+	// CaseDeveloper chooses) and CaseSimulators the simulators it shows
+	// (nil: every ranked simulator scored in both conditions).
+	CaseDeveloper  string
+	CaseSimulators []string
 }
 
 // FineKappa is two judges' agreement on the targets both gave a 7-way
@@ -253,8 +261,45 @@ func Prepare(in Input) *Report {
 		gr := r.groupOf(l.Simulator, l.Condition, l.N, l.K)
 		gr.lengthDevs = append(gr.lengthDevs, analysis.DeveloperWords{Developer: l.Developer, Messages: l.Count, Words: l.Words})
 	}
+	r.restrictSimulators()
 	return r
 }
+
+// restrictSimulators drops the groups and simulator rows of the
+// simulators Input.Simulators leaves out, when it names any of the
+// study's simulators.
+func (r *Report) restrictSimulators() {
+	keep := map[string]bool{}
+	for _, s := range r.in.Simulators {
+		keep[s] = true
+	}
+	named := false
+	for k := range r.groups {
+		named = named || keep[k.sim]
+	}
+	for _, s := range r.st.Simulators {
+		named = named || keep[s.Name]
+	}
+	if !named {
+		return
+	}
+	for k := range r.groups {
+		if !keep[k.sim] {
+			delete(r.groups, k)
+		}
+	}
+	st := *r.st
+	st.Simulators = nil
+	for _, s := range r.st.Simulators {
+		if keep[s.Name] {
+			st.Simulators = append(st.Simulators, s)
+		}
+	}
+	r.st = &st
+}
+
+// ranked is whether sim may be ranked: not marked off the leaderboard.
+func (r *Report) rankable(sim string) bool { return !slices.Contains(r.in.OffLeaderboard, sim) }
 
 // tallyMove is the move of the outcomes tally makes: a hit is tallyMove
 // against tallyMove, a miss tallyMove against "".
@@ -392,11 +437,11 @@ func (r *Report) anchor(sim, cond string) []analysis.Outcomes {
 }
 
 // leaderboardSims returns the simulators scored at the anchor with or
-// without profile, sorted by name.
+// without profile, sorted by name, but those kept off the leaderboard.
 func (r *Report) leaderboardSims() []string {
 	seen := map[string]bool{}
 	for k, g := range r.groups {
-		if k.n == r.anchorN && k.k == r.anchorK && (k.cond == queries.CondNoProfile || k.cond == queries.CondProfile) && g.moments > 0 {
+		if k.n == r.anchorN && k.k == r.anchorK && (k.cond == queries.CondNoProfile || k.cond == queries.CondProfile) && g.moments > 0 && r.rankable(k.sim) {
 			seen[k.sim] = true
 		}
 	}
@@ -596,9 +641,12 @@ func writeCSV(path string, t table) error {
 // profile lift varies most (largest minus smallest; ties by name), as seed
 // 000 follows a developer the profile helped for some simulators and hurt
 // for others. ok is false when no developer qualifies.
+//
+// Input.CaseDeveloper, when set, is the developer followed: ok when two
+// or more of the case study's simulators scored them in both conditions.
 func (r *Report) CaseDeveloper() (developer string, n, k int, ok bool) {
 	lifts := map[string][]float64{}
-	for _, sim := range r.leaderboardSims() {
+	for _, sim := range r.caseSims() {
 		with, without := r.anchor(sim, queries.CondProfile), r.anchor(sim, queries.CondNoProfile)
 		if with == nil || without == nil {
 			continue
@@ -607,6 +655,9 @@ func (r *Report) CaseDeveloper() (developer string, n, k int, ok bool) {
 		for i, d := range p.Developers {
 			lifts[d] = append(lifts[d], p.Diffs[i])
 		}
+	}
+	if want := r.in.CaseDeveloper; want != "" {
+		return want, r.anchorN, r.anchorK, len(lifts[want]) >= 2
 	}
 	best := -1.0
 	for _, d := range sortedKeysOf(lifts) {
@@ -623,6 +674,18 @@ func (r *Report) CaseDeveloper() (developer string, n, k int, ok bool) {
 		}
 	}
 	return developer, r.anchorN, r.anchorK, developer != ""
+}
+
+// caseSims are the simulators the case study may show: the ranked ones,
+// restricted to Input.CaseSimulators when given.
+func (r *Report) caseSims() []string {
+	var out []string
+	for _, s := range r.leaderboardSims() {
+		if len(r.in.CaseSimulators) == 0 || slices.Contains(r.in.CaseSimulators, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // SetCase gives the report the texts of the case-study developer

@@ -91,7 +91,35 @@ func (r *Report) SetFidelity(in FidelityInput) {
 	if in.Threshold == 0 {
 		in.Threshold = 1
 	}
+	in.Episodes, in.Pairs = restrictEpisodes(in.Episodes, in.Pairs, r.in.Simulators)
 	r.fid = prepareFidelity(in)
+}
+
+// restrictEpisodes keeps the episodes (and verdict pairs) of the named
+// simulators when sims names any of the episodes' simulators.
+func restrictEpisodes(eps []analysis.FidelityEpisode, pairs []analysis.VerdictPair, sims []string) ([]analysis.FidelityEpisode, []analysis.VerdictPair) {
+	keep := map[string]bool{}
+	for _, s := range sims {
+		keep[s] = true
+	}
+	var out []analysis.FidelityEpisode
+	ids := map[string]bool{}
+	for _, e := range eps {
+		if keep[e.Simulator] {
+			out = append(out, e)
+			ids[e.ID] = true
+		}
+	}
+	if len(out) == 0 {
+		return eps, pairs
+	}
+	var ps []analysis.VerdictPair
+	for _, p := range pairs {
+		if ids[p.Episode] {
+			ps = append(ps, p)
+		}
+	}
+	return out, ps
 }
 
 func prepareFidelity(in FidelityInput) *fidelity {
@@ -143,8 +171,7 @@ func prepareFidelity(in FidelityInput) *fidelity {
 // graded returns the section's analyses, or a MissingError for fig.
 func (r *Report) graded(fig string) (*fidelity, error) {
 	if r.fid == nil || len(r.fid.in.Episodes) == 0 {
-		return nil, &MissingError{Figure: fig, absent: true,
-			Reason: "no graded episodes: ingest tau2 result files, then ub rubrics import and ub verdicts import (or ub grade)"}
+		return nil, missing(fig, "%s", r.ufsMissing())
 	}
 	if r.fid.err != nil {
 		return nil, r.fid.err

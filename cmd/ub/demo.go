@@ -138,7 +138,7 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 		return err
 	}
 	fmt.Fprintf(io.out, "\n== report\n")
-	rep, err := loadReport(c, io, ws, "builtin")
+	rep, err := loadReport(c, io, ws, "builtin", reportScope{})
 	if err != nil {
 		return err
 	}
