@@ -285,8 +285,8 @@ func (r *Report) userFidelity(b *strings.Builder) {
 			versions[*e.Tau2Version] = true
 		}
 	}
-	fmt.Fprintf(b, "%d episodes from %d result files. %d episodes state another customer's identity (probe P0) and are kept out of fidelity scoring.\n\n",
-		len(ep.Episodes), len(paths), flagged)
+	fmt.Fprintf(b, "%d episodes from %d result %s. %d episodes state another customer's identity (probe P0) and are kept out of fidelity scoring.\n\n",
+		len(ep.Episodes), len(paths), plural(len(paths), "file", "files"), flagged)
 	t := table{header: []string{"file", "benchmark", "domain", "user simulator", "agent", "episodes", "mean R", "P0 flagged", "user cost / episode"}}
 	keys := make([]fileKey, 0, len(files))
 	for k := range files {
