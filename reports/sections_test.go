@@ -165,6 +165,10 @@ func TestReportPerStudy(t *testing.T) {
 		if strings.Contains(md, "without seeing") || strings.Contains(md, "without the simulator's name") {
 			t.Error("blind grading asserted for imported verdicts")
 		}
+		// The one file of 7 simulators x 4 domains: a row each, not one.
+		if n := strings.Count(md, "\n| synth | tau2 | "); n != 28 {
+			t.Errorf("%d rows of the episode table for file synth, want 28 (7 simulators x 4 domains)", n)
+		}
 	})
 }
 
@@ -213,4 +217,56 @@ func synthFidelityInput(t *testing.T) synthFid {
 	fi := FidelityInput{Grader: synth.FidelityGrader, Episodes: FidelityEpisodes(rows, synth.FidelityGrader), GraderImported: true,
 		Bootstrap: analysis.BootstrapOptions{B: 50, Seed: analysis.DefaultBootstrapSeed}}
 	return synthFid{in, fi}
+}
+
+// TestRubricSetAndFailureModes: criteria counted per domain, family and
+// mode with their tasks, per task (2 and 3 accepted criteria: min 2,
+// median 2.5, max 3), by writer and verifier; per mode the failing
+// episodes and the failing user turn quoted, its Markdown escaped; a mode
+// nothing failed shows 0.
+func TestRubricSetAndFailureModes(t *testing.T) {
+	in := Input{Episodes: fidelityInput().Episodes,
+		Rubrics: []queries.RubricCount{
+			{Domain: "telecom", TaskID: "0", Family: "disclosure", Mode: "early", WrittenBy: "m1", VerifiedBy: "m2", Status: "accepted", Criteria: 2},
+			{Domain: "telecom", TaskID: "1", Family: "disclosure", Mode: "early", WrittenBy: "m1", VerifiedBy: "m2", Status: "accepted", Criteria: 1},
+			{Domain: "telecom", TaskID: "1", Family: "groundedness", Mode: "invents", WrittenBy: "m1", VerifiedBy: "m2", Status: "accepted", Criteria: 2},
+			{Domain: "telecom", TaskID: "1", Family: "groundedness", Mode: "invents", WrittenBy: "m1", VerifiedBy: "m2", Status: "rejected", Criteria: 4},
+		},
+		FailureModes: []queries.FailureMode{{Grader: "g", Mode: "early", Episodes: 2, Verdicts: 3, Family: "disclosure", SimulationID: "a2",
+			CriterionID: "c1", Turn: 3, Text: "my id is *mia* <b>now</b>"}},
+	}
+	r := Prepare(in)
+	r.SetFidelity(FidelityInput{Grader: "g", Episodes: []analysis.FidelityEpisode{{ID: "a2", Simulator: "A", Domain: "telecom", Task: "1", Reward: 0}}})
+	var b strings.Builder
+	r.rubricSection(&b)
+	md := b.String()
+	for _, w := range []string{
+		"5 accepted criteria (graded) for 2 tasks in 1 domains, and 4 rejected by the verifier",
+		"Accepted criteria per task: min 2, median 2.5, max 3.",
+		"| telecom | disclosure | early | 3 | 2 |",
+		"| telecom | groundedness | invents | 2 | 1 |",
+		"| m1 | m2 | accepted | 5 |", "| m1 | m2 | rejected | 4 |",
+		"| early | disclosure | 2 | 3 | a2 | 3 | \u201cmy id is \\*mia\\* &lt;b&gt;now&lt;/b&gt;\u201d |",
+		"| invents | groundedness | 0 | 0 |",
+	} {
+		if !strings.Contains(md, w) {
+			t.Errorf("rubric section lacks %q:\n%s", w, md)
+		}
+	}
+}
+
+// TestFineAgreementSection: the 7-way and 4-way kappas of a pair side by
+// side, and Fleiss' kappa with its judges and targets.
+func TestFineAgreementSection(t *testing.T) {
+	k := func(x, lo, hi float64) analysis.Kappa { return analysis.Kappa{Kappa: x, Lo: lo, Hi: hi} }
+	r := Prepare(Input{Fine: []FineKappa{{A: "a", B: "b", N: 40, Kappa7: k(0.5, 0.3, 0.7), Kappa4: k(0.75, 0.6, 0.9)}},
+		Fleiss: &FleissAgreement{Judges: []string{"a", "b", "c"}, Items: 12, Kappa: 5.0 / 11}})
+	var b strings.Builder
+	r.fineAgreementSection(&b)
+	for _, w := range []string{"| a | b | 40 | 0.500 | \\[0.300, 0.700\\] | 0.750 | \\[0.600, 0.900\\] |",
+		"Fleiss' kappa (Fleiss 1971) of the 3 judges a, b, c on the moves of the 12 targets every one of them labelled: 0.455."} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("section lacks %q:\n%s", w, b.String())
+		}
+	}
 }
