@@ -504,8 +504,8 @@ func (r *Report) rubricSection(b *strings.Builder) {
 	if len(counts) > 0 {
 		perTaskText = fmt.Sprintf("min %d, median %s, max %d", counts[0], fnum(medianInt(counts), 1), counts[len(counts)-1])
 	}
-	fmt.Fprintf(b, "%d accepted criteria (graded) for %d tasks in %d domains, and %d rejected by the verifier (kept, never graded). "+
-		"Accepted criteria per task: %s.\n\n", accepted, len(perTask), len(domains), rejected, perTaskText)
+	fmt.Fprintf(b, "%d accepted criteria (graded) for %d tasks in %d %s, and %d rejected by the verifier (kept, never graded). "+
+		"Accepted criteria per task: %s.\n\n", accepted, len(perTask), len(domains), plural(len(domains), "domain", "domains"), rejected, perTaskText)
 	keys := make([]dfm, 0, len(cells))
 	for k := range cells {
 		keys = append(keys, k)

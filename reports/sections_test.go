@@ -241,7 +241,7 @@ func TestRubricSetAndFailureModes(t *testing.T) {
 	r.rubricSection(&b)
 	md := b.String()
 	for _, w := range []string{
-		"5 accepted criteria (graded) for 2 tasks in 1 domains, and 4 rejected by the verifier",
+		"5 accepted criteria (graded) for 2 tasks in 1 domain, and 4 rejected by the verifier",
 		"Accepted criteria per task: min 2, median 2.5, max 3.",
 		"| telecom | disclosure | early | 3 | 2 |",
 		"| telecom | groundedness | invents | 2 | 1 |",
