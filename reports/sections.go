@@ -55,6 +55,20 @@ func (r *Report) Studies() []string {
 	return out
 }
 
+// Holds is whether the workspace holds any data of the study (Studies).
+func (r *Report) Holds(study string) bool { return r.present(study) }
+
+// MissingStudy says that the workspace holds no data of the study and the
+// commands that make it.
+func MissingStudy(study string) string {
+	for _, s := range studies {
+		if s.name == study {
+			return fmt.Sprintf("the workspace holds no %s data: %s", s.noun, startHint[study])
+		}
+	}
+	return "unknown study " + study
+}
+
 // startHint is the command that starts each study, for a report that
 // does not hold it.
 var startHint = map[string]string{

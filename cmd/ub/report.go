@@ -110,6 +110,11 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, s := range opts.scope.studies {
+		if !rep.Holds(s) {
+			return fmt.Errorf("report: --study %s: %s", s, reports.MissingStudy(s))
+		}
+	}
 	rep.SetBootstrap(opts.fid.boot)
 	if err := loadFidelity(c.Context, ws, rep, opts.fid); err != nil {
 		return fmt.Errorf("report: %w", err)
