@@ -346,6 +346,7 @@ type manifest struct {
 	Generator     string              `json:"generator"`
 	UB            Build               `json:"ub"`
 	Synthetic     []manifestOrigin    `json:"synthetic"` // the commands that made the data up; empty for measured data
+	Studies       []string            `json:"studies"`   // the studies the report holds
 	SchemaVersion int                 `json:"schema_version"`
 	Judge         manifestJudge       `json:"judge"`
 	Anchor        map[string]int      `json:"anchor"`
@@ -417,6 +418,7 @@ func (r *Report) manifest(out []built, sum Summary) ([]byte, error) {
 		Generator: "ub report",
 		UB:        r.in.Build,
 		Synthetic: []manifestOrigin{},
+		Studies:   append([]string{}, sum.Studies...),
 		Judge:     manifestJudge{Name: st.Judge, Versions: r.judgeVersions()},
 		Anchor:    map[string]int{"window_n": r.anchorN, "history_k": r.anchorK},
 		Counts:    st.Counts,

@@ -140,10 +140,11 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 		}
 		out := struct {
 			Report  string    `json:"report"`
+			Studies []string  `json:"studies"`
 			Figures []string  `json:"figures"`
 			Skipped []skipped `json:"skipped"`
 			Files   []string  `json:"files"`
-		}{Report: filepath.ToSlash(filepath.Join(opts.out, "report.md")), Figures: sum.Figures, Skipped: []skipped{}}
+		}{Report: filepath.ToSlash(filepath.Join(opts.out, "report.md")), Studies: append([]string{}, sum.Studies...), Figures: sum.Figures, Skipped: []skipped{}}
 		for _, s := range sum.Skipped {
 			out.Skipped = append(out.Skipped, skipped{s.Figure, s.Reason})
 		}
