@@ -748,7 +748,9 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		fmt.Fprintf(b, "\nProbes whose folding changes the ranking: %s.\n\n", mdText(orNone(strings.Join(ch, ", "))))
 	}
 	if len(fd.agree) > 0 {
-		fmt.Fprintf(b, "### Agreement between graders %s and %s\n\n", mdCode(in.Grader), mdCode(in.SecondGrader))
+		// The heading names no grader: a heading's anchor, in the contents,
+		// would carry the names' letters into an attribute.
+		fmt.Fprintf(b, "### Agreement between graders\n\nGraders %s and %s on the (episode, criterion) pairs both graded.\n\n", mdCode(in.Grader), mdCode(in.SecondGrader))
 		t := table{header: []string{"family", "verdicts", "equal", "kappa", "95% CI"}}
 		for _, a := range fd.agree {
 			ci := fnumOr(a.Kappa.Lo, 3, "n/a") + " to " + fnumOr(a.Kappa.Hi, 3, "n/a")
