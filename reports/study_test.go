@@ -121,6 +121,8 @@ func TestWriteAllIsByteIdentical(t *testing.T) {
 	if len(sa.Skipped) != 0 || len(sa.Figures) != len(Figures()) {
 		t.Errorf("figures %v, skipped %v: want every figure", sa.Figures, sa.Skipped)
 	}
+	checkStructure(t, a, "UserBench, user fidelity and human review report",
+		[]string{"UserBench: next-action prediction", "User fidelity", "Simulator error rate (human review)"})
 	sb, err := r.WriteAll(b)
 	if err != nil {
 		t.Fatal(err)
