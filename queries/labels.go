@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"strconv"
+	"strings"
 )
 
 // LabelTarget is a message to label: a point's real message or a
@@ -183,6 +184,48 @@ func TurnsByMessage(ctx context.Context, db Querier, repo, sessionStart, message
 			return nil, err
 		}
 		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// FineJudges lists the judges that gave any 7-way label, by name.
+func FineJudges(ctx context.Context, db Querier) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q("label_fine_judges"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var j string
+		if err := rows.Scan(&j); err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+// JudgeLabel is one judge's move on one target.
+type JudgeLabel struct {
+	Target, TargetID, Judge, Move string
+}
+
+// LabelMatrix lists the moves the judges gave the targets every one of
+// them labelled readably, by target and judge (label_matrix.sql).
+func LabelMatrix(ctx context.Context, db Querier, judges []string) ([]JudgeLabel, error) {
+	rows, err := db.QueryContext(ctx, q("label_matrix"), strings.Join(judges, "\x1f"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []JudgeLabel
+	for rows.Next() {
+		var l JudgeLabel
+		if err := rows.Scan(&l.Target, &l.TargetID, &l.Judge, &l.Move); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
 	}
 	return out, rows.Err()
 }

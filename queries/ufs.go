@@ -173,6 +173,7 @@ func PutVerdicts(ctx context.Context, ws *Workspace, vs []StoredVerdict) error {
 type GraderCount struct {
 	Grader             string
 	Verdicts, Episodes int
+	Graded             int // verdicts ub grade gave; the rest were imported
 }
 
 // Graders lists every grader, by name.
@@ -185,7 +186,7 @@ func Graders(ctx context.Context, db Querier) ([]GraderCount, error) {
 	var out []GraderCount
 	for rows.Next() {
 		var g GraderCount
-		if err := rows.Scan(&g.Grader, &g.Verdicts, &g.Episodes); err != nil {
+		if err := rows.Scan(&g.Grader, &g.Verdicts, &g.Episodes, &g.Graded); err != nil {
 			return nil, err
 		}
 		out = append(out, g)
@@ -371,6 +372,61 @@ func EpisodeMessages(ctx context.Context, db Querier, simulationID string) ([]Tr
 	for rows.Next() {
 		m := TranscriptMessage{SimulationID: simulationID}
 		if err := rows.Scan(&m.TurnIdx, &m.Role, &m.Content); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// RubricCount is a number of rubric criteria of one domain, task, family,
+// mode, writer, verifier ("" for imports) and status.
+type RubricCount struct {
+	Domain, TaskID, Family, Mode, WrittenBy, VerifiedBy, Status string
+	Criteria                                                    int
+}
+
+// RubricCounts counts the stored criteria (fidelity_rubric_counts.sql).
+func RubricCounts(ctx context.Context, db Querier) ([]RubricCount, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_rubric_counts"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []RubricCount
+	for rows.Next() {
+		var c RubricCount
+		if err := rows.Scan(&c.Domain, &c.TaskID, &c.Family, &c.Mode, &c.WrittenBy, &c.VerifiedBy, &c.Status, &c.Criteria); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// FailureMode is one grader's failing verdicts of one failure mode: the
+// episodes and verdicts, and an example failing user turn (Turn -1 and
+// Text "" when no failing verdict names a user turn with text).
+type FailureMode struct {
+	Grader, Mode                                 string
+	Episodes, Verdicts                           int
+	Family, SimulationID, CriterionID, Criterion string
+	Turn                                         int
+	Text                                         string
+}
+
+// FailureModes lists every grader's failure modes, by grader and mode
+// (fidelity_failure_modes.sql).
+func FailureModes(ctx context.Context, db Querier) ([]FailureMode, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_failure_modes"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []FailureMode
+	for rows.Next() {
+		var m FailureMode
+		if err := rows.Scan(&m.Grader, &m.Mode, &m.Episodes, &m.Verdicts, &m.Family, &m.SimulationID, &m.CriterionID, &m.Criterion, &m.Turn, &m.Text); err != nil {
 			return nil, err
 		}
 		out = append(out, m)

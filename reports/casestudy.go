@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"image/color"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,9 @@ func clip(s string, n int) string {
 
 func (r *Report) caseStudy() (*figure, error) {
 	dev, _, _, ok := r.CaseDeveloper()
+	if !ok && dev != "" {
+		return nil, missing("case-study", "developer %s is not scored by two or more of the case study's simulators both with and without profile at %s: choose another with --case-developer", dev, r.anchorText())
+	}
 	if !ok {
 		return nil, missing("case-study", "no developer is scored by two or more simulators both with and without profile at %s: run ub generate with both conditions, then ub judge", r.anchorText())
 	}
@@ -43,7 +47,7 @@ func (r *Report) caseStudy() (*figure, error) {
 	moves := map[sc]map[int]string{} // by point index
 	var sims []string
 	for _, x := range r.ranking() {
-		if r.anchor(x.sim, queries.CondProfile) == nil || r.anchor(x.sim, queries.CondNoProfile) == nil {
+		if r.anchor(x.sim, queries.CondProfile) == nil || r.anchor(x.sim, queries.CondNoProfile) == nil || !slices.Contains(r.caseSims(), x.sim) {
 			continue
 		}
 		sims = append(sims, x.sim)

@@ -14,11 +14,7 @@ import (
 // This file is the output of `ub compare`: one simulator A against another,
 // B, in one study, as a one-screen summary and as JSON.
 
-// The studies `ub compare` reads.
-const (
-	StudyUserBench = "userbench"
-	StudyFidelity  = "fidelity"
-)
+// ub compare reads the studies StudyUserBench and StudyFidelity.
 
 // AnchorSettings returns, for every simulator scored at the study's anchor
 // setting (queries.Anchor: the leaderboard's N and K), the conditions it

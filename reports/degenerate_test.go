@@ -146,9 +146,9 @@ func TestDegenerateStudiesRender(t *testing.T) {
 			if res.err != nil {
 				t.Fatalf("WriteAll: %v", res.err)
 			}
-			// The user-fidelity figures are left out silently when the
-			// workspace holds no graded episode (none here).
-			if got, want := len(res.sum.Figures)+len(res.sum.Skipped), len(Figures())-len(fidelityFigures); got != want {
+			// Only the UserBench study's figures are drawn or skipped: the
+			// workspace holds no episode and no review.
+			if got, want := len(res.sum.Figures)+len(res.sum.Skipped), len(figuresOf(StudyUserBench)); got != want {
 				t.Errorf("%d figures drawn or skipped, want %d", got, want)
 			}
 			for _, s := range res.sum.Skipped {

@@ -238,23 +238,30 @@ func (r *Report) userFidelity(b *strings.Builder) {
 	if ep == nil {
 		return
 	}
-	b.WriteString("## User fidelity\n\n")
+	b.WriteString("### Episodes\n\n")
 	type fileAcc struct {
 		format, domain, sim, agent string
 		n, rewarded, p0, costed    int
 		sumR, sumCost              float64
 		estimated                  bool
 	}
-	files := map[string]*fileAcc{}
+	// A result file may hold the episodes of several domains, simulators
+	// and agents (ub synth writes one file): a row per file and each of
+	// them.
+	type fileKey struct{ path, domain, sim, agent string }
+	files := map[fileKey]*fileAcc{}
+	paths := map[string]bool{}
 	commits := map[string]bool{}
 	versions := map[string]bool{}
 	flagged := 0
 	for _, e := range ep.Episodes {
-		a := files[e.SourceFile]
+		key := fileKey{e.SourceFile, e.Domain, e.UserSim, e.Agent}
+		a := files[key]
 		if a == nil {
 			a = &fileAcc{format: e.Format, domain: e.Domain, sim: e.UserSim, agent: e.Agent}
-			files[e.SourceFile] = a
+			files[key] = a
 		}
+		paths[e.SourceFile] = true
 		a.n++
 		if e.Reward != nil {
 			a.rewarded++
@@ -278,11 +285,28 @@ func (r *Report) userFidelity(b *strings.Builder) {
 			versions[*e.Tau2Version] = true
 		}
 	}
-	fmt.Fprintf(b, "%d episodes from %d result files. %d episodes state another customer's identity (probe P0) and are kept out of fidelity scoring.\n\n",
-		len(ep.Episodes), len(files), flagged)
+	fmt.Fprintf(b, "%d episodes from %d result %s. %d episodes state another customer's identity (probe P0) and are kept out of fidelity scoring.\n\n",
+		len(ep.Episodes), len(paths), plural(len(paths), "file", "files"), flagged)
 	t := table{header: []string{"file", "benchmark", "domain", "user simulator", "agent", "episodes", "mean R", "P0 flagged", "user cost / episode"}}
-	for _, path := range sortedKeysOf(files) {
-		a := files[path]
+	keys := make([]fileKey, 0, len(files))
+	for k := range files {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.path != b.path {
+			return a.path < b.path
+		}
+		if a.domain != b.domain {
+			return a.domain < b.domain
+		}
+		if a.sim != b.sim {
+			return a.sim < b.sim
+		}
+		return a.agent < b.agent
+	})
+	for _, key := range keys {
+		a, path := files[key], key.path
 		meanR := math.NaN()
 		if a.rewarded > 0 {
 			meanR = a.sumR / float64(a.rewarded)
@@ -312,7 +336,7 @@ func (r *Report) userFidelity(b *strings.Builder) {
 	}
 	if len(ep.Rates) > 0 {
 		b.WriteString("### Judge-free probes\n\n")
-		b.WriteString("Per user simulator, the episodes each probe applies to (n) and those where it fired (hits); figure `probe-rates`. Definitions in SPEC 6.3 and `ub probes --probe P`.\n\n")
+		b.WriteString("Per user simulator, the episodes each probe applies to (n) and those where it fired (hits); figure `probe-rates`. Each probe is defined by `ub probes --probe P`.\n\n")
 		pt := table{header: []string{"user simulator", "probe", "n", "hits", "rate"}}
 		for _, x := range ep.Rates {
 			pt.add(x.UserSim, x.Probe, strconv.Itoa(x.N), strconv.Itoa(x.Hits), f3(float64(x.Hits)/float64(max(x.N, 1))))

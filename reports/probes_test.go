@@ -68,13 +68,13 @@ func TestRewardRangeAndSection(t *testing.T) {
 	var b strings.Builder
 	r.userFidelity(&b)
 	md := b.String()
-	for _, s := range []string{"## User fidelity", "4 episodes from 2 result files. 1 episodes state another customer's identity",
+	for _, s := range []string{"### Episodes", "4 episodes from 2 result files. 1 episodes state another customer's identity",
 		"| a.json | tau-bench v1 | telecom | A | g | 2 | 0.500 | 1 | $0.0200 (1 of 2 known) |", "| b.json | tau-bench v1 | telecom | B | g | 2 | 1.000 | 0 | unknown |"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("section lacks %q:\n%s", s, md)
 		}
 	}
-	if Prepare(Input{}).userFidelity(&b); strings.Count(b.String(), "## User fidelity") != 1 {
+	if Prepare(Input{}).userFidelity(&b); strings.Count(b.String(), "### Episodes") != 1 {
 		t.Error("a workspace without episodes got a User fidelity section")
 	}
 	d1, d2 := t.TempDir(), t.TempDir()

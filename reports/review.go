@@ -78,7 +78,7 @@ func (rs reviewSet) errorShare() (*figure, error) {
 	p.Y.Min, p.Y.Max = 0, 1
 	w := vg.Points(float64(120 + 70*len(rows)))
 	caption := fmt.Sprintf("Share of reviewed episodes with a simulator error (circles) and with a critical one (triangles), "+
-		"per domain and over all %d episodes (reviewer: %s), with %s %.0f%% intervals of the pass share flipped (SPEC 7). "+
+		"per domain and over all %d episodes (reviewer: %s), with %s %.0f%% intervals of the pass share flipped. "+
 		"Overall: error %s, critical %s.", st.Episodes, st.Reviewer, st.Method, 100*st.Level, cellOf(st)(st.Overall.Error), cellOf(st)(st.Overall.Critical))
 	return &figure{name: FigReviewErrorShare, title: "Simulator error share", caption: caption, pic: single(p, w, vg.Points(260)), table: t}, nil
 }
@@ -338,14 +338,27 @@ func writeLLMReviews(b *strings.Builder, st analysis.ReviewStats, h string) {
 	}
 }
 
-// reviewSection adds the review's tables to the study report when the
-// workspace has review decisions (ub review stats --out draws its figures).
-func (r *Report) reviewSection(b *strings.Builder) {
+// reviewStats returns the workspace's review decisions, or a MissingError
+// for fig naming the commands that make them.
+func (r *Report) reviewStats(fig string) (reviewSet, error) {
 	if r.in.Review == nil {
-		return
+		return reviewSet{}, missing(fig, "no review decisions: run ub review sample, then ub review serve (or ub review import FILE)")
 	}
-	b.WriteString("## Simulator error rate (human review)\n\n")
-	b.WriteString("The figures `review-error-share` and `review-codes`: `ub review stats --out DIR`.\n\n")
-	writeReviewSection(b, *r.in.Review, nil, "###")
-	b.WriteString("\n")
+	return reviewSet{*r.in.Review}, nil
+}
+
+func (r *Report) reviewErrorShare() (*figure, error) {
+	rs, err := r.reviewStats(FigReviewErrorShare)
+	if err != nil {
+		return nil, err
+	}
+	return rs.errorShare()
+}
+
+func (r *Report) reviewCodes() (*figure, error) {
+	rs, err := r.reviewStats(FigReviewCodes)
+	if err != nil {
+		return nil, err
+	}
+	return rs.codes()
 }

@@ -41,7 +41,6 @@ func Figures() []FigureInfo {
 type MissingError struct {
 	Figure string
 	Reason string // e.g. "no generations with history_k > 0: run ub generate ..."
-	absent bool   // the workspace holds none of the figure's study: WriteAll leaves it out silently
 }
 
 // Error says which figure is missing what.
@@ -75,6 +74,47 @@ type Input struct {
 	Synthetic []queries.Origin
 	// Build is the ub that draws the report, recorded in manifest.json.
 	Build Build
+	// Studies restricts the report to these studies (Studies names); nil:
+	// every study the workspace holds.
+	Studies []string
+	// Rubrics and FailureModes describe the user-fidelity rubric set and
+	// its failures (queries.RubricCounts, queries.FailureModes); nil: none.
+	Rubrics      []queries.RubricCount
+	FailureModes []queries.FailureMode
+	// Fine is each judge pair's agreement on the 7-way labels and on their
+	// 4-way collapse of the same targets; Fleiss the agreement of three or
+	// more judges on the targets all of them labelled. Empty and nil: none.
+	Fine   []FineKappa
+	Fleiss *FleissAgreement
+	// OffLeaderboard are simulators kept in the data (and in the sweeps
+	// and tables) but not ranked on the leaderboard, the pairwise tests,
+	// the profile effect or the case study.
+	OffLeaderboard []string
+	// Simulators restricts each study to the simulators named here that
+	// are its own (a study none of whose simulators is named keeps them
+	// all); nil: every simulator.
+	Simulators []string
+	// CaseDeveloper is the developer the case study follows ("": the one
+	// CaseDeveloper chooses) and CaseSimulators the simulators it shows
+	// (nil: every ranked simulator scored in both conditions).
+	CaseDeveloper  string
+	CaseSimulators []string
+}
+
+// FineKappa is two judges' agreement on the targets both gave a 7-way
+// label: Cohen's kappa on the seven labels and on their 4-way collapse.
+type FineKappa struct {
+	A, B           string
+	N              int
+	Kappa7, Kappa4 analysis.Kappa
+}
+
+// FleissAgreement is Fleiss' kappa of three or more judges on the moves
+// of the targets every one of them labelled.
+type FleissAgreement struct {
+	Judges []string
+	Items  int
+	Kappa  float64
 }
 
 // Build names a build of ub: its version and commit.
@@ -221,8 +261,45 @@ func Prepare(in Input) *Report {
 		gr := r.groupOf(l.Simulator, l.Condition, l.N, l.K)
 		gr.lengthDevs = append(gr.lengthDevs, analysis.DeveloperWords{Developer: l.Developer, Messages: l.Count, Words: l.Words})
 	}
+	r.restrictSimulators()
 	return r
 }
+
+// restrictSimulators drops the groups and simulator rows of the
+// simulators Input.Simulators leaves out, when it names any of the
+// study's simulators.
+func (r *Report) restrictSimulators() {
+	keep := map[string]bool{}
+	for _, s := range r.in.Simulators {
+		keep[s] = true
+	}
+	named := false
+	for k := range r.groups {
+		named = named || keep[k.sim]
+	}
+	for _, s := range r.st.Simulators {
+		named = named || keep[s.Name]
+	}
+	if !named {
+		return
+	}
+	for k := range r.groups {
+		if !keep[k.sim] {
+			delete(r.groups, k)
+		}
+	}
+	st := *r.st
+	st.Simulators = nil
+	for _, s := range r.st.Simulators {
+		if keep[s.Name] {
+			st.Simulators = append(st.Simulators, s)
+		}
+	}
+	r.st = &st
+}
+
+// ranked is whether sim may be ranked: not marked off the leaderboard.
+func (r *Report) rankable(sim string) bool { return !slices.Contains(r.in.OffLeaderboard, sim) }
 
 // tallyMove is the move of the outcomes tally makes: a hit is tallyMove
 // against tallyMove, a miss tallyMove against "".
@@ -360,11 +437,11 @@ func (r *Report) anchor(sim, cond string) []analysis.Outcomes {
 }
 
 // leaderboardSims returns the simulators scored at the anchor with or
-// without profile, sorted by name.
+// without profile, sorted by name, but those kept off the leaderboard.
 func (r *Report) leaderboardSims() []string {
 	seen := map[string]bool{}
 	for k, g := range r.groups {
-		if k.n == r.anchorN && k.k == r.anchorK && (k.cond == queries.CondNoProfile || k.cond == queries.CondProfile) && g.moments > 0 {
+		if k.n == r.anchorN && k.k == r.anchorK && (k.cond == queries.CondNoProfile || k.cond == queries.CondProfile) && g.moments > 0 && r.rankable(k.sim) {
 			seen[k.sim] = true
 		}
 	}
@@ -431,27 +508,62 @@ type figure struct {
 
 type builder struct {
 	name, title string
+	study       string // the study the figure belongs to (Studies)
 	build       func(r *Report) (*figure, error)
 }
 
-// builders are the figures, in report order.
+// The studies a report holds, by their --study names.
+const (
+	StudyUserBench = "userbench" // next-action prediction on coding sessions
+	StudyFidelity  = "fidelity"  // user fidelity of tau2 episodes: probes, rubrics, verdicts, UFS
+	StudyReview    = "review"    // the simulator error rate from human review
+)
+
+// studyInfo is one study of the report: its name, section title, and the
+// noun the report's title uses for it.
+type studyInfo struct{ name, title, noun string }
+
+var studies = []studyInfo{
+	{StudyUserBench, "UserBench: next-action prediction", "UserBench"},
+	{StudyFidelity, "User fidelity", "user fidelity"},
+	{StudyReview, "Simulator error rate (human review)", "human review"},
+}
+
+// Studies are the names of the report's studies, in report order.
+func Studies() []string {
+	out := make([]string, len(studies))
+	for i, s := range studies {
+		out[i] = s.name
+	}
+	return out
+}
+
+// builders are the figures, in report order: the UserBench study's, then
+// the user-fidelity study's, then the review's.
 var builders = []builder{
-	{"leaderboard", "Leaderboard: macro accuracy with and without profile", (*Report).leaderboard},
-	{"pairwise", "Pairwise comparison of simulators", (*Report).pairwise},
-	{"profile-effect", "Profile effect per simulator", (*Report).profileEffect},
-	{"move-breakdown", "Agree rate by move, with and without profile", (*Report).moveBreakdown},
-	{"verbosity", "Words per message by simulator and condition", (*Report).verbosity},
-	{"ablation-terse", "Terse-only ablation: spurious inquiry and critical recall", (*Report).ablationTerse},
-	{"effort", "Reasoning effort: high minus low", (*Report).effort},
-	{"context-scaling", "Context sweep: live-session window N", (*Report).contextScaling},
-	{"history-sweep", "History sweep and substitution test", (*Report).historySweep},
-	{"context-heatmap", "N x K surface", (*Report).contextHeatmap},
-	{"judge-agreement", "Judge agreement (Cohen's kappa)", (*Report).judgeAgreement},
-	{"split-summary", "Leak-free split: components by size", (*Report).splitSummary},
-	{"case-study", "Case study: one developer, every simulator", (*Report).caseStudy},
-	{"judge-coverage", "Built-in judge: calibration and risk-coverage", (*Report).judgeCoverage},
-	{"probe-rates", "Judge-free probe rates per user simulator", (*Report).probeRates},
-	{"reward-range", "Reward range across user simulators per domain", (*Report).rewardRange},
+	{"leaderboard", "Leaderboard: macro accuracy with and without profile", StudyUserBench, (*Report).leaderboard},
+	{"pairwise", "Pairwise comparison of simulators", StudyUserBench, (*Report).pairwise},
+	{"profile-effect", "Profile effect per simulator", StudyUserBench, (*Report).profileEffect},
+	{"move-breakdown", "Agree rate by move, with and without profile", StudyUserBench, (*Report).moveBreakdown},
+	{"verbosity", "Words per message by simulator and condition", StudyUserBench, (*Report).verbosity},
+	{"ablation-terse", "Terse-only ablation: spurious inquiry and critical recall", StudyUserBench, (*Report).ablationTerse},
+	{"effort", "Reasoning effort: high minus low", StudyUserBench, (*Report).effort},
+	{"context-scaling", "Context sweep: live-session window N", StudyUserBench, (*Report).contextScaling},
+	{"history-sweep", "History sweep and substitution test", StudyUserBench, (*Report).historySweep},
+	{"context-heatmap", "N x K surface", StudyUserBench, (*Report).contextHeatmap},
+	{"judge-agreement", "Judge agreement (Cohen's kappa)", StudyUserBench, (*Report).judgeAgreement},
+	{"split-summary", "Leak-free split: components by size", StudyUserBench, (*Report).splitSummary},
+	{"case-study", "Case study: one developer, every simulator", StudyUserBench, (*Report).caseStudy},
+	{"judge-coverage", "Built-in judge: calibration and risk-coverage", StudyUserBench, (*Report).judgeCoverage},
+	{"probe-rates", "Judge-free probe rates per user simulator", StudyFidelity, (*Report).probeRates},
+	{"reward-range", "Reward range across user simulators per domain", StudyFidelity, (*Report).rewardRange},
+	{"ufs-frontier", "Cost-fidelity frontier", StudyFidelity, (*Report).ufsFrontier},
+	{"reward-fidelity", "Success against user fidelity", StudyFidelity, (*Report).rewardFidelity},
+	{"failure-families", "Failure families: frequency and effect on the pass rate", StudyFidelity, (*Report).failureFamilies},
+	{"disclosure-rerank", "Ranks without disclosure criteria", StudyFidelity, (*Report).disclosureRerank},
+	{"agent-effort", "Agent effort against UFS and reward", StudyFidelity, (*Report).agentEffort},
+	{FigReviewErrorShare, "Simulator error share", StudyReview, (*Report).reviewErrorShare},
+	{FigReviewCodes, "Simulator errors by code", StudyReview, (*Report).reviewCodes},
 }
 
 func lookup(name string) (builder, bool) {
@@ -529,9 +641,12 @@ func writeCSV(path string, t table) error {
 // profile lift varies most (largest minus smallest; ties by name), as seed
 // 000 follows a developer the profile helped for some simulators and hurt
 // for others. ok is false when no developer qualifies.
+//
+// Input.CaseDeveloper, when set, is the developer followed: ok when two
+// or more of the case study's simulators scored them in both conditions.
 func (r *Report) CaseDeveloper() (developer string, n, k int, ok bool) {
 	lifts := map[string][]float64{}
-	for _, sim := range r.leaderboardSims() {
+	for _, sim := range r.caseSims() {
 		with, without := r.anchor(sim, queries.CondProfile), r.anchor(sim, queries.CondNoProfile)
 		if with == nil || without == nil {
 			continue
@@ -540,6 +655,9 @@ func (r *Report) CaseDeveloper() (developer string, n, k int, ok bool) {
 		for i, d := range p.Developers {
 			lifts[d] = append(lifts[d], p.Diffs[i])
 		}
+	}
+	if want := r.in.CaseDeveloper; want != "" {
+		return want, r.anchorN, r.anchorK, len(lifts[want]) >= 2
 	}
 	best := -1.0
 	for _, d := range sortedKeysOf(lifts) {
@@ -556,6 +674,18 @@ func (r *Report) CaseDeveloper() (developer string, n, k int, ok bool) {
 		}
 	}
 	return developer, r.anchorN, r.anchorK, developer != ""
+}
+
+// caseSims are the simulators the case study may show: the ranked ones,
+// restricted to Input.CaseSimulators when given.
+func (r *Report) caseSims() []string {
+	var out []string
+	for _, s := range r.leaderboardSims() {
+		if len(r.in.CaseSimulators) == 0 || slices.Contains(r.in.CaseSimulators, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // SetCase gives the report the texts of the case-study developer

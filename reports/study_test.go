@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,6 +111,8 @@ func TestWriteAllIsByteIdentical(t *testing.T) {
 	r := synthReport(t, "", 2, 1)
 	r.in.Episodes = fidelityInput().Episodes // synth writes no episodes: the user-fidelity figures get the hand-made ones
 	r.SetFidelity(ufsTestInput())            // and the UFS figures a hand-made graded set
+	rs := reviewStatsFixture(t)
+	r.in.Review = &rs // and the review figures a hand-made review
 	a, b := t.TempDir(), t.TempDir()
 	sa, err := r.WriteAll(a)
 	if err != nil {
@@ -118,6 +121,8 @@ func TestWriteAllIsByteIdentical(t *testing.T) {
 	if len(sa.Skipped) != 0 || len(sa.Figures) != len(Figures()) {
 		t.Errorf("figures %v, skipped %v: want every figure", sa.Figures, sa.Skipped)
 	}
+	checkStructure(t, a, "UserBench, user fidelity and human review report",
+		[]string{"UserBench: next-action prediction", "User fidelity", "Simulator error rate (human review)"})
 	sb, err := r.WriteAll(b)
 	if err != nil {
 		t.Fatal(err)
@@ -135,13 +140,14 @@ func TestWriteAllIsByteIdentical(t *testing.T) {
 }
 
 func TestMissingFiguresNameTheCommand(t *testing.T) {
-	r := Prepare(Input{Study: &queries.Study{Judge: "builtin"}})
+	// A workspace of one session: the UserBench study is present, and
+	// every one of its figures lacks its data.
+	r := Prepare(Input{Study: &queries.Study{Judge: "builtin", Counts: queries.StudyCounts{Sessions: 1}}})
 	sum, err := r.WriteAll(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The UFS figures are left out silently when nothing was graded.
-	if len(sum.Figures) != 0 || len(sum.Skipped) != len(Figures())-len(fidelityFigures) {
+	if len(sum.Figures) != 0 || len(sum.Skipped) != len(figuresOf(StudyUserBench)) {
 		t.Fatalf("figures %v, skipped %d", sum.Figures, len(sum.Skipped))
 	}
 	for _, s := range sum.Skipped {
@@ -152,4 +158,15 @@ func TestMissingFiguresNameTheCommand(t *testing.T) {
 	if _, err := r.WriteFigure(t.TempDir(), "nope"); err == nil {
 		t.Error("an unknown figure gave no error")
 	}
+}
+
+// figuresOf lists the builders of study, but the named ones.
+func figuresOf(study string, except ...string) []builder {
+	var out []builder
+	for _, b := range builders {
+		if b.study == study && !slices.Contains(except, b.name) {
+			out = append(out, b)
+		}
+	}
+	return out
 }

@@ -35,6 +35,10 @@ type FidelityInput struct {
 	// Prices describes the price table estimated costs come from ("" when
 	// no cost is estimated).
 	Prices string
+	// GraderImported is whether Grader's verdicts were imported (ub
+	// verdicts import) rather than given by ub grade: ub cannot know whether
+	// an imported grader was blind to the simulator.
+	GraderImported bool
 	// Rule is the frontier rule ("": point); Bootstrap the replicates and
 	// seed of every bootstrap interval (zero: 1,000 from the default seed).
 	Rule      analysis.FrontierRule
@@ -87,7 +91,35 @@ func (r *Report) SetFidelity(in FidelityInput) {
 	if in.Threshold == 0 {
 		in.Threshold = 1
 	}
+	in.Episodes, in.Pairs = restrictEpisodes(in.Episodes, in.Pairs, r.in.Simulators)
 	r.fid = prepareFidelity(in)
+}
+
+// restrictEpisodes keeps the episodes (and verdict pairs) of the named
+// simulators when sims names any of the episodes' simulators.
+func restrictEpisodes(eps []analysis.FidelityEpisode, pairs []analysis.VerdictPair, sims []string) ([]analysis.FidelityEpisode, []analysis.VerdictPair) {
+	keep := map[string]bool{}
+	for _, s := range sims {
+		keep[s] = true
+	}
+	var out []analysis.FidelityEpisode
+	ids := map[string]bool{}
+	for _, e := range eps {
+		if keep[e.Simulator] {
+			out = append(out, e)
+			ids[e.ID] = true
+		}
+	}
+	if len(out) == 0 {
+		return eps, pairs
+	}
+	var ps []analysis.VerdictPair
+	for _, p := range pairs {
+		if ids[p.Episode] {
+			ps = append(ps, p)
+		}
+	}
+	return out, ps
 }
 
 func prepareFidelity(in FidelityInput) *fidelity {
@@ -136,33 +168,10 @@ func prepareFidelity(in FidelityInput) *fidelity {
 	return fd
 }
 
-// fidelityFigures are the section's figures (SPEC 8), in report order.
-var fidelityFigures = []builder{
-	{"ufs-frontier", "Cost-fidelity frontier", (*Report).ufsFrontier},
-	{"reward-fidelity", "Success against user fidelity", (*Report).rewardFidelity},
-	{"failure-families", "Failure families: frequency and effect on the pass rate", (*Report).failureFamilies},
-	{"disclosure-rerank", "Ranks without disclosure criteria", (*Report).disclosureRerank},
-	{"agent-effort", "Agent effort against UFS and reward", (*Report).agentEffort},
-}
-
-func init() { builders = append(builders, fidelityFigures...) }
-
-// isFidelityFigure is whether the figure belongs to the User fidelity
-// section (drawn there rather than in the main sequence).
-func isFidelityFigure(name string) bool {
-	for _, b := range fidelityFigures {
-		if b.name == name {
-			return true
-		}
-	}
-	return false
-}
-
 // graded returns the section's analyses, or a MissingError for fig.
 func (r *Report) graded(fig string) (*fidelity, error) {
 	if r.fid == nil || len(r.fid.in.Episodes) == 0 {
-		return nil, &MissingError{Figure: fig, absent: true,
-			Reason: "no graded episodes: ingest tau2 result files, then ub rubrics import and ub verdicts import (or ub grade)"}
+		return nil, missing(fig, "%s", r.ufsMissing())
 	}
 	if r.fid.err != nil {
 		return nil, r.fid.err
@@ -588,7 +597,7 @@ func (r *Report) disclosureRerank() (*figure, error) {
 	p.Add(plotter.NewGrid())
 	f.pic = single(p, 7*vg.Inch, 4.5*vg.Inch)
 	f.caption = fmt.Sprintf("Ranks of the simulators by UFS with all criteria, without the disclosure criteria, and with the disclosure criteria alone "+
-		"(each unweighted over domains; ties by name). Spearman's rho between disclosure-only and non-disclosure UFS is %s (n = %d; the seed reports .071), "+
+		"(each unweighted over domains; ties by name). Spearman's rho between disclosure-only and non-disclosure UFS is %s (n = %d), "+
 		"between the full and the non-disclosure UFS %s.%s", f3(rr.RhoDiscNon.R), rr.RhoDiscNon.N, f3(rr.RhoAllNon.R), fd.smallSentence())
 	return f, nil
 }
@@ -667,11 +676,11 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		scored += s.Scored
 		excluded += s.Excluded
 	}
-	b.WriteString("## User fidelity score (UFS)\n\n")
-	fmt.Fprintf(b, "User fidelity (SPEC 6.2, seed 002) of %d user simulators over %d episodes graded by %s: %d scored, %d excluded "+
+	b.WriteString("### User fidelity score (UFS)\n\n")
+	fmt.Fprintf(b, "User fidelity of %d user simulators over %d episodes graded by %s: %d scored, %d excluded "+
 		"(flagged P0, not their task's conversation, or no applicable criterion).\n\n", len(fd.ufs), len(in.Episodes), mdCode(in.Grader), scored, excluded)
 
-	b.WriteString("### Table 1: summary per simulator\n\n")
+	b.WriteString("#### Table 1: summary per simulator\n\n")
 	t1 := table{header: []string{"simulator", "scored", "excluded", "mean R", "mean R 95% CI", "UFS", "UFS 95% CI", "cost/sim ($)", "cost", "dominated"}}
 	for i, s := range fd.ufs {
 		kind := "unknown"
@@ -693,7 +702,7 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 	if note := fd.smallNote(); note != "" {
 		fmt.Fprintf(b, "\n%s\n", note)
 	}
-	b.WriteString("\n### Table 2: per domain\n\n")
+	b.WriteString("\n#### Table 2: per domain\n\n")
 	t2 := table{header: []string{"simulator", "domain", "n scored", "excluded P0", "excluded no criteria", "mean R", "UFS", "UFS 95% CI (Wilson)"}}
 	for i, s := range fd.ufs {
 		for j, d := range s.Domains {
@@ -706,7 +715,7 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		}
 	}
 	b.WriteString(mdTable(t2))
-	b.WriteString("\n### Frontier choice and epoch cost\n\n")
+	b.WriteString("\n#### Frontier choice and epoch cost\n\n")
 	fmt.Fprintf(b, "U*(q) chosen on the %s. Choice stability: the share of %d bootstrap replicates (tasks resampled within domain) in which each simulator is U*(q) on the replicate's UFS.\n\n",
 		map[analysis.FrontierRule]string{analysis.RulePoint: "UFS point estimate", analysis.RuleLower: "lower bound of the UFS 95% interval"}[fd.unc.Rule], fd.unc.Options.B)
 	t3 := table{header: []string{"q", "U*(q)", "UFS", "cost/sim ($)", "feasible", fmt.Sprintf("epoch cost ($, %d prompts x %d rollouts)", in.EpochPrompts, in.EpochRollouts),
@@ -739,7 +748,9 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		fmt.Fprintf(b, "\nProbes whose folding changes the ranking: %s.\n\n", mdText(orNone(strings.Join(ch, ", "))))
 	}
 	if len(fd.agree) > 0 {
-		fmt.Fprintf(b, "### Agreement between graders %s and %s\n\n", mdCode(in.Grader), mdCode(in.SecondGrader))
+		// The heading names no grader: a heading's anchor, in the contents,
+		// would carry the names' letters into an attribute.
+		fmt.Fprintf(b, "### Agreement between graders\n\nGraders %s and %s on the (episode, criterion) pairs both graded.\n\n", mdCode(in.Grader), mdCode(in.SecondGrader))
 		t := table{header: []string{"family", "verdicts", "equal", "kappa", "95% CI"}}
 		for _, a := range fd.agree {
 			ci := fnumOr(a.Kappa.Lo, 3, "n/a") + " to " + fnumOr(a.Kappa.Hi, 3, "n/a")
@@ -751,24 +762,34 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		b.WriteString(mdTable(t))
 		fmt.Fprintf(b, "\nSame episode fidelity f in %d of %d episodes both graded.\n\n", fd.sameF, fd.agreeEps)
 	}
-	for i, o := range out {
-		if o.f == nil || !isFidelityFigure(builders[i].name) {
-			continue
-		}
-		fg := o.f
-		fmt.Fprintf(b, "### %s\n\n![%s](%s.png)\n\n%s\n\n", fg.title, fg.name, fg.name, mdText(fg.caption))
-		b.WriteString(mdTable(fg.table))
-		fmt.Fprintf(b, "\nFiles: [%s.svg](%s.svg), [%s.png](%s.png), [%s.csv](%s.csv). Figure name: `%s`.\n\n", fg.name, fg.name, fg.name, fg.name, fg.name, fg.name, fg.name)
-	}
+	studyFigures(b, out, StudyFidelity, func(name string) bool { return name != "probe-rates" && name != "reward-range" })
+}
+
+// fidelityMethods writes the methods of the user-fidelity study: what the
+// probes are and, when episodes were graded, how UFS and every analysis
+// of it are computed.
+func (r *Report) fidelityMethods(b *strings.Builder) {
 	b.WriteString("### Methods (user fidelity)\n\n")
+	b.WriteString("Episodes are read from tau2-bench result files (or tau-bench v1 trajectories). The judge-free probes (`ub probes --probe P` defines each) " +
+		"flag what can be told from the transcript alone; probe P0 (the user states another customer's identity) keeps an episode out of fidelity scoring.")
+	fd := r.fid
+	if fd == nil || len(fd.in.Episodes) == 0 {
+		b.WriteString("\n\n")
+		return
+	}
+	in := fd.in
 	prices := "No cost was estimated."
 	if in.Prices != "" {
 		prices = "Estimated costs: " + mdText(in.Prices) + "."
 	}
-	fmt.Fprintf(b, "Each task's rubric holds criteria about the simulated user only, each grounded in a verbatim quote of the task's blueprint or the "+
+	blind := fmt.Sprintf("The verdicts of grader %s were imported (ub verdicts import): whether it saw which simulator produced an episode is not recorded.", mdCode(in.Grader))
+	if !in.GraderImported {
+		blind = fmt.Sprintf("Grader %s graded with ub grade, one criterion per call, without the simulator's name.", mdCode(in.Grader))
+	}
+	fmt.Fprintf(b, " Each task's rubric holds criteria about the simulated user only, each grounded in a verbatim quote of the task's blueprint or the "+
 		"simulator guidelines (checked after NFKC, space, quote-mark and `**` normalisation, case-folded). A grader gives every (episode, criterion) "+
-		"pass, fail or na without seeing which simulator produced the episode. An episode's fidelity f is 1 when every applicable (non-na) criterion "+
-		"passed, else 0; episodes with no applicable criterion, and episodes flagged P0 (the simulated user pursues another customer's task), are "+
+		"pass, fail or na. %s An episode's fidelity f is 1 when every applicable (non-na) criterion "+
+		"passed, else 0; episodes with no applicable criterion, and episodes flagged P0, are "+
 		"excluded and counted. UFS is the mean f of a simulator's scored episodes per domain, and the unweighted mean over domains. Success is R >= %s. "+
 		"Cost per simulation is the mean of the recorded user cost where it is a positive number, else the user messages' tokens priced by a dated "+
 		"table (estimated), else unknown: a simulator of unknown cost is never chosen nor compared on the frontier. U*(q) is the cheapest simulator "+
@@ -777,7 +798,7 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 		"Agent effort compares successful scored episodes with and without a failed disclosure criterion; the turns correlations use the tasks "+
 		"every simulator completed (a non-P0 episode with a reward). A probe folded into UFS sets f = 0 wherever it fired. Kappa between graders is "+
 		"Cohen's over pass / fail / na with the Fleiss-Cohen-Everitt interval. %s Simulators are named by their user simulator, with the agent "+
-		"added when one user simulator ran against several agents. %s\n\n", fnum(in.Threshold, 2), analysis.MinCell, prices, fd.uncertaintyMethods())
+		"added when one user simulator ran against several agents. %s\n\n", blind, fnum(in.Threshold, 2), analysis.MinCell, prices, fd.uncertaintyMethods())
 }
 
 func orNone(s string) string {

@@ -64,7 +64,7 @@ func TestUFSFiguresByteIdentical(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range fidelityFigures {
+	for _, f := range figuresOf(StudyFidelity, "probe-rates", "reward-range") {
 		for _, ext := range []string{".svg", ".png", ".csv"} {
 			x, err := os.ReadFile(filepath.Join(a, f.name+ext))
 			if err != nil {
@@ -77,7 +77,7 @@ func TestUFSFiguresByteIdentical(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(a, "report.md"))
-	for _, w := range []string{"## User fidelity score (UFS)", "### Table 1: summary per simulator", "### Frontier choice and epoch cost", "### Probe overlap", "### Agreement between graders `g1` and `g2`", "### Methods (user fidelity)"} {
+	for _, w := range []string{"## User fidelity score (UFS)", "### Table 1: summary per simulator", "### Frontier choice and epoch cost", "### Probe overlap", "### Agreement between graders\n\nGraders `g1` and `g2`", "### Methods (user fidelity)"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("report.md lacks %q", w)
 		}

@@ -78,6 +78,7 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	if err := demoEpisodes(c, io, ws, corpus); err != nil {
 		return err
 	}
+
 	fmt.Fprintf(io.out, "\n== split, points, audit\n")
 	sopts := splitOptions{seed: int64(opts.seed), by: "developers", heldoutFraction: defaultHeldoutFraction,
 		minHeldoutSessions: defaultMinHeldoutSessions, minSessions: defaultMinSessions, minHeldoutMoments: defaultMinHeldoutMoments}
@@ -137,10 +138,19 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	if err := runReviewDemo(c.Context, io, ws, opts.dir); err != nil {
 		return err
 	}
+	// The fidelity study's episodes come after the review, whose batch is
+	// drawn from the tau2 sample above.
+	if err := demoFidelity(c, io, ws, opts.dir, filepath.Join(corpus, "tau2-ufs")); err != nil {
+		return err
+	}
 	fmt.Fprintf(io.out, "\n== report\n")
-	rep, err := loadReport(c, io, ws, "builtin")
+	rep, err := loadReport(c, io, ws, "builtin", reportScope{})
 	if err != nil {
 		return err
+	}
+	qs, _ := parseQs("0.75,0.84,0.86")
+	if err := loadFidelity(c.Context, ws, rep, fidelityOptions{qs: qs, prompts: 1000, rollouts: 64}); err != nil {
+		return fmt.Errorf("demo: %w", err)
 	}
 	out := filepath.Join(opts.dir, "report")
 	sum, err := rep.WriteAll(out)

@@ -111,7 +111,7 @@ func runPublish(c *cli.Context, io *streams, dir string) error {
 		return err
 	}
 	// The report, drawn as ub report draws it by default.
-	rep, err := loadReport(c, io, ws, "")
+	rep, err := loadReport(c, io, ws, "", reportScope{})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/judge/review"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
@@ -19,6 +20,18 @@ type reportOptions struct {
 	judge  string
 	list   bool
 	fid    fidelityOptions
+	scope  reportScope
+}
+
+// reportScope is what a report shows: its studies, simulators, the runs
+// kept off the leaderboard, and the case study's developer and
+// simulators. The zero value shows everything, as chosen by default.
+type reportScope struct {
+	studies        []string
+	simulators     []string
+	offLeaderboard []string
+	caseDeveloper  string
+	caseSimulators []string
 }
 
 func newReportCommand(io *streams) *cli.Command {
@@ -29,6 +42,11 @@ func newReportCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "figure", Usage: "draw only figure `NAME` (see --list)"},
 			&cli.StringFlag{Name: "out", Value: "report", Usage: "output `DIR`"},
 			&cli.StringFlag{Name: "judge", Usage: "score with the labels of judge `NAME` (default: builtin if present, else the only judge, else the judge with the most labels)"},
+			&cli.StringFlag{Name: "study", Usage: "write only the studies `NAMES`, comma-separated: userbench, fidelity, review (default: every study with data)"},
+			&cli.StringFlag{Name: "simulators", Usage: "show only the simulators `NAMES`, comma-separated (a study none of whose simulators is named shows them all)"},
+			&cli.StringFlag{Name: "off-leaderboard", Usage: "keep the simulators `NAMES` in the data and tables but leave them out of the ranking, pairwise tests and case study"},
+			&cli.StringFlag{Name: "case-developer", Usage: "the case study follows developer `ID` (default: the one whose profile lift varies most across simulators)"},
+			&cli.StringFlag{Name: "case-simulators", Usage: "the case study shows the simulators `NAMES`, comma-separated (default: every ranked one)"},
 			&cli.BoolFlag{Name: "list", Usage: "list the figures and exit"},
 			&cli.BoolFlag{Name: "json", Usage: "print what was written as JSON: report, figures, skipped (with reasons), files"},
 			&cli.StringFlag{Name: "grader", Usage: "user fidelity: score with the verdicts of grader `NAME` (default: the grader with the most verdicts)"},
@@ -60,7 +78,15 @@ func newReportCommand(io *streams) *cli.Command {
 			if c.Uint64("bootstrap-seed") == 0 {
 				return usagef("report: --bootstrap-seed 0: want a positive seed")
 			}
-			return runReport(c, io, reportOptions{figure: c.String("figure"), out: c.String("out"), judge: c.String("judge"), list: c.Bool("list"),
+			scope := reportScope{studies: splitList(c.String("study")), simulators: splitList(c.String("simulators")),
+				offLeaderboard: splitList(c.String("off-leaderboard")), caseDeveloper: strings.TrimSpace(c.String("case-developer")),
+				caseSimulators: splitList(c.String("case-simulators"))}
+			for _, s := range scope.studies {
+				if !contains(reports.Studies(), s) {
+					return usagef("report: --study %q: want one of %s", s, strings.Join(reports.Studies(), ", "))
+				}
+			}
+			return runReport(c, io, reportOptions{figure: c.String("figure"), out: c.String("out"), judge: c.String("judge"), list: c.Bool("list"), scope: scope,
 				fid: fidelityOptions{grader: c.String("grader"), qs: qs, prompts: prompts, rollouts: rollouts, rule: rule,
 					boot: analysis.BootstrapOptions{B: c.Int("bootstrap"), Seed: c.Uint64("bootstrap-seed")}}})
 		},
@@ -72,9 +98,6 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 		_, err := io.out.Write([]byte(figureList(reports.Figures())))
 		return err
 	}
-	if opts.figure == reports.FigReviewErrorShare || opts.figure == reports.FigReviewCodes {
-		return usagef("report: figure %q is drawn by ub review stats --out DIR, not by ub report (the report has the review's tables)", opts.figure)
-	}
 	if opts.figure != "" && !contains(reports.FigureNames(), opts.figure) {
 		return usagef("report: unknown figure %q (want one of %s)", opts.figure, strings.Join(reports.FigureNames(), ", "))
 	}
@@ -83,9 +106,14 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 		return err
 	}
 	defer ws.Close()
-	rep, err := loadReport(c, io, ws, opts.judge)
+	rep, err := loadReport(c, io, ws, opts.judge, opts.scope)
 	if err != nil {
 		return err
+	}
+	for _, s := range opts.scope.studies {
+		if !rep.Holds(s) {
+			return fmt.Errorf("report: --study %s: %s", s, reports.MissingStudy(s))
+		}
 	}
 	rep.SetBootstrap(opts.fid.boot)
 	if err := loadFidelity(c.Context, ws, rep, opts.fid); err != nil {
@@ -112,10 +140,11 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 		}
 		out := struct {
 			Report  string    `json:"report"`
+			Studies []string  `json:"studies"`
 			Figures []string  `json:"figures"`
 			Skipped []skipped `json:"skipped"`
 			Files   []string  `json:"files"`
-		}{Report: filepath.ToSlash(filepath.Join(opts.out, "report.md")), Figures: sum.Figures, Skipped: []skipped{}}
+		}{Report: filepath.ToSlash(filepath.Join(opts.out, "report.md")), Studies: append([]string{}, sum.Studies...), Figures: sum.Figures, Skipped: []skipped{}}
 		for _, s := range sum.Skipped {
 			out.Skipped = append(out.Skipped, skipped{s.Figure, s.Reason})
 		}
@@ -148,7 +177,7 @@ func figureList(figs []reports.FigureInfo) string {
 
 // loadReport reads the study as scored by the chosen judge, with the split
 // and the case-study texts, and prepares it for drawing.
-func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string) (*reports.Report, error) {
+func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string, scope reportScope) (*reports.Report, error) {
 	ctx, db := c.Context, ws.Conn()
 	judges, err := queries.StudyJudges(ctx, db)
 	if err != nil {
@@ -165,7 +194,8 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	in := reports.Input{Study: st}
+	in := reports.Input{Study: st, Studies: scope.studies, Simulators: scope.simulators, OffLeaderboard: scope.offLeaderboard,
+		CaseDeveloper: scope.caseDeveloper, CaseSimulators: scope.caseSimulators}
 	if in.Synthetic, err = queries.Provenance(ctx, db); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -184,6 +214,15 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 		in.Split = &split
 	}
 	if in.Review, err = review.ReportStats(c.Context, ws.Conn()); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	if in.Rubrics, err = queries.RubricCounts(ctx, db); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	if in.FailureModes, err = queries.FailureModes(ctx, db); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	if in.Fine, in.Fleiss, err = judgeAgreements(c, ws, st); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	rep := reports.Prepare(in)
@@ -237,4 +276,46 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// judgeAgreements measures the judges as the taxonomy is measured: each
+// pair that labelled the same targets on the 7-way labels and on their
+// 4-way collapse (when both gave 7-way labels), and Fleiss' kappa of every
+// judge when three or more labelled targets in common.
+func judgeAgreements(c *cli.Context, ws *queries.Workspace, st *queries.Study) ([]reports.FineKappa, *reports.FleissAgreement, error) {
+	ctx, db := c.Context, ws.Conn()
+	fine, err := queries.FineJudges(ctx, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []reports.FineKappa
+	seen := map[[2]string]bool{}
+	for _, a := range st.Agreement {
+		pair := [2]string{a.JudgeA, a.JudgeB}
+		if seen[pair] || !contains(fine, a.JudgeA) || !contains(fine, a.JudgeB) {
+			continue
+		}
+		seen[pair] = true
+		err := judge.AgreeJudges(ctx, db, pair[:], func(p judge.JudgePair) error {
+			if p.Fine != nil {
+				out = append(out, reports.FineKappa{A: p.JudgeA, B: p.JudgeB, N: p.Fine.N, Kappa7: p.Fine.Kappa7, Kappa4: p.Fine.Kappa4})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(st.Judges) < 3 {
+		return out, nil, nil
+	}
+	var names []string
+	for _, j := range st.Judges {
+		names = append(names, j.Judge)
+	}
+	fl, err := judge.FleissJudges(ctx, db, names)
+	if err != nil {
+		return out, nil, nil // no target every judge labelled: no Fleiss kappa
+	}
+	return out, &reports.FleissAgreement{Judges: fl.Judges, Items: fl.Items, Kappa: fl.Kappa}, nil
 }

@@ -95,6 +95,11 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 	in := reports.FidelityInput{Grader: grader, SecondGrader: second, Qs: opts.qs, EpochPrompts: opts.prompts, EpochRollouts: opts.rollouts,
 		Rule: opts.rule, Bootstrap: opts.boot}
 	in.Episodes = reports.FidelityEpisodes(rows, grader)
+	for _, g := range graders {
+		if g.Grader == grader {
+			in.GraderImported = g.Graded < g.Verdicts
+		}
+	}
 	if second != "" {
 		pairs, err := queries.VerdictPairs(ctx, db, grader, second)
 		if err != nil {

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/judge"
+	"github.com/ub-bench/ub/queries"
+)
+
+// demoFidelity runs the user-fidelity study of the demo: it writes three
+// simulators' tau2 result files, a rubric and a grader's verdicts
+// (ingest.WriteDemoFidelity) and reads them through ub ingest, ub rubrics
+// import and ub verdicts import, as a user's own files are read.
+func demoFidelity(c *cli.Context, io *streams, ws *queries.Workspace, demoDir, dir string) error {
+	ctx := c.Context
+	fmt.Fprintf(io.out, "\n== user fidelity (tau2 episodes, rubrics, verdicts)\n")
+	results, rubrics, verdicts, err := ingest.WriteDemoFidelity(dir)
+	if rerr := recordDemoFiles(demoDir, append(results, rubrics, verdicts)...); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return fmt.Errorf("demo: fidelity sample: %w", err)
+	}
+	st, err := ingest.Run(ctx, ws, results, ingest.Options{})
+	if err != nil {
+		return fmt.Errorf("demo: fidelity sample: %w", err)
+	}
+	fmt.Fprintf(io.out, "episodes   %d added from %d result files\n", st.Episodes, len(results))
+	sources, err := judge.LoadQuoteSources(ctx, ws.Conn())
+	if err != nil {
+		return err
+	}
+	rf, err := judge.ImportRubricFile(ctx, ws, rubrics, sources)
+	if err == nil && len(rf.Refused) > 0 {
+		err = fmt.Errorf("%s: %d lines refused", rubrics, len(rf.Refused))
+	}
+	if err != nil {
+		return fmt.Errorf("demo: rubrics import: %w", err)
+	}
+	idx, err := judge.LoadVerdictIndex(ctx, ws.Conn())
+	if err != nil {
+		return err
+	}
+	vf, err := judge.ImportVerdictFile(ctx, ws, verdicts, "", idx)
+	if err == nil && len(vf.Refused) > 0 {
+		err = fmt.Errorf("%s: %d lines refused: %v", verdicts, len(vf.Refused), vf.Refused[0])
+	}
+	if err != nil {
+		return fmt.Errorf("demo: verdicts import: %w", err)
+	}
+	fmt.Fprintf(io.out, "rubrics    %d criteria of %d tasks (%s)\nverdicts   %d of grader %s (%s)\n",
+		rf.Imported, rf.Tasks, filepath.Base(rubrics), vf.Imported, ingest.DemoFidelityGrader, filepath.Base(verdicts))
+	return nil
+}
