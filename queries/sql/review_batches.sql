@@ -1,1 +1,1 @@
-SELECT batch, seed, n, stratify, reviewers FROM rv_batches ORDER BY batch
+SELECT batch, seed, n, stratify, reviewers, coalesce(prefill, '') FROM rv_batches ORDER BY batch
