@@ -555,12 +555,12 @@ func (s *Server) renderEpisode(w http.ResponseWriter, r *http.Request, sess sess
 		if err != nil {
 			return err
 		}
-		for i, rv := range revs {
+		for _, rv := range revs {
 			if !rv.UndoneAt.Valid && !d.Standing {
 				d.Standing = true
 				d.Skipped = rv.Outcome == queries.OutcomeSkipped
 			}
-			if decided && i == 0 && rv.Revision == dec.Revision {
+			if decided && !rv.UndoneAt.Valid && rv.Revision == dec.Revision {
 				continue // the current decision is said above the form
 			}
 			d.History = append(d.History, historyRow{Revision: rv.Revision, Outcome: rv.Outcome, Errors: strings.Join(describeErrors(rv.Errors), "; "),
