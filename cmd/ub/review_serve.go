@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
+	"os/signal"
 	"regexp"
 	"strconv"
 	"strings"
@@ -100,17 +102,24 @@ func runReviewServe(c *cli.Context, sio *streams) error {
 	for _, u := range srv.URLs("http://" + ln.Addr().String()) {
 		fmt.Fprintf(sio.out, "  %-12s %s\n", u.Reviewer, u.URL)
 	}
+	// Ctrl-C (SIGINT, which cancels c.Context) or SIGTERM is how a server
+	// ends: exit 0, after the requests in flight are answered.
+	sigCtx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM)
+	defer stop()
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
 	case err := <-done:
 		return err
-	case <-c.Context.Done():
+	case <-sigCtx.Done():
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		hs.Shutdown(ctx)
-		fmt.Fprintln(sio.err, "ub review serve: stopped")
-		return nil
+		fmt.Fprintf(sio.err, "ub review serve: stopped; every decision is saved in %s (each was committed before the page said so)\n", c.String("db"))
+		return errStopped
 	}
 }
+
+// errStopped is a server's normal end by a signal: Main exits 0 on it.
+var errStopped = errors.New("stopped by a signal")

@@ -23,7 +23,7 @@ type setClock struct {
 	t  time.Time
 }
 
-func (c *setClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *setClock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *setClock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 // TestBrowserUndoSkipDeepLinkTime drives the workbench in Chromium: a
