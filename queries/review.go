@@ -49,8 +49,7 @@ type ReviewBatch struct {
 	Stratify  string
 	Reviewers string // comma-separated
 	// Prefill is the LLM reviewer whose decisions pre-fill the form of an
-	// episode a reviewer has not decided yet ("": none). Set by
-	// SetBatchPrefill.
+	// episode a reviewer has not decided yet ("": none).
 	Prefill string
 }
 
@@ -72,7 +71,7 @@ func CreateReviewBatch(ctx context.Context, ws *Workspace, b ReviewBatch, as []R
 		if n > 0 {
 			return fmt.Errorf("batch %q: %w (choose another --name)", b.Batch, ErrBatchExists)
 		}
-		if _, err := c.ExecContext(ctx, q("review_batch_insert"), b.Batch, b.Seed, b.N, b.Stratify, b.Reviewers); err != nil {
+		if _, err := c.ExecContext(ctx, q("review_batch_insert"), b.Batch, b.Seed, b.N, b.Stratify, b.Reviewers, b.Prefill); err != nil {
 			return err
 		}
 		return appendRows(ctx, ws, "rv_assignments", len(as), func(i int) []driver.Value {

@@ -152,11 +152,11 @@ func UndoDecision(ctx context.Context, ws *Workspace, simID, reviewer string, at
 	return u, err
 }
 
-// SetBatchPrefill says which LLM reviewer's decisions pre-fill the forms
-// of batch ("": none).
-func SetBatchPrefill(ctx context.Context, db Querier, batch, llmReviewer string) error {
-	_, err := db.ExecContext(ctx, q("review_batch_prefill"), llmReviewer, batch)
-	return err
+// LLMDecisionCount counts the decisions of kind llm of reviewer.
+func LLMDecisionCount(ctx context.Context, db Querier, reviewer string) (int, error) {
+	var n int
+	err := db.QueryRowContext(ctx, q("review_llm_decisions_count"), reviewer).Scan(&n)
+	return n, err
 }
 
 // ReviewQueuePage lists at most limit episodes of a reviewer's queue in a

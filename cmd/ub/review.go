@@ -29,6 +29,7 @@ func newReviewCommand(io *streams) *cli.Command {
 					&cli.StringFlag{Name: "stratify", Usage: "strata: any of domain,success"},
 					&cli.StringFlag{Name: "reviewers", Value: "reviewer", Usage: "comma-separated reviewer names; each reviews every episode (two names: double-assigned)"},
 					&cli.StringFlag{Name: "name", Usage: "batch `NAME` (default: s<seed>-n<n>)"},
+					&cli.StringFlag{Name: "prefill", Usage: "pre-fill each undecided form with the decision of LLM reviewer `NAME` (decisions made so are marked)"},
 				},
 				Action: func(c *cli.Context) error {
 					if err := noArgs(c); err != nil {
@@ -119,7 +120,7 @@ func runReviewSample(c *cli.Context, sio *streams) error {
 	}
 	defer ws.Close()
 	b, as, err := review.CreateBatch(c.Context, ws, review.BatchOptions{Name: c.String("name"), N: c.Int("n"), Seed: c.Uint64("seed"),
-		Stratify: splitList(c.String("stratify")), Reviewers: splitList(c.String("reviewers"))})
+		Stratify: splitList(c.String("stratify")), Reviewers: splitList(c.String("reviewers")), Prefill: c.String("prefill")})
 	if err != nil {
 		return reviewError(err)
 	}
@@ -129,6 +130,9 @@ func runReviewSample(c *cli.Context, sio *streams) error {
 	}
 	fmt.Fprintf(sio.out, "batch %s: %d episodes (seed %d, %s) for %s: %d assignments\n",
 		b.Batch, b.N, b.Seed, strata, b.Reviewers, len(as))
+	if b.Prefill != "" {
+		fmt.Fprintf(sio.out, "forms are pre-filled with the decisions of %s; decisions made on them are marked\n", b.Prefill)
+	}
 	fmt.Fprintf(sio.out, "next: ub review serve --batch %s\n", b.Batch)
 	return nil
 }

@@ -90,7 +90,8 @@ func runReviewServe(c *cli.Context, sio *streams) error {
 	}
 	hosts = append(hosts, c.StringSlice("allow-host")...)
 	logf := func(format string, a ...any) { fmt.Fprintf(sio.err, "ub review serve: "+format+"\n", a...) }
-	srv, err := review.NewServer(ws, review.Options{Batch: b.Batch, Reviewers: splitList(b.Reviewers), Adjudicator: c.String("adjudicator"), Hosts: hosts, Logf: logf})
+	srv, err := review.NewServer(ws, review.Options{Batch: b.Batch, Reviewers: splitList(b.Reviewers), Adjudicator: c.String("adjudicator"), Hosts: hosts, Logf: logf,
+		Prefill: b.Prefill})
 	if err != nil {
 		return usageError{err}
 	}

@@ -335,6 +335,9 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, token string) {
 // lead off the server.
 func landing(u *url.URL) string {
 	q := url.Values{}
+	if u.Host != "" || u.Scheme != "" {
+		return "/"
+	}
 	switch u.Path {
 	case "/episode":
 		id := u.Query().Get("id")

@@ -41,6 +41,10 @@ type BatchOptions struct {
 	Seed      uint64
 	Stratify  []string // strata: any of domain, success
 	Reviewers []string // empty means one reviewer named "reviewer"
+	// Prefill names an LLM reviewer whose decisions pre-fill the form of
+	// each episode a reviewer has not decided ("": none, the default).
+	// Decisions saved from such a form are marked with it.
+	Prefill string
 }
 
 // CreateBatch draws a named review batch of the workspace's episodes
@@ -58,6 +62,15 @@ func CreateBatch(ctx context.Context, ws *queries.Workspace, opts BatchOptions) 
 	if len(cands) == 0 {
 		return queries.ReviewBatch{}, nil, noData("review sample: the workspace has no episodes: ingest tau2 result files first")
 	}
+	if opts.Prefill != "" {
+		n, err := queries.LLMDecisionCount(ctx, ws.Conn(), opts.Prefill)
+		if err != nil {
+			return queries.ReviewBatch{}, nil, err
+		}
+		if n == 0 {
+			return queries.ReviewBatch{}, nil, kindError{fmt.Errorf("review sample: --prefill %s: no LLM review of that name (ub review import its file first)", opts.Prefill), ErrInvalid}
+		}
+	}
 	as, err := Sample(cands, SampleOptions{N: opts.N, Seed: opts.Seed, Stratify: opts.Stratify, Reviewers: opts.Reviewers})
 	if err != nil {
 		return queries.ReviewBatch{}, nil, kindError{err, ErrInvalid}
@@ -66,7 +79,7 @@ func CreateBatch(ctx context.Context, ws *queries.Workspace, opts BatchOptions) 
 	if len(reviewers) == 0 {
 		reviewers = []string{"reviewer"}
 	}
-	b := queries.ReviewBatch{Batch: name, Seed: int64(opts.Seed), N: opts.N, Stratify: strings.Join(opts.Stratify, ","), Reviewers: strings.Join(reviewers, ",")}
+	b := queries.ReviewBatch{Batch: name, Seed: int64(opts.Seed), N: opts.N, Stratify: strings.Join(opts.Stratify, ","), Reviewers: strings.Join(reviewers, ","), Prefill: opts.Prefill}
 	if err := queries.CreateReviewBatch(ctx, ws, b, as); err != nil {
 		if errors.Is(err, queries.ErrBatchExists) {
 			return b, nil, kindError{err, ErrInvalid}
