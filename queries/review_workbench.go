@@ -159,28 +159,10 @@ func LLMDecisionCount(ctx context.Context, db Querier, reviewer string) (int, er
 	return n, err
 }
 
-// ReviewQueuePage lists at most limit episodes of a reviewer's queue in a
-// batch from offset (0-based), in order; its cost does not grow with the
-// batch.
-func ReviewQueuePage(ctx context.Context, db Querier, batch, reviewer string, offset, limit int) ([]QueueItem, error) {
-	rows, err := db.QueryContext(ctx, q("review_queue_page"), batch, reviewer, limit, offset)
-	if err != nil {
-		return nil, err
-	}
-	return scanQueue(rows)
-}
-
 // QueueSummary is a reviewer's queue in numbers.
 type QueueSummary struct {
 	Total, Decided, Skipped int
 	Next                    string // the first episode neither decided nor skipped ("": none)
-}
-
-// ReviewQueueSummary counts a reviewer's queue in a batch.
-func ReviewQueueSummary(ctx context.Context, db Querier, batch, reviewer string) (QueueSummary, error) {
-	var s QueueSummary
-	err := db.QueryRowContext(ctx, q("review_queue_summary"), batch, reviewer).Scan(&s.Total, &s.Decided, &s.Skipped, &s.Next)
-	return s, err
 }
 
 // QueuePlace is where an episode is in a reviewer's queue.
@@ -188,14 +170,4 @@ type QueuePlace struct {
 	Position   int // 1-based; 0: not in the queue
 	Prev, Next string
 	Total      int
-}
-
-// ReviewQueuePlace finds an episode in a reviewer's queue in a batch, with
-// its neighbours, without reading the queue.
-func ReviewQueuePlace(ctx context.Context, db Querier, batch, reviewer, simID string) (QueuePlace, error) {
-	var p QueuePlace
-	var pos sql.NullInt64
-	err := db.QueryRowContext(ctx, q("review_queue_neighbors"), batch, reviewer, simID).Scan(&pos, &p.Prev, &p.Next, &p.Total)
-	p.Position = int(pos.Int64)
-	return p, err
 }

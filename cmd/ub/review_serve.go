@@ -95,6 +95,9 @@ func runReviewServe(c *cli.Context, sio *streams) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if err := srv.Warm(c.Context); err != nil {
+		return err
+	}
 	marker := serveMarker(c.String("db"))
 	if err := os.WriteFile(marker, []byte("pid "+strconv.Itoa(os.Getpid())+", "+ln.Addr().String()+"\n"), 0o644); err == nil {
 		defer os.Remove(marker)

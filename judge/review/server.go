@@ -74,6 +74,7 @@ type Server struct {
 	tokens   map[string]string
 	sessions map[string]session
 	served   map[[2]string]time.Time // reviewer, episode -> when its page was last served
+	queues   map[string]*queueIndex  // reviewer -> queue (not the adjudicator's)
 }
 
 type session struct {
@@ -81,61 +82,135 @@ type session struct {
 	adjudicator    bool
 }
 
-// queuePart is one page of the session's queue (its assignments, or for
-// the adjudicator the episodes in dispute) and the queue's numbers. A
-// reviewer's page is read page by page; the adjudicator's queue (the
-// disputed episodes only) is read whole.
-func (s *Server) queuePart(ctx context.Context, sess session, offset, limit int) ([]queries.QueueItem, queries.QueueSummary, error) {
-	if !sess.adjudicator {
-		sum, err := queries.ReviewQueueSummary(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer)
-		if err != nil {
-			return nil, sum, err
-		}
-		items, err := queries.ReviewQueuePage(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer, offset, limit)
-		return items, sum, err
+// queueIndex is a reviewer's queue held by the server: the episodes in
+// order with their decision state, read once from the workspace and kept
+// current by the server's own writes (while it serves, the server is the
+// workspace's one writer). Pages and neighbours come from it at a cost
+// that does not grow with the batch; it holds about 100 bytes an episode.
+type queueIndex struct {
+	items            []queries.QueueItem
+	at               map[string]int // simulation id -> index in items
+	decided, skipped int
+}
+
+func newQueueIndex(items []queries.QueueItem) *queueIndex {
+	q := &queueIndex{items: items, at: make(map[string]int, len(items))}
+	for i, it := range items {
+		q.at[it.SimulationID] = i
+		q.count(it.Outcome, 1)
 	}
-	all, err := queries.AdjudicationQueue(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer)
+	return q
+}
+
+func (q *queueIndex) count(outcome string, d int) {
+	switch outcome {
+	case "":
+	case queries.OutcomeSkipped:
+		q.skipped += d
+	default:
+		q.decided += d
+	}
+}
+
+// set records an episode's new state ("" open, skipped, or an outcome).
+func (q *queueIndex) set(id, outcome, kind string) {
+	i, ok := q.at[id]
+	if !ok {
+		return
+	}
+	q.count(q.items[i].Outcome, -1)
+	q.items[i].Outcome, q.items[i].Kind = outcome, kind
+	q.count(outcome, 1)
+}
+
+func (q *queueIndex) summary() queries.QueueSummary {
+	s := queries.QueueSummary{Total: len(q.items), Decided: q.decided, Skipped: q.skipped}
+	for _, it := range q.items {
+		if it.Outcome == "" {
+			s.Next = it.SimulationID
+			break
+		}
+	}
+	return s
+}
+
+func (q *queueIndex) place(id string) queries.QueuePlace {
+	p := queries.QueuePlace{Total: len(q.items)}
+	i, ok := q.at[id]
+	if !ok {
+		return p
+	}
+	p.Position = i + 1
+	if i > 0 {
+		p.Prev = q.items[i-1].SimulationID
+	}
+	if i+1 < len(q.items) {
+		p.Next = q.items[i+1].SimulationID
+	}
+	return p
+}
+
+// index returns the session's queue index; s.mu is held. The
+// adjudicator's queue (the episodes in dispute, which the reviewers'
+// decisions change) is read anew each time.
+func (s *Server) index(ctx context.Context, sess session) (*queueIndex, error) {
+	if sess.adjudicator {
+		all, err := queries.AdjudicationQueue(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer)
+		if err != nil {
+			return nil, err
+		}
+		return newQueueIndex(all), nil
+	}
+	if q := s.queues[sess.reviewer]; q != nil {
+		return q, nil
+	}
+	items, err := queries.ReviewQueue(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer)
+	if err != nil {
+		return nil, err
+	}
+	q := newQueueIndex(items)
+	s.queues[sess.reviewer] = q
+	return q, nil
+}
+
+// Warm reads every reviewer's queue, so that the first page a reviewer
+// opens does not wait for it.
+func (s *Server) Warm(ctx context.Context) error {
+	return s.withDB(func() error {
+		for _, r := range s.opts.Reviewers {
+			if _, err := s.index(ctx, session{reviewer: r}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// queuePart is one page of the session's queue and the queue's numbers.
+func (s *Server) queuePart(ctx context.Context, sess session, offset, limit int) ([]queries.QueueItem, queries.QueueSummary, error) {
+	q, err := s.index(ctx, sess)
 	if err != nil {
 		return nil, queries.QueueSummary{}, err
 	}
-	sum := queries.QueueSummary{Total: len(all)}
-	for _, it := range all {
-		switch it.Outcome {
-		case "":
-			if sum.Next == "" {
-				sum.Next = it.SimulationID
-			}
-		case queries.OutcomeSkipped:
-			sum.Skipped++
-		default:
-			sum.Decided++
-		}
-	}
-	return all[min(offset, len(all)):min(offset+limit, len(all))], sum, nil
+	page := q.items[min(offset, len(q.items)):min(offset+limit, len(q.items))]
+	return append([]queries.QueueItem(nil), page...), q.summary(), nil
 }
 
 // place finds an episode in the session's queue.
 func (s *Server) place(ctx context.Context, sess session, id string) (queries.QueuePlace, error) {
-	if !sess.adjudicator {
-		return queries.ReviewQueuePlace(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer, id)
-	}
-	all, err := queries.AdjudicationQueue(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer)
+	q, err := s.index(ctx, sess)
 	if err != nil {
 		return queries.QueuePlace{}, err
 	}
-	p := queries.QueuePlace{Total: len(all)}
-	for i, it := range all {
-		if it.SimulationID == id {
-			p.Position = i + 1
-			if i > 0 {
-				p.Prev = all[i-1].SimulationID
-			}
-			if i+1 < len(all) {
-				p.Next = all[i+1].SimulationID
-			}
-		}
+	return q.place(id), nil
+}
+
+// recordState keeps the session's queue index current after a write; s.mu
+// is held.
+func (s *Server) recordState(sess session, id, outcome, kind string) {
+	if q := s.queues[sess.reviewer]; q != nil && !sess.adjudicator {
+		q.set(id, outcome, kind)
 	}
-	return p, nil
 }
 
 // NewServer returns a workbench over ws for one batch, with a fresh random
@@ -167,7 +242,7 @@ func NewServer(ws *queries.Workspace, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{ws: ws, opts: opts, tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServer(http.FS(sub))),
-		tokens: map[string]string{}, sessions: map[string]session{}, served: map[[2]string]time.Time{}}
+		tokens: map[string]string{}, sessions: map[string]session{}, served: map[[2]string]time.Time{}, queues: map[string]*queueIndex{}}
 	for _, r := range opts.Reviewers {
 		if r == opts.Adjudicator {
 			return nil, fmt.Errorf("review server: %s cannot both review and adjudicate", r)
@@ -718,9 +793,11 @@ func (s *Server) saveDecision(w http.ResponseWriter, r *http.Request, sess sessi
 			dec.Prefilled = pf
 		}
 		if skip {
-			rev, err = queries.SkipEpisode(r.Context(), s.ws, dec)
-		} else {
-			rev, err = queries.SaveDecision(r.Context(), s.ws, dec)
+			if rev, err = queries.SkipEpisode(r.Context(), s.ws, dec); err == nil {
+				s.recordState(sess, id, queries.OutcomeSkipped, "")
+			}
+		} else if rev, err = queries.SaveDecision(r.Context(), s.ws, dec); err == nil {
+			s.recordState(sess, id, dec.Outcome, dec.Kind)
 		}
 		return err
 	})
@@ -789,8 +866,18 @@ func (s *Server) undo(w http.ResponseWriter, r *http.Request, sess session) {
 			notInQueue = true
 			return nil
 		}
-		u, err = queries.UndoDecision(r.Context(), s.ws, id, sess.reviewer, s.opts.Clock())
-		return err
+		if u, err = queries.UndoDecision(r.Context(), s.ws, id, sess.reviewer, s.opts.Clock()); err != nil {
+			return err
+		}
+		switch {
+		case u.OK:
+			s.recordState(sess, id, u.Current.Outcome, u.Current.Kind)
+		case u.Skipped:
+			s.recordState(sess, id, queries.OutcomeSkipped, "")
+		default:
+			s.recordState(sess, id, "", "")
+		}
+		return nil
 	})
 	switch {
 	case notInQueue:
