@@ -171,3 +171,23 @@ type QueuePlace struct {
 	Prev, Next string
 	Total      int
 }
+
+// ReviewSkips lists the standing skips (OutcomeSkipped, no errors), by
+// episode and reviewer.
+func ReviewSkips(ctx context.Context, db Querier) ([]Decision, error) {
+	rows, err := db.QueryContext(ctx, q("review_skips"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Decision
+	for rows.Next() {
+		d := Decision{Outcome: OutcomeSkipped}
+		if err := rows.Scan(&d.SimulationID, &d.Reviewer, &d.Kind, &d.Batch, &d.Source, &d.DecidedAt, &d.Revision, &d.LeadTime, &d.ClientTime); err != nil {
+			return nil, err
+		}
+		d.DecidedAt = d.DecidedAt.UTC()
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}

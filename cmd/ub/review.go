@@ -59,8 +59,10 @@ func newReviewCommand(io *streams) *cli.Command {
 			},
 			{
 				Name:  "export",
-				Usage: "every decision as JSONL; with --rerun, the tasks with a critical simulator error (domain TAB task id)",
+				Usage: "every decision as JSONL, Label Studio tasks or Argilla records; with --rerun, the tasks with a critical simulator error (domain TAB task id)",
 				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "format", Value: "jsonl", Usage: "jsonl, label-studio (tasks with annotations and predictions) or argilla (records, JSONL)"},
+					&cli.StringFlag{Name: "batch", Usage: "label-studio, argilla: the episodes of batch `NAME` only"},
 					&cli.BoolFlag{Name: "rerun", Usage: "write the task ids to re-run instead"},
 					&cli.StringFlag{Name: "reviewer", Usage: "with --rerun: one reviewer's decisions (default: final human decisions)"},
 					&cli.StringFlag{Name: "out", Usage: "output `FILE` (default: stdout)"},
@@ -188,17 +190,45 @@ func runReviewExport(c *cli.Context, sio *streams) error {
 	}
 	defer ws.Close()
 	var buf strings.Builder
-	if c.Bool("rerun") {
+	format := c.String("format")
+	if c.Bool("rerun") && format != "jsonl" {
+		return usagef("review export: --rerun writes task ids, not --format %s", format)
+	}
+	if c.String("batch") != "" && format == "jsonl" {
+		return usagef("review export: --batch is for --format label-studio or argilla")
+	}
+	if b := c.String("batch"); b != "" {
+		if _, err := review.PickBatch(c.Context, ws.Conn(), b); err != nil {
+			return reviewError(err)
+		}
+	}
+	switch {
+	case format == "label-studio":
+		st, err := review.WriteLabelStudio(c.Context, ws.Conn(), &buf, c.String("batch"))
+		if err != nil {
+			return err
+		}
+		for i, a := range st.Annotators {
+			fmt.Fprintf(sio.err, "completed_by %d: %s\n", i+1, a)
+		}
+	case format == "argilla":
+		if _, err := review.WriteArgilla(c.Context, ws.Conn(), &buf, c.String("batch")); err != nil {
+			return err
+		}
+	case format != "jsonl":
+		return usagef("review export: --format %q: want jsonl, label-studio or argilla", format)
+	case c.Bool("rerun"):
 		st, err := review.Stats(c.Context, ws.Conn(), reviewStatsOptions(c))
 		if err != nil {
 			return reviewError(err)
 		}
-		err = review.WriteRerun(&buf, st)
-	} else {
-		err = review.WriteDecisions(c.Context, ws.Conn(), &buf)
-	}
-	if err != nil {
-		return err
+		if err := review.WriteRerun(&buf, st); err != nil {
+			return err
+		}
+	default:
+		if err := review.WriteDecisions(c.Context, ws.Conn(), &buf); err != nil {
+			return err
+		}
 	}
 	if out := c.String("out"); out != "" {
 		return os.WriteFile(out, []byte(buf.String()), 0o644)

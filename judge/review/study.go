@@ -233,9 +233,12 @@ var ErrBadInput = errors.New("review: bad input")
 // FileOptions configures ParseFile. The zero value reads the format from
 // the file's name and names the reviewer after the file.
 type FileOptions struct {
-	Format   string    // tau2 or csv; "" means by the extension (.json: tau2, .csv: csv)
+	Format   string    // tau2, csv or label-studio; "" means by the extension (.json: tau2, .csv: csv)
 	Reviewer string    // "" means llm:BASE for tau2 and csv:BASE for csv, BASE the file's name without extension
-	At       time.Time // the decisions' time
+	At       time.Time // the decisions' time (tau2, csv; a Label Studio annotation has its own)
+	// Annotator selects the Label Studio annotations of one completed_by
+	// (0: each task's only one).
+	Annotator int
 }
 
 // ParsedFile is a file of decisions read by ParseFile.
@@ -261,7 +264,7 @@ func ParseFile(path string, opts FileOptions) (ParsedFile, error) {
 		case ".json":
 			format = "tau2"
 		default:
-			return ParsedFile{}, kindError{fmt.Errorf("review import: say --format tau2 or --format csv for %s", path), ErrInvalid}
+			return ParsedFile{}, kindError{fmt.Errorf("review import: say --format tau2, csv or label-studio for %s", path), ErrInvalid}
 		}
 	}
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -285,8 +288,16 @@ func ParseFile(path string, opts FileOptions) (ParsedFile, error) {
 			res.Reviewer = "csv:" + base
 		}
 		res.Decisions, res.Stats, res.BadRows = ParseLabelsCSV(path, f, res.Reviewer, opts.At)
+	case "label-studio":
+		if res.Reviewer == "" {
+			res.Reviewer = "label-studio:" + base
+		}
+		res.Decisions, res.Stats, err = ParseLabelStudio(path, f, res.Reviewer, opts.Annotator)
+		if err != nil {
+			return res, kindError{fmt.Errorf("review import: %w", err), ErrBadInput}
+		}
 	default:
-		return res, kindError{fmt.Errorf("review import: --format %q: want tau2 or csv", format), ErrInvalid}
+		return res, kindError{fmt.Errorf("review import: --format %q: want tau2, csv or label-studio", format), ErrInvalid}
 	}
 	return res, nil
 }
