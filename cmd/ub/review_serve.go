@@ -69,6 +69,11 @@ func serveHolder(db string, lockErr error) string {
 // runReviewServe serves the review page of a batch until ctx ends; the
 // server is the workspace's one writer.
 func runReviewServe(c *cli.Context, sio *streams) error {
+	// Ctrl-C (SIGINT, which cancels c.Context) or SIGTERM is how a server
+	// ends: exit 0, after the requests in flight are answered. Caught from
+	// the start: the URLs are printed only after.
+	sigCtx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM)
+	defer stop()
 	// The address first: a refused address is a usage error whatever the
 	// workspace holds.
 	ln, hosts, err := review.Listen(c.Context, c.String("addr"), c.Bool("allow-remote"))
@@ -106,10 +111,6 @@ func runReviewServe(c *cli.Context, sio *streams) error {
 	for _, u := range srv.URLs("http://" + ln.Addr().String()) {
 		fmt.Fprintf(sio.out, "  %-12s %s\n", u.Reviewer, u.URL)
 	}
-	// Ctrl-C (SIGINT, which cancels c.Context) or SIGTERM is how a server
-	// ends: exit 0, after the requests in flight are answered.
-	sigCtx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM)
-	defer stop()
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
