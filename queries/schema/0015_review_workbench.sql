@@ -1,19 +1,20 @@
 -- 0015: the review workbench as annotation tools have it: the time spent on
 -- each decision, every earlier revision kept (undo), explicit skips, and LLM
--- reviews shown as a pre-fill only when the batch says so.
+-- reviews shown as a pre-fill only when the batch says so. Written to run
+-- again harmlessly on a workspace that has it (IF NOT EXISTS, OR IGNORE).
 
 -- rv_batches.prefill: the LLM reviewer whose decisions pre-fill the form of
 -- an episode a reviewer has not decided yet ('' : none, the default).
-ALTER TABLE rv_batches ADD COLUMN prefill VARCHAR DEFAULT '';
+ALTER TABLE rv_batches ADD COLUMN IF NOT EXISTS prefill VARCHAR DEFAULT '';
 
 -- rv_decisions: how long the decision took, and whether it was made on a
 -- pre-filled form. lead_time is measured by the server, from serving the
 -- episode page to receiving the form (seconds); client_time by the browser,
 -- the seconds the page was visible; null when unknown (imported, or the
 -- server restarted between the two).
-ALTER TABLE rv_decisions ADD COLUMN lead_time DOUBLE;
-ALTER TABLE rv_decisions ADD COLUMN client_time DOUBLE;
-ALTER TABLE rv_decisions ADD COLUMN prefilled VARCHAR DEFAULT '';   -- the LLM reviewer shown ('' : none)
+ALTER TABLE rv_decisions ADD COLUMN IF NOT EXISTS lead_time DOUBLE;
+ALTER TABLE rv_decisions ADD COLUMN IF NOT EXISTS client_time DOUBLE;
+ALTER TABLE rv_decisions ADD COLUMN IF NOT EXISTS prefilled VARCHAR DEFAULT '';   -- the LLM reviewer shown ('' : none)
 
 -- rv_revisions: every revision of every reviewer's decision, including the
 -- current one (which rv_decisions holds, and which alone counts in every
@@ -21,7 +22,7 @@ ALTER TABLE rv_decisions ADD COLUMN prefilled VARCHAR DEFAULT '';   -- the LLM r
 -- and has no decision on it) and revisions withdrawn by an undo (undone_at
 -- set). The current decision is the latest revision not undone, when that
 -- is not a skip.
-CREATE TABLE rv_revisions (
+CREATE TABLE IF NOT EXISTS rv_revisions (
     simulation_id VARCHAR NOT NULL,
     reviewer      VARCHAR NOT NULL,
     revision      INTEGER NOT NULL,
@@ -37,7 +38,7 @@ CREATE TABLE rv_revisions (
     PRIMARY KEY (simulation_id, reviewer, revision)
 );
 
-CREATE TABLE rv_revision_errors (
+CREATE TABLE IF NOT EXISTS rv_revision_errors (
     simulation_id VARCHAR NOT NULL,
     reviewer      VARCHAR NOT NULL,
     revision      INTEGER NOT NULL,
@@ -51,11 +52,11 @@ CREATE TABLE rv_revision_errors (
 
 -- The decisions made before this migration are their own first revisions
 -- in the history.
-INSERT INTO rv_revisions
+INSERT OR IGNORE INTO rv_revisions
 SELECT simulation_id, reviewer, revision, kind, outcome, batch, source, decided_at, NULL, NULL, '', NULL
 FROM rv_decisions;
 
-INSERT INTO rv_revision_errors
+INSERT OR IGNORE INTO rv_revision_errors
 SELECT x.simulation_id, x.reviewer, d.revision, x.idx, x.turn_idx, x.code, x.severity, x.note
 FROM rv_errors x
 JOIN rv_decisions d USING (simulation_id, reviewer);
