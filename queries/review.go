@@ -54,6 +54,9 @@ type ReviewBatch struct {
 	// a batch made before the design was recorded).
 	OversampleProbes float64
 	Population       int
+	// Prefill is the LLM reviewer whose decisions pre-fill the form of an
+	// episode a reviewer has not decided yet ("": none).
+	Prefill string
 }
 
 // ReviewInclusion is a sampled episode's place in its batch's design.
@@ -93,7 +96,7 @@ func CreateReviewBatchDesign(ctx context.Context, ws *Workspace, b ReviewBatch, 
 		if n > 0 {
 			return fmt.Errorf("batch %q: %w (choose another --name)", b.Batch, ErrBatchExists)
 		}
-		if _, err := c.ExecContext(ctx, q("review_batch_insert"), b.Batch, b.Seed, b.N, b.Stratify, b.Reviewers); err != nil {
+		if _, err := c.ExecContext(ctx, q("review_batch_insert"), b.Batch, b.Seed, b.N, b.Stratify, b.Reviewers, b.Prefill); err != nil {
 			return err
 		}
 		if _, err := c.ExecContext(ctx, q("review_batch_design_insert"), b.Batch, b.OversampleProbes, b.Population); err != nil {
@@ -122,7 +125,7 @@ func ReviewBatches(ctx context.Context, db Querier) ([]ReviewBatch, error) {
 	var out []ReviewBatch
 	for rows.Next() {
 		var b ReviewBatch
-		if err := rows.Scan(&b.Batch, &b.Seed, &b.N, &b.Stratify, &b.Reviewers, &b.OversampleProbes, &b.Population); err != nil {
+		if err := rows.Scan(&b.Batch, &b.Seed, &b.N, &b.Stratify, &b.Reviewers, &b.OversampleProbes, &b.Population, &b.Prefill); err != nil {
 			return nil, err
 		}
 		out = append(out, b)
@@ -173,7 +176,7 @@ type QueueItem struct {
 	SimulationID   string
 	Domain, TaskID string
 	Reward         sql.NullFloat64
-	Outcome        string // "" when not reviewed yet
+	Outcome        string // "" when not reviewed yet, "skipped" when skipped
 	Kind           string
 }
 
@@ -194,6 +197,10 @@ func queue(ctx context.Context, db Querier, query, batch, reviewer string) ([]Qu
 	if err != nil {
 		return nil, err
 	}
+	return scanQueue(rows)
+}
+
+func scanQueue(rows *sql.Rows) ([]QueueItem, error) {
 	defer rows.Close()
 	var out []QueueItem
 	for rows.Next() {
@@ -316,6 +323,10 @@ const (
 	OutcomeError   = "error"
 	OutcomeFailed  = "failed"
 
+	// OutcomeSkipped is a revision in the history only: the reviewer
+	// passed on the episode and has no decision on it.
+	OutcomeSkipped = "skipped"
+
 	KindHuman       = "human"
 	KindLLM         = "llm"
 	KindAdjudicator = "adjudicator"
@@ -340,6 +351,13 @@ type Decision struct {
 	DecidedAt    time.Time
 	Revision     int // set by SaveDecision
 	Errors       []ReviewError
+	// LeadTime is the seconds from serving the episode page to receiving
+	// the decision (measured by the server), ClientTime the seconds the
+	// page was visible (measured by the browser); null when unknown.
+	LeadTime, ClientTime sql.NullFloat64
+	// Prefilled names the LLM reviewer whose decision pre-filled the form
+	// ("": none).
+	Prefilled string
 	// Domain, TaskID and Reward: read (ReviewDecisions), the episode's,
 	// else what the imported file said of it ("" and null when neither
 	// knows); written (ReplaceReviewer, SaveDecision), what the imported
@@ -359,7 +377,8 @@ type Decision struct {
 // there is none.
 func GetDecision(ctx context.Context, db Querier, simID, reviewer string) (d Decision, ok bool, err error) {
 	d.SimulationID, d.Reviewer = simID, reviewer
-	err = db.QueryRowContext(ctx, q("review_decision_get"), simID, reviewer).Scan(&d.Kind, &d.Outcome, &d.Batch, &d.Source, &d.DecidedAt, &d.Revision)
+	err = db.QueryRowContext(ctx, q("review_decision_get"), simID, reviewer).Scan(&d.Kind, &d.Outcome, &d.Batch, &d.Source, &d.DecidedAt, &d.Revision,
+		&d.LeadTime, &d.ClientTime, &d.Prefilled)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, false, nil
 	}
@@ -412,28 +431,34 @@ func SaveDecision(ctx context.Context, ws *Workspace, d Decision) (int, error) {
 	}
 	rev := 0
 	err := ws.InTx(ctx, func(c *sql.Conn) error {
-		var prev sql.NullInt64
-		err := c.QueryRowContext(ctx, q("review_decision_revision"), d.SimulationID, d.Reviewer).Scan(&prev)
-		if err != nil {
+		var err error
+		if rev, err = nextRevision(ctx, c, d.SimulationID, d.Reviewer); err != nil {
 			return err
 		}
-		rev = int(prev.Int64) + 1
 		return writeDecision(ctx, c, d, rev)
 	})
 	return rev, err
 }
 
+// writeDecision makes d the current decision at revision rev and adds it
+// to the history.
 func writeDecision(ctx context.Context, c Querier, d Decision, rev int) error {
-	if _, err := c.ExecContext(ctx, q("review_errors_delete"), d.SimulationID, d.Reviewer); err != nil {
+	if err := writeCurrent(ctx, c, d, rev); err != nil {
 		return err
 	}
-	if _, err := c.ExecContext(ctx, q("review_decision_delete"), d.SimulationID, d.Reviewer); err != nil {
-		return err
-	}
-	if _, err := c.ExecContext(ctx, q("review_context_delete"), d.SimulationID, d.Reviewer); err != nil {
+	return writeRevision(ctx, c, d, d.Outcome, rev)
+}
+
+// writeCurrent replaces the current decision of d's reviewer on d's
+// episode with d, at revision rev.
+func writeCurrent(ctx context.Context, c Querier, d Decision, rev int) error {
+	if err := deleteCurrent(ctx, c, d.SimulationID, d.Reviewer); err != nil {
 		return err
 	}
 	if d.Domain != "" || d.TaskID != "" || d.Reward.Valid {
+		if _, err := c.ExecContext(ctx, q("review_context_delete"), d.SimulationID, d.Reviewer); err != nil {
+			return err
+		}
 		var dom, task, reward any
 		if d.Domain != "" {
 			dom = d.Domain
@@ -448,27 +473,65 @@ func writeDecision(ctx context.Context, c Querier, d Decision, rev int) error {
 			return err
 		}
 	}
-	var batch any
-	if d.Batch != "" {
-		batch = d.Batch
-	}
-	if _, err := c.ExecContext(ctx, q("review_decision_insert"), d.SimulationID, d.Reviewer, d.Kind, d.Outcome, batch, d.Source, d.DecidedAt.UTC(), rev); err != nil {
+	if _, err := c.ExecContext(ctx, q("review_decision_insert"), d.SimulationID, d.Reviewer, d.Kind, d.Outcome, nullString(d.Batch), d.Source,
+		d.DecidedAt.UTC(), rev, nullFloat(d.LeadTime), nullFloat(d.ClientTime), d.Prefilled); err != nil {
 		return err
 	}
 	for i, e := range d.Errors {
-		var turn any
-		if e.TurnIdx.Valid {
-			turn = e.TurnIdx.Int64
-		}
-		if _, err := c.ExecContext(ctx, q("review_error_insert"), d.SimulationID, d.Reviewer, i, turn, e.Code, e.Severity, e.Note); err != nil {
+		if _, err := c.ExecContext(ctx, q("review_error_insert"), d.SimulationID, d.Reviewer, i, nullInt(e.TurnIdx), e.Code, e.Severity, e.Note); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+func deleteCurrent(ctx context.Context, c Querier, simID, reviewer string) error {
+	if _, err := c.ExecContext(ctx, q("review_errors_delete"), simID, reviewer); err != nil {
+		return err
+	}
+	_, err := c.ExecContext(ctx, q("review_decision_delete"), simID, reviewer)
+	return err
+}
+
+// writeRevision adds d to the history as revision rev with outcome
+// (d.Outcome, or OutcomeSkipped).
+func writeRevision(ctx context.Context, c Querier, d Decision, outcome string, rev int) error {
+	if _, err := c.ExecContext(ctx, q("review_revision_insert"), d.SimulationID, d.Reviewer, rev, d.Kind, outcome, nullString(d.Batch), d.Source,
+		d.DecidedAt.UTC(), nullFloat(d.LeadTime), nullFloat(d.ClientTime), d.Prefilled); err != nil {
+		return err
+	}
+	for i, e := range d.Errors {
+		if _, err := c.ExecContext(ctx, q("review_revision_error_insert"), d.SimulationID, d.Reviewer, rev, i, nullInt(e.TurnIdx), e.Code, e.Severity, e.Note); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullFloat(f sql.NullFloat64) any {
+	if !f.Valid {
+		return nil
+	}
+	return f.Float64
+}
+
+func nullInt(i sql.NullInt64) any {
+	if !i.Valid {
+		return nil
+	}
+	return i.Int64
+}
+
 // ReplaceReviewer replaces every decision of reviewer with ds (all of that
-// reviewer), in one transaction: an import is the reviewer's whole word.
+// reviewer), and its history with ds as first revisions, in one
+// transaction: an import is the reviewer's whole word.
 func ReplaceReviewer(ctx context.Context, ws *Workspace, reviewer string, ds []Decision) error {
 	for _, d := range ds {
 		if d.Reviewer != reviewer {
@@ -486,6 +549,12 @@ func ReplaceReviewer(ctx context.Context, ws *Workspace, reviewer string, ds []D
 			return err
 		}
 		if _, err := c.ExecContext(ctx, q("review_reviewer_context_delete"), reviewer); err != nil {
+			return err
+		}
+		if _, err := c.ExecContext(ctx, q("review_reviewer_revision_errors_delete"), reviewer); err != nil {
+			return err
+		}
+		if _, err := c.ExecContext(ctx, q("review_reviewer_revisions_delete"), reviewer); err != nil {
 			return err
 		}
 		for _, d := range ds {
@@ -511,7 +580,7 @@ func ReviewDecisions(ctx context.Context, db Querier) ([]Decision, error) {
 		var dom, task sql.NullString
 		var pi sql.NullFloat64
 		if err := rows.Scan(&d.SimulationID, &d.Reviewer, &d.Kind, &d.Outcome, &d.Batch, &d.Source, &d.DecidedAt, &d.Revision, &dom, &task, &d.Reward,
-			&d.InWorkspace, &pi, &d.Stratum); err != nil {
+			&d.InWorkspace, &pi, &d.Stratum, &d.LeadTime, &d.ClientTime, &d.Prefilled); err != nil {
 			rows.Close()
 			return nil, err
 		}

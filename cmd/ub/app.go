@@ -65,6 +65,9 @@ func run(args []string, io *streams) int {
 	defer stop()
 	app := newApp(io)
 	err := app.RunContext(ctx, args)
+	if errors.Is(err, errStopped) { // a server whose normal end is a signal (ub review serve)
+		return 0
+	}
 	if ctx.Err() != nil { // SIGINT: what was committed stays; say so and exit 130
 		if err == nil {
 			err = ctx.Err()

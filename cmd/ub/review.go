@@ -32,6 +32,7 @@ func newReviewCommand(io *streams) *cli.Command {
 					&cli.StringFlag{Name: "reviewers", Value: "reviewer", Usage: "comma-separated reviewer names; each reviews every episode (two names: double-assigned)"},
 					&cli.StringFlag{Name: "name", Usage: "batch `NAME` (default: s<seed>-n<n>)"},
 					&cli.Float64Flag{Name: "oversample-probes", Usage: "draw episodes where judge-free probes fired with weight `W` (>= 1); estimates are weighted back"},
+					&cli.StringFlag{Name: "prefill", Usage: "pre-fill each undecided form with the decision of LLM reviewer `NAME` (decisions made so are marked)"},
 				},
 				Action: func(c *cli.Context) error {
 					if err := noArgs(c); err != nil {
@@ -81,8 +82,10 @@ func newReviewCommand(io *streams) *cli.Command {
 			},
 			{
 				Name:  "export",
-				Usage: "every decision as JSONL; with --rerun, the tasks with a critical simulator error (domain TAB task id)",
+				Usage: "every decision as JSONL, Label Studio tasks or Argilla records; with --rerun, the tasks with a critical simulator error (domain TAB task id)",
 				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "format", Value: "jsonl", Usage: "jsonl, label-studio (tasks with annotations and predictions) or argilla (records, JSONL)"},
+					&cli.StringFlag{Name: "batch", Usage: "label-studio, argilla: the episodes of batch `NAME` only"},
 					&cli.BoolFlag{Name: "rerun", Usage: "write the task ids to re-run instead"},
 					&cli.StringFlag{Name: "reviewer", Usage: "with --rerun: one reviewer's decisions (default: final human decisions)"},
 					&cli.StringFlag{Name: "out", Usage: "output `FILE` (default: stdout)"},
@@ -142,7 +145,8 @@ func runReviewSample(c *cli.Context, sio *streams) error {
 	}
 	defer ws.Close()
 	b, as, err := review.CreateBatch(c.Context, ws, review.BatchOptions{Name: c.String("name"), N: c.Int("n"), Seed: c.Uint64("seed"),
-		Stratify: splitList(c.String("stratify")), Reviewers: splitList(c.String("reviewers")), OversampleProbes: c.Float64("oversample-probes")})
+		Stratify: splitList(c.String("stratify")), Reviewers: splitList(c.String("reviewers")), OversampleProbes: c.Float64("oversample-probes"),
+		Prefill: c.String("prefill")})
 	if err != nil {
 		return reviewError(err)
 	}
@@ -156,6 +160,9 @@ func runReviewSample(c *cli.Context, sio *streams) error {
 	}
 	fmt.Fprintf(sio.out, "batch %s: %d episodes (seed %d, %s) for %s: %d assignments\n",
 		b.Batch, b.N, b.Seed, strata, b.Reviewers, len(as))
+	if b.Prefill != "" {
+		fmt.Fprintf(sio.out, "forms are pre-filled with the decisions of %s; decisions made on them are marked\n", b.Prefill)
+	}
 	fmt.Fprintf(sio.out, "next: ub review serve --batch %s\n", b.Batch)
 	return nil
 }
@@ -242,17 +249,45 @@ func runReviewExport(c *cli.Context, sio *streams) error {
 	}
 	defer ws.Close()
 	var buf strings.Builder
-	if c.Bool("rerun") {
+	format := c.String("format")
+	if c.Bool("rerun") && format != "jsonl" {
+		return usagef("review export: --rerun writes task ids, not --format %s", format)
+	}
+	if c.String("batch") != "" && format == "jsonl" {
+		return usagef("review export: --batch is for --format label-studio or argilla")
+	}
+	if b := c.String("batch"); b != "" {
+		if _, err := review.PickBatch(c.Context, ws.Conn(), b); err != nil {
+			return reviewError(err)
+		}
+	}
+	switch {
+	case format == "label-studio":
+		st, err := review.WriteLabelStudio(c.Context, ws.Conn(), &buf, c.String("batch"))
+		if err != nil {
+			return err
+		}
+		for i, a := range st.Annotators {
+			fmt.Fprintf(sio.err, "completed_by %d: %s\n", i+1, a)
+		}
+	case format == "argilla":
+		if _, err := review.WriteArgilla(c.Context, ws.Conn(), &buf, c.String("batch")); err != nil {
+			return err
+		}
+	case format != "jsonl":
+		return usagef("review export: --format %q: want jsonl, label-studio or argilla", format)
+	case c.Bool("rerun"):
 		st, err := review.Stats(c.Context, ws.Conn(), reviewStatsOptions(c))
 		if err != nil {
 			return reviewError(err)
 		}
-		err = review.WriteRerun(&buf, st)
-	} else {
-		err = review.WriteDecisions(c.Context, ws.Conn(), &buf)
-	}
-	if err != nil {
-		return err
+		if err := review.WriteRerun(&buf, st); err != nil {
+			return err
+		}
+	default:
+		if err := review.WriteDecisions(c.Context, ws.Conn(), &buf); err != nil {
+			return err
+		}
 	}
 	if out := c.String("out"); out != "" {
 		return os.WriteFile(out, []byte(buf.String()), 0o644)

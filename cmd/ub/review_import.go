@@ -15,11 +15,12 @@ import (
 func newReviewImportCommand(io *streams) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
-		Usage:     "import tau2 user_only_review results as an LLM reviewer, or human labels in CSV",
+		Usage:     "import tau2 user_only_review results as an LLM reviewer, or human labels in CSV or Label Studio JSON",
 		ArgsUsage: "FILE",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Usage: "tau2 (a results JSON with user_only_review) or csv (default: by the file name)"},
-			&cli.StringFlag{Name: "reviewer", Usage: "reviewer `NAME` (default: llm:FILE or csv:FILE)"},
+			&cli.StringFlag{Name: "format", Usage: "tau2 (a results JSON with user_only_review), csv, or label-studio (a Label Studio JSON export of tasks ub wrote) (default: by the file name)"},
+			&cli.StringFlag{Name: "reviewer", Usage: "reviewer `NAME` (default: llm:FILE, csv:FILE or label-studio:FILE)"},
+			&cli.IntFlag{Name: "annotator", Usage: "label-studio: the annotations of completed_by `N` (default: each task's only one)"},
 		},
 		Action: func(c *cli.Context) error {
 			a, err := args(c)
@@ -38,7 +39,8 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 	if err := requireFiles("review import", path); err != nil {
 		return err
 	}
-	f, err := review.ParseFile(path, review.FileOptions{Format: c.String("format"), Reviewer: c.String("reviewer"), At: time.Now().UTC()})
+	f, err := review.ParseFile(path, review.FileOptions{Format: c.String("format"), Reviewer: c.String("reviewer"), At: time.Now().UTC(),
+		Annotator: c.Int("annotator")})
 	if err != nil {
 		return reviewError(err)
 	}

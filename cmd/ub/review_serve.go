@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
+	"os/signal"
 	"regexp"
 	"strconv"
 	"strings"
@@ -67,6 +69,11 @@ func serveHolder(db string, lockErr error) string {
 // runReviewServe serves the review page of a batch until ctx ends; the
 // server is the workspace's one writer.
 func runReviewServe(c *cli.Context, sio *streams) error {
+	// Ctrl-C (SIGINT, which cancels c.Context) or SIGTERM is how a server
+	// ends: exit 0, after the requests in flight are answered. Caught from
+	// the start: the URLs are printed only after.
+	sigCtx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM)
+	defer stop()
 	// The address first: a refused address is a usage error whatever the
 	// workspace holds.
 	ln, hosts, err := review.Listen(c.Context, c.String("addr"), c.Bool("allow-remote"))
@@ -88,9 +95,13 @@ func runReviewServe(c *cli.Context, sio *streams) error {
 	}
 	hosts = append(hosts, c.StringSlice("allow-host")...)
 	logf := func(format string, a ...any) { fmt.Fprintf(sio.err, "ub review serve: "+format+"\n", a...) }
-	srv, err := review.NewServer(ws, review.Options{Batch: b.Batch, Reviewers: splitList(b.Reviewers), Adjudicator: c.String("adjudicator"), Hosts: hosts, Logf: logf})
+	srv, err := review.NewServer(ws, review.Options{Batch: b.Batch, Reviewers: splitList(b.Reviewers), Adjudicator: c.String("adjudicator"), Hosts: hosts, Logf: logf,
+		Prefill: b.Prefill})
 	if err != nil {
 		return usageError{err}
+	}
+	if err := srv.Warm(c.Context); err != nil {
+		return err
 	}
 	marker := serveMarker(c.String("db"))
 	if err := os.WriteFile(marker, []byte("pid "+strconv.Itoa(os.Getpid())+", "+ln.Addr().String()+"\n"), 0o644); err == nil {
@@ -106,11 +117,14 @@ func runReviewServe(c *cli.Context, sio *streams) error {
 	select {
 	case err := <-done:
 		return err
-	case <-c.Context.Done():
+	case <-sigCtx.Done():
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		hs.Shutdown(ctx)
-		fmt.Fprintln(sio.err, "ub review serve: stopped")
-		return nil
+		fmt.Fprintf(sio.err, "ub review serve: stopped; every decision is saved in %s (each was committed before the page said so)\n", c.String("db"))
+		return errStopped
 	}
 }
+
+// errStopped is a server's normal end by a signal: Main exits 0 on it.
+var errStopped = errors.New("stopped by a signal")

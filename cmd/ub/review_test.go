@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -243,5 +244,47 @@ func TestReviewServeHoldsWorkspace(t *testing.T) {
 	code, out, errs := ub(t, "--db", db, "review", "stats", "--reviewer", "ben")
 	if code != 0 || !strings.Contains(out, "| all | 1 | 0/1 = 0.0%") {
 		t.Errorf("stats after kill: %d %s\n%s", code, errs, out)
+	}
+}
+
+// TestReviewServeStopsOnSignal: Ctrl-C (SIGINT) and SIGTERM are how a
+// review server ends: exit 0, with a line saying every decision is saved.
+// (Before, SIGINT exited 130 "interrupted" and SIGTERM killed it silently.)
+func TestReviewServeStopsOnSignal(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "ub.duckdb")
+	reviewWorkspace(t, db)
+	if code, out, errs := ub(t, "--db", db, "review", "sample", "--n", "2", "--seed", "7", "--reviewers", "ann", "--name", "b"); code != 0 {
+		t.Fatalf("sample: %d %s %s", code, out, errs)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		a, _ := json.Marshal([]string{"--db", db, "review", "serve"})
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "UB_TEST_MAIN_ARGS="+string(a))
+		stdout, _ := cmd.StdoutPipe()
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(stdout)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				cmd.Process.Kill()
+				t.Fatalf("%v: serve output: %v", sig, err)
+			}
+			if strings.Contains(line, "ann ") && strings.Contains(line, "token=") {
+				break
+			}
+		}
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		if err != nil {
+			t.Errorf("%v: serve ended with %v, want exit 0 (stderr %s)", sig, err, errb.String())
+		}
+		if !strings.Contains(errb.String(), "stopped; every decision is saved in "+db) {
+			t.Errorf("%v: stderr %q, want the line saying every decision is saved", sig, errb.String())
+		}
 	}
 }

@@ -26,8 +26,16 @@ import (
 //go:embed assets/*.html assets/*.js assets/*.css
 var assetFS embed.FS
 
-// ErrorRows is the number of error rows on the decision form.
+// ErrorRows is the number of error rows on the decision form (more when
+// the decision shown has more errors, up to MaxErrorRows).
 const ErrorRows = 4
+
+// MaxErrorRows bounds the error rows a posted form may carry.
+const MaxErrorRows = 64
+
+// PageSize is the number of episodes on a page of the queue when
+// Options.PageSize is 0.
+const PageSize = 100
 
 // Options configures NewServer.
 type Options struct {
@@ -45,6 +53,14 @@ type Options struct {
 	// Logf reports what the server does (nil: silent). It never receives a
 	// token.
 	Logf func(format string, args ...any)
+	// Prefill is the LLM reviewer whose decision pre-fills the form of an
+	// episode the reviewer has not decided ("": none; the batch's
+	// ReviewBatch.Prefill). The decision saved from such a form is marked
+	// with it.
+	Prefill string
+	// PageSize is the number of episodes on a page of the queue; 0 means
+	// PageSize.
+	PageSize int
 }
 
 // Server is the review workbench's HTTP handler over one workspace.
@@ -57,6 +73,8 @@ type Server struct {
 	mu       sync.Mutex // guards the maps and serialises the workspace connection
 	tokens   map[string]string
 	sessions map[string]session
+	served   map[[2]string]time.Time // reviewer, episode -> when its page was last served
+	queues   map[string]*queueIndex  // reviewer -> queue (not the adjudicator's)
 }
 
 type session struct {
@@ -64,13 +82,135 @@ type session struct {
 	adjudicator    bool
 }
 
-// queue is the session's queue: its assignments, or for the adjudicator
-// the episodes in dispute.
-func (s *Server) queue(ctx context.Context, sess session) ([]queries.QueueItem, error) {
-	if sess.adjudicator {
-		return queries.AdjudicationQueue(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer)
+// queueIndex is a reviewer's queue held by the server: the episodes in
+// order with their decision state, read once from the workspace and kept
+// current by the server's own writes (while it serves, the server is the
+// workspace's one writer). Pages and neighbours come from it at a cost
+// that does not grow with the batch; it holds about 100 bytes an episode.
+type queueIndex struct {
+	items            []queries.QueueItem
+	at               map[string]int // simulation id -> index in items
+	decided, skipped int
+}
+
+func newQueueIndex(items []queries.QueueItem) *queueIndex {
+	q := &queueIndex{items: items, at: make(map[string]int, len(items))}
+	for i, it := range items {
+		q.at[it.SimulationID] = i
+		q.count(it.Outcome, 1)
 	}
-	return queries.ReviewQueue(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer)
+	return q
+}
+
+func (q *queueIndex) count(outcome string, d int) {
+	switch outcome {
+	case "":
+	case queries.OutcomeSkipped:
+		q.skipped += d
+	default:
+		q.decided += d
+	}
+}
+
+// set records an episode's new state ("" open, skipped, or an outcome).
+func (q *queueIndex) set(id, outcome, kind string) {
+	i, ok := q.at[id]
+	if !ok {
+		return
+	}
+	q.count(q.items[i].Outcome, -1)
+	q.items[i].Outcome, q.items[i].Kind = outcome, kind
+	q.count(outcome, 1)
+}
+
+func (q *queueIndex) summary() queries.QueueSummary {
+	s := queries.QueueSummary{Total: len(q.items), Decided: q.decided, Skipped: q.skipped}
+	for _, it := range q.items {
+		if it.Outcome == "" {
+			s.Next = it.SimulationID
+			break
+		}
+	}
+	return s
+}
+
+func (q *queueIndex) place(id string) queries.QueuePlace {
+	p := queries.QueuePlace{Total: len(q.items)}
+	i, ok := q.at[id]
+	if !ok {
+		return p
+	}
+	p.Position = i + 1
+	if i > 0 {
+		p.Prev = q.items[i-1].SimulationID
+	}
+	if i+1 < len(q.items) {
+		p.Next = q.items[i+1].SimulationID
+	}
+	return p
+}
+
+// index returns the session's queue index; s.mu is held. The
+// adjudicator's queue (the episodes in dispute, which the reviewers'
+// decisions change) is read anew each time.
+func (s *Server) index(ctx context.Context, sess session) (*queueIndex, error) {
+	if sess.adjudicator {
+		all, err := queries.AdjudicationQueue(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer)
+		if err != nil {
+			return nil, err
+		}
+		return newQueueIndex(all), nil
+	}
+	if q := s.queues[sess.reviewer]; q != nil {
+		return q, nil
+	}
+	items, err := queries.ReviewQueue(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer)
+	if err != nil {
+		return nil, err
+	}
+	q := newQueueIndex(items)
+	s.queues[sess.reviewer] = q
+	return q, nil
+}
+
+// Warm reads every reviewer's queue, so that the first page a reviewer
+// opens does not wait for it.
+func (s *Server) Warm(ctx context.Context) error {
+	return s.withDB(func() error {
+		for _, r := range s.opts.Reviewers {
+			if _, err := s.index(ctx, session{reviewer: r}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// queuePart is one page of the session's queue and the queue's numbers.
+func (s *Server) queuePart(ctx context.Context, sess session, offset, limit int) ([]queries.QueueItem, queries.QueueSummary, error) {
+	q, err := s.index(ctx, sess)
+	if err != nil {
+		return nil, queries.QueueSummary{}, err
+	}
+	page := q.items[min(offset, len(q.items)):min(offset+limit, len(q.items))]
+	return append([]queries.QueueItem(nil), page...), q.summary(), nil
+}
+
+// place finds an episode in the session's queue.
+func (s *Server) place(ctx context.Context, sess session, id string) (queries.QueuePlace, error) {
+	q, err := s.index(ctx, sess)
+	if err != nil {
+		return queries.QueuePlace{}, err
+	}
+	return q.place(id), nil
+}
+
+// recordState keeps the session's queue index current after a write; s.mu
+// is held.
+func (s *Server) recordState(sess session, id, outcome, kind string) {
+	if q := s.queues[sess.reviewer]; q != nil && !sess.adjudicator {
+		q.set(id, outcome, kind)
+	}
 }
 
 // NewServer returns a workbench over ws for one batch, with a fresh random
@@ -82,6 +222,9 @@ func NewServer(ws *queries.Workspace, opts Options) (*Server, error) {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = PageSize
+	}
 	if len(opts.Reviewers) == 0 {
 		return nil, errors.New("review server: batch has no reviewer")
 	}
@@ -89,6 +232,7 @@ func NewServer(ws *queries.Workspace, opts Options) (*Server, error) {
 		"visible": visible.Text,
 		"add":     func(a, b int) int { return a + b },
 		"reward":  fmtReward,
+		"seconds": fmtSeconds,
 	}).ParseFS(assetFS, "assets/*.html")
 	if err != nil {
 		return nil, err
@@ -98,7 +242,7 @@ func NewServer(ws *queries.Workspace, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{ws: ws, opts: opts, tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServer(http.FS(sub))),
-		tokens: map[string]string{}, sessions: map[string]session{}}
+		tokens: map[string]string{}, sessions: map[string]session{}, served: map[[2]string]time.Time{}, queues: map[string]*queueIndex{}}
 	for _, r := range opts.Reviewers {
 		if r == opts.Adjudicator {
 			return nil, fmt.Errorf("review server: %s cannot both review and adjudicate", r)
@@ -202,6 +346,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.saveDecision(w, r, sess)
+	case r.URL.Path == "/undo":
+		if r.Method != http.MethodPost {
+			methodNotAllowed(w, "POST")
+			return
+		}
+		s.undo(w, r, sess)
 	default:
 		http.NotFound(w, r)
 	}
@@ -249,8 +399,40 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, token string) {
 	s.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	s.opts.Logf("reviewer %s opened a session", reviewer)
-	// Drop the token from the address bar and history.
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	// Drop the token from the address bar and history; a deep link (an
+	// episode, a page of the queue) lands where it points.
+	http.Redirect(w, r, landing(r.URL), http.StatusSeeOther)
+}
+
+// landing is where a token URL leads once the session is open: the same
+// page of the workbench without the token; "/" for anything else. Only
+// the workbench's own paths and parameters pass, so the redirect cannot
+// lead off the server.
+func landing(u *url.URL) string {
+	q := url.Values{}
+	if u.Host != "" || u.Scheme != "" {
+		return "/"
+	}
+	switch u.Path {
+	case "/episode":
+		id := u.Query().Get("id")
+		if id == "" {
+			return "/"
+		}
+		q.Set("id", id)
+	case "/":
+		if p := u.Query().Get("page"); p != "" {
+			if n, err := strconv.Atoi(p); err == nil && n > 0 {
+				q.Set("page", strconv.Itoa(n))
+			}
+		}
+	default:
+		return "/"
+	}
+	if len(q) == 0 {
+		return u.Path
+	}
+	return u.Path + "?" + q.Encode()
 }
 
 func (s *Server) session(r *http.Request) (session, bool) {
@@ -273,30 +455,51 @@ func (s *Server) withDB(fn func() error) error {
 }
 
 type queueData struct {
-	Reviewer, Batch string
-	Adjudicator     bool
-	Items           []queries.QueueItem
-	Done, Total     int
-	Next            string
+	Reviewer, Batch      string
+	Adjudicator          bool
+	Items                []queries.QueueItem
+	Done, Skipped, Total int
+	Next                 string
+	Page, Pages          int
+	PrevPage, NextPage   int // 0: none
+	First, Last          int // positions shown
 }
 
 func (s *Server) queuePage(w http.ResponseWriter, r *http.Request, sess session) {
+	page := 1
+	if p := r.URL.Query().Get("page"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			http.Error(w, "bad page "+strconv.Quote(p), http.StatusBadRequest)
+			return
+		}
+		page = n
+	}
+	size := s.opts.PageSize
 	var items []queries.QueueItem
+	var sum queries.QueueSummary
 	err := s.withDB(func() (err error) {
-		items, err = s.queue(r.Context(), sess)
+		items, sum, err = s.queuePart(r.Context(), sess, (page-1)*size, size)
 		return err
 	})
 	if err != nil {
 		s.internal(w, err)
 		return
 	}
-	d := queueData{Reviewer: sess.reviewer, Batch: s.opts.Batch, Items: items, Total: len(items), Adjudicator: sess.adjudicator}
-	for _, it := range items {
-		if it.Outcome != "" {
-			d.Done++
-		} else if d.Next == "" {
-			d.Next = it.SimulationID
-		}
+	d := queueData{Reviewer: sess.reviewer, Batch: s.opts.Batch, Items: items, Total: sum.Total, Done: sum.Decided, Skipped: sum.Skipped,
+		Next: sum.Next, Adjudicator: sess.adjudicator, Page: page, Pages: max(1, (sum.Total+size-1)/size)}
+	if page > d.Pages {
+		http.Error(w, fmt.Sprintf("no page %d: the queue has %d", page, d.Pages), http.StatusNotFound)
+		return
+	}
+	if page > 1 {
+		d.PrevPage = page - 1
+	}
+	if page < d.Pages {
+		d.NextPage = page + 1
+	}
+	if len(items) > 0 {
+		d.First, d.Last = (page-1)*size+1, (page-1)*size+len(items)
 	}
 	s.render(w, "queue.html", d)
 }
@@ -327,10 +530,25 @@ type episodeData struct {
 	Outcome               string // "" not reviewed, no_error, error
 	Rows                  []formRow
 	Decided               string // "alice at 2026-...Z (revision 2)"
-	Saved                 bool
+	Saved                 string // the episode whose decision was just saved ("": none)
+	SavedWhat             string // "decision" or "skip"
+	Undone                bool   // an undo just happened on this episode
+	Standing              bool   // the reviewer has a standing revision here (undo can withdraw it)
+	Skipped               bool   // the reviewer's latest standing revision is a skip
+	History               []historyRow
+	Prefill               string // the LLM reviewer whose decision fills the form ("": none)
 	Problem               string
 	Adjudicator           bool
 	Others                []otherDecision // the reviewers' decisions, for the adjudicator
+}
+
+// historyRow is one earlier revision of the reviewer's decision.
+type historyRow struct {
+	Revision        int
+	Outcome, Errors string
+	At, Took        string
+	Undone          bool
+	Prefilled       string
 }
 
 // otherDecision is a reviewer's decision as the adjudicator sees it.
@@ -344,27 +562,52 @@ func (s *Server) episodePage(w http.ResponseWriter, r *http.Request, sess sessio
 	s.renderEpisode(w, r, sess, id, "", nil)
 }
 
+// describeErrors says a decision's errors in one line each: "turn 3:
+// hallucination (critical_hindered): note".
+func describeErrors(es []queries.ReviewError) []string {
+	var out []string
+	for _, e := range es {
+		turn := "episode"
+		if e.TurnIdx.Valid {
+			turn = "turn " + strconv.FormatInt(e.TurnIdx.Int64, 10)
+		}
+		out = append(out, fmt.Sprintf("%s: %s (%s): %s", turn, e.Code, e.Severity, e.Note))
+	}
+	return out
+}
+
+func rowsOf(es []queries.ReviewError) []formRow {
+	var rows []formRow
+	for _, e := range es {
+		fr := formRow{Code: e.Code, Severity: e.Severity, Note: e.Note}
+		if e.TurnIdx.Valid {
+			fr.Turn = strconv.FormatInt(e.TurnIdx.Int64, 10)
+		}
+		rows = append(rows, fr)
+	}
+	return rows
+}
+
 // renderEpisode draws the episode page; problem and rows re-show a form
 // that was refused.
 func (s *Server) renderEpisode(w http.ResponseWriter, r *http.Request, sess session, id, problem string, rows []formRow) {
+	q := r.URL.Query()
 	d := episodeData{Reviewer: sess.reviewer, Batch: s.opts.Batch, CSRF: sess.csrf, Codebook: Codebook, Severities: Severities,
-		Saved: r.URL.Query().Get("saved") != "", Problem: problem}
+		Saved: q.Get("saved"), SavedWhat: q.Get("what"), Undone: q.Get("undone") != "", Problem: problem}
+	if d.SavedWhat != "skip" {
+		d.SavedWhat = "decision"
+	}
 	var dec queries.Decision
 	var decided bool
+	var prefill queries.Decision
 	status := http.StatusOK
 	d.Adjudicator = sess.adjudicator
 	err := s.withDB(func() error {
-		items, err := s.queue(r.Context(), sess)
+		p, err := s.place(r.Context(), sess, id)
 		if err != nil {
 			return err
 		}
-		pos := -1
-		for i, it := range items {
-			if it.SimulationID == id {
-				pos = i
-			}
-		}
-		if pos < 0 {
+		if p.Position == 0 {
 			status = http.StatusNotFound
 			return nil
 		}
@@ -374,32 +617,43 @@ func (s *Server) renderEpisode(w http.ResponseWriter, r *http.Request, sess sess
 				if err != nil {
 					return err
 				}
-				if !ok {
-					continue
+				if ok {
+					d.Others = append(d.Others, otherDecision{Reviewer: rv, Outcome: od.Outcome, Errors: describeErrors(od.Errors)})
 				}
-				o := otherDecision{Reviewer: rv, Outcome: od.Outcome}
-				for _, e := range od.Errors {
-					turn := "episode"
-					if e.TurnIdx.Valid {
-						turn = "turn " + strconv.FormatInt(e.TurnIdx.Int64, 10)
-					}
-					o.Errors = append(o.Errors, fmt.Sprintf("%s: %s (%s): %s", turn, e.Code, e.Severity, e.Note))
-				}
-				d.Others = append(d.Others, o)
 			}
 		}
-		d.Position, d.Total = pos+1, len(items)
-		if pos > 0 {
-			d.Prev = items[pos-1].SimulationID
-		}
-		if pos+1 < len(items) {
-			d.Next = items[pos+1].SimulationID
-		}
+		d.Position, d.Total, d.Prev, d.Next = p.Position, p.Total, p.Prev, p.Next
 		if d.Ep, err = queries.ReviewEpisode(r.Context(), s.ws.Conn(), id); err != nil {
 			return err
 		}
-		dec, decided, err = queries.GetDecision(r.Context(), s.ws.Conn(), id, sess.reviewer)
-		return err
+		if dec, decided, err = queries.GetDecision(r.Context(), s.ws.Conn(), id, sess.reviewer); err != nil {
+			return err
+		}
+		revs, err := queries.DecisionRevisions(r.Context(), s.ws.Conn(), id, sess.reviewer)
+		if err != nil {
+			return err
+		}
+		for _, rv := range revs {
+			if !rv.UndoneAt.Valid && !d.Standing {
+				d.Standing = true
+				d.Skipped = rv.Outcome == queries.OutcomeSkipped
+			}
+			if decided && !rv.UndoneAt.Valid && rv.Revision == dec.Revision {
+				continue // the current decision is said above the form
+			}
+			d.History = append(d.History, historyRow{Revision: rv.Revision, Outcome: rv.Outcome, Errors: strings.Join(describeErrors(rv.Errors), "; "),
+				At: rv.DecidedAt.Format(time.RFC3339), Took: fmtSeconds(rv.LeadTime), Undone: rv.UndoneAt.Valid, Prefilled: rv.Prefilled})
+		}
+		if s.opts.Prefill != "" && !decided && rows == nil && !sess.adjudicator {
+			pd, ok, err := queries.GetDecision(r.Context(), s.ws.Conn(), id, s.opts.Prefill)
+			if err != nil {
+				return err
+			}
+			if ok && pd.Kind == queries.KindLLM && (pd.Outcome == queries.OutcomeNoError || pd.Outcome == queries.OutcomeError) {
+				prefill, d.Prefill = pd, s.opts.Prefill
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		s.internal(w, err)
@@ -433,20 +687,29 @@ func (s *Server) renderEpisode(w http.ResponseWriter, r *http.Request, sess sess
 	}
 	if decided {
 		d.Outcome = dec.Outcome
-		d.Decided = fmt.Sprintf("%s at %s (revision %d)", dec.Reviewer, dec.DecidedAt.UTC().Format(time.RFC3339), dec.Revision)
-		for _, e := range dec.Errors {
-			fr := formRow{Code: e.Code, Severity: e.Severity, Note: e.Note}
-			if e.TurnIdx.Valid {
-				fr.Turn = strconv.FormatInt(e.TurnIdx.Int64, 10)
-			}
-			d.Rows = append(d.Rows, fr)
+		d.Decided = fmt.Sprintf("%s at %s (revision %d", dec.Reviewer, dec.DecidedAt.UTC().Format(time.RFC3339), dec.Revision)
+		if dec.LeadTime.Valid {
+			d.Decided += ", " + fmtSeconds(dec.LeadTime)
 		}
+		if dec.Prefilled != "" {
+			d.Decided += ", made on a form pre-filled by " + dec.Prefilled
+		}
+		d.Decided += ")"
+		d.Rows = rowsOf(dec.Errors)
+	} else if d.Prefill != "" {
+		d.Outcome = prefill.Outcome
+		d.Rows = rowsOf(prefill.Errors)
 	}
 	if rows != nil {
 		d.Rows = rows
 	}
 	for len(d.Rows) < ErrorRows {
 		d.Rows = append(d.Rows, formRow{Severity: "minor"})
+	}
+	if problem == "" {
+		s.mu.Lock()
+		s.served[[2]string{sess.reviewer, id}] = s.opts.Clock()
+		s.mu.Unlock()
 	}
 	if problem != "" {
 		w.WriteHeader(http.StatusUnprocessableEntity)
@@ -472,52 +735,70 @@ func (s *Server) saveDecision(w http.ResponseWriter, r *http.Request, sess sessi
 	}
 	id := r.PostForm.Get("id")
 	outcome := r.PostForm.Get("outcome")
+	skip := r.PostForm.Get("action") == "skip"
 	var rows []formRow
-	for i := range ErrorRows {
+	for i := range MaxErrorRows {
 		k := strconv.Itoa(i)
+		if i >= ErrorRows && !r.PostForm.Has("code"+k) {
+			break
+		}
 		fr := formRow{Turn: strings.TrimSpace(r.PostForm.Get("turn" + k)), Code: r.PostForm.Get("code" + k),
 			Severity: r.PostForm.Get("severity" + k), Note: strings.TrimSpace(r.PostForm.Get("note" + k))}
 		rows = append(rows, fr)
 	}
+	now := s.opts.Clock().UTC()
 	var next string
 	var problem string
 	var rev int
 	err := s.withDB(func() error {
-		items, err := s.queue(r.Context(), sess)
+		p, err := s.place(r.Context(), sess, id)
 		if err != nil {
 			return err
 		}
-		pos := -1
-		for i, it := range items {
-			if it.SimulationID == id {
-				pos = i
-			}
-		}
-		if pos < 0 {
+		if p.Position == 0 {
 			problem = "episode not in your queue"
 			return nil
 		}
-		if pos+1 < len(items) {
-			next = items[pos+1].SimulationID
-		}
-		ep, err := queries.ReviewEpisode(r.Context(), s.ws.Conn(), id)
-		if err != nil {
-			return err
-		}
-		turns := map[int64]bool{}
-		for _, m := range ep.Messages {
-			turns[int64(m.TurnIdx)] = true
-		}
-		dec, msg := buildDecision(id, sess.reviewer, s.opts.Batch, outcome, rows, turns)
-		if msg != "" {
-			problem = msg
-			return nil
+		next = p.Next
+		var dec queries.Decision
+		if skip {
+			dec = queries.Decision{SimulationID: id, Reviewer: sess.reviewer, Kind: queries.KindHuman, Batch: s.opts.Batch, Source: "web"}
+		} else {
+			ep, err := queries.ReviewEpisode(r.Context(), s.ws.Conn(), id)
+			if err != nil {
+				return err
+			}
+			turns := map[int64]bool{}
+			for _, m := range ep.Messages {
+				turns[int64(m.TurnIdx)] = true
+			}
+			var msg string
+			dec, msg = buildDecision(id, sess.reviewer, s.opts.Batch, outcome, rows, turns)
+			if msg != "" {
+				problem = msg
+				return nil
+			}
 		}
 		if sess.adjudicator {
 			dec.Kind = queries.KindAdjudicator
 		}
-		dec.DecidedAt = s.opts.Clock().UTC()
-		rev, err = queries.SaveDecision(r.Context(), s.ws, dec)
+		dec.DecidedAt = now
+		key := [2]string{sess.reviewer, id} // s.mu is held (withDB)
+		if at, ok := s.served[key]; ok && !now.Before(at) {
+			dec.LeadTime = sql.NullFloat64{Float64: now.Sub(at).Seconds(), Valid: true}
+		}
+		delete(s.served, key)
+		dec.ClientTime = clientSeconds(r.PostForm.Get("client_ms"))
+		if pf := r.PostForm.Get("prefilled"); !skip && pf != "" && pf == s.opts.Prefill {
+			dec.Prefilled = pf
+		}
+		if skip {
+			if rev, err = queries.SkipEpisode(r.Context(), s.ws, dec); err == nil {
+				s.recordState(sess, id, queries.OutcomeSkipped, "")
+			}
+		} else if rev, err = queries.SaveDecision(r.Context(), s.ws, dec); err == nil {
+			s.recordState(sess, id, dec.Outcome, dec.Kind)
+		}
 		return err
 	})
 	if err != nil {
@@ -532,14 +813,85 @@ func (s *Server) saveDecision(w http.ResponseWriter, r *http.Request, sess sessi
 		s.renderEpisode(w, r, sess, id, problem, rows)
 		return
 	}
+	what := "decision"
+	if skip {
+		what, outcome = "skip", queries.OutcomeSkipped
+	}
 	s.opts.Logf("%s: %s on %s (revision %d)", sess.reviewer, outcome, id, rev)
+	stay := r.PostForm.Get("stay") != ""
 	target := "/"
-	if next != "" && r.PostForm.Get("stay") == "" {
-		target = "/episode?id=" + url.QueryEscape(next) + "&saved=" + url.QueryEscape(id)
-	} else if r.PostForm.Get("stay") != "" {
-		target = "/episode?id=" + url.QueryEscape(id) + "&saved=" + url.QueryEscape(id)
+	if next != "" && !stay {
+		target = "/episode?id=" + url.QueryEscape(next) + "&saved=" + url.QueryEscape(id) + "&what=" + what
+	} else if stay {
+		target = "/episode?id=" + url.QueryEscape(id) + "&saved=" + url.QueryEscape(id) + "&what=" + what
 	}
 	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+// clientSeconds reads the browser's measure of the time spent on a page
+// (milliseconds); anything but a number between 0 and a week is unknown.
+func clientSeconds(ms string) sql.NullFloat64 {
+	v, err := strconv.ParseFloat(strings.TrimSpace(ms), 64)
+	if err != nil || !(v >= 0 && v <= 7*24*3600*1000) {
+		return sql.NullFloat64{}
+	}
+	return sql.NullFloat64{Float64: v / 1000, Valid: true}
+}
+
+// undo withdraws the reviewer's latest standing revision on an episode
+// (queries.UndoDecision) and shows the episode again.
+func (s *Server) undo(w http.ResponseWriter, r *http.Request, sess session) {
+	if !sameOrigin(r) {
+		http.Error(w, "cross-site write refused", http.StatusForbidden)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<16)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(sess.csrf)) != 1 {
+		http.Error(w, "bad or missing CSRF token: reload the page", http.StatusForbidden)
+		return
+	}
+	id := r.PostForm.Get("id")
+	var u queries.Undo
+	notInQueue := false
+	err := s.withDB(func() error {
+		p, err := s.place(r.Context(), sess, id)
+		if err != nil {
+			return err
+		}
+		if p.Position == 0 {
+			notInQueue = true
+			return nil
+		}
+		if u, err = queries.UndoDecision(r.Context(), s.ws, id, sess.reviewer, s.opts.Clock()); err != nil {
+			return err
+		}
+		switch {
+		case u.OK:
+			s.recordState(sess, id, u.Current.Outcome, u.Current.Kind)
+		case u.Skipped:
+			s.recordState(sess, id, queries.OutcomeSkipped, "")
+		default:
+			s.recordState(sess, id, "", "")
+		}
+		return nil
+	})
+	switch {
+	case notInQueue:
+		http.Error(w, "episode not in your queue", http.StatusNotFound)
+		return
+	case errors.Is(err, queries.ErrNothingToUndo):
+		http.Error(w, "nothing to undo on this episode", http.StatusConflict)
+		return
+	case err != nil:
+		s.internal(w, err)
+		return
+	}
+	s.opts.Logf("%s: undid revision %d on %s", sess.reviewer, u.Withdrawn.Revision, id)
+	http.Redirect(w, r, "/episode?id="+url.QueryEscape(id)+"&undone="+strconv.Itoa(u.Withdrawn.Revision), http.StatusSeeOther)
 }
 
 // buildDecision validates a posted form; a non-empty message says what is
@@ -610,6 +962,18 @@ func (s *Server) render(w http.ResponseWriter, name string, data any) {
 func (s *Server) internal(w http.ResponseWriter, err error) {
 	s.opts.Logf("internal error: %v", err)
 	http.Error(w, "internal error (see the server's log)", http.StatusInternalServerError)
+}
+
+// fmtSeconds says a time spent: "42 s", "3 min 5 s"; "" when unknown.
+func fmtSeconds(v sql.NullFloat64) string {
+	if !v.Valid {
+		return ""
+	}
+	sec := int(v.Float64 + 0.5)
+	if sec < 60 {
+		return strconv.Itoa(sec) + " s"
+	}
+	return fmt.Sprintf("%d min %d s", sec/60, sec%60)
 }
 
 func fmtReward(r sql.NullFloat64) string {

@@ -44,6 +44,10 @@ type BatchOptions struct {
 	// OversampleProbes W: draw episodes where judge-free probes fired with
 	// weight W (SampleOptions); 0 means not probe-guided.
 	OversampleProbes float64
+	// Prefill names an LLM reviewer whose decisions pre-fill the form of
+	// each episode a reviewer has not decided ("": none, the default).
+	// Decisions saved from such a form are marked with it.
+	Prefill string
 }
 
 // CreateBatch draws a named review batch of the workspace's episodes
@@ -61,6 +65,15 @@ func CreateBatch(ctx context.Context, ws *queries.Workspace, opts BatchOptions) 
 	if len(cands) == 0 {
 		return queries.ReviewBatch{}, nil, noData("review sample: the workspace has no episodes: ingest tau2 result files first")
 	}
+	if opts.Prefill != "" {
+		n, err := queries.LLMDecisionCount(ctx, ws.Conn(), opts.Prefill)
+		if err != nil {
+			return queries.ReviewBatch{}, nil, err
+		}
+		if n == 0 {
+			return queries.ReviewBatch{}, nil, kindError{fmt.Errorf("review sample: --prefill %s: no LLM review of that name (ub review import its file first)", opts.Prefill), ErrInvalid}
+		}
+	}
 	dr, err := Draw(cands, SampleOptions{N: opts.N, Seed: opts.Seed, Stratify: opts.Stratify, Reviewers: opts.Reviewers,
 		OversampleProbes: opts.OversampleProbes})
 	if err != nil {
@@ -72,7 +85,7 @@ func CreateBatch(ctx context.Context, ws *queries.Workspace, opts BatchOptions) 
 		reviewers = []string{"reviewer"}
 	}
 	b := queries.ReviewBatch{Batch: name, Seed: int64(opts.Seed), N: opts.N, Stratify: strings.Join(opts.Stratify, ","), Reviewers: strings.Join(reviewers, ","),
-		OversampleProbes: opts.OversampleProbes, Population: len(cands)}
+		OversampleProbes: opts.OversampleProbes, Population: len(cands), Prefill: opts.Prefill}
 	if err := queries.CreateReviewBatchDesign(ctx, ws, b, as, dr.Inclusion); err != nil {
 		if errors.Is(err, queries.ErrBatchExists) {
 			return b, nil, kindError{err, ErrInvalid}
@@ -227,9 +240,12 @@ var ErrBadInput = errors.New("review: bad input")
 // FileOptions configures ParseFile. The zero value reads the format from
 // the file's name and names the reviewer after the file.
 type FileOptions struct {
-	Format   string    // tau2 or csv; "" means by the extension (.json: tau2, .csv: csv)
+	Format   string    // tau2, csv or label-studio; "" means by the extension (.json: tau2, .csv: csv)
 	Reviewer string    // "" means llm:BASE for tau2 and csv:BASE for csv, BASE the file's name without extension
-	At       time.Time // the decisions' time
+	At       time.Time // the decisions' time (tau2, csv; a Label Studio annotation has its own)
+	// Annotator selects the Label Studio annotations of one completed_by
+	// (0: each task's only one).
+	Annotator int
 }
 
 // ParsedFile is a file of decisions read by ParseFile.
@@ -255,7 +271,7 @@ func ParseFile(path string, opts FileOptions) (ParsedFile, error) {
 		case ".json":
 			format = "tau2"
 		default:
-			return ParsedFile{}, kindError{fmt.Errorf("review import: say --format tau2 or --format csv for %s", path), ErrInvalid}
+			return ParsedFile{}, kindError{fmt.Errorf("review import: say --format tau2, csv or label-studio for %s", path), ErrInvalid}
 		}
 	}
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -279,8 +295,16 @@ func ParseFile(path string, opts FileOptions) (ParsedFile, error) {
 			res.Reviewer = "csv:" + base
 		}
 		res.Decisions, res.Stats, res.BadRows = ParseLabelsCSV(path, f, res.Reviewer, opts.At)
+	case "label-studio":
+		if res.Reviewer == "" {
+			res.Reviewer = "label-studio:" + base
+		}
+		res.Decisions, res.Stats, err = ParseLabelStudio(path, f, res.Reviewer, opts.Annotator)
+		if err != nil {
+			return res, kindError{fmt.Errorf("review import: %w", err), ErrBadInput}
+		}
 	default:
-		return res, kindError{fmt.Errorf("review import: --format %q: want tau2 or csv", format), ErrInvalid}
+		return res, kindError{fmt.Errorf("review import: --format %q: want tau2, csv or label-studio", format), ErrInvalid}
 	}
 	return res, nil
 }

@@ -84,7 +84,7 @@ func TestParseFile(t *testing.T) {
 		t.Errorf("tau2: %v", err)
 	}
 	txt := write("labels.txt", "")
-	if _, err := ParseFile(txt, FileOptions{}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "say --format tau2 or --format csv") {
+	if _, err := ParseFile(txt, FileOptions{}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "say --format tau2, csv or label-studio") {
 		t.Errorf("by name: %v", err)
 	}
 	if _, err := ParseFile(txt, FileOptions{Format: "xml"}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `--format "xml"`) {

@@ -1,1 +1,1 @@
-INSERT INTO rv_batches (batch, seed, n, stratify, reviewers) VALUES (?, ?, ?, ?, ?)
+INSERT INTO rv_batches (batch, seed, n, stratify, reviewers, prefill) VALUES (?, ?, ?, ?, ?, ?)

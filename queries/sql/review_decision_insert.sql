@@ -1,2 +1,2 @@
-INSERT INTO rv_decisions (simulation_id, reviewer, kind, outcome, batch, source, decided_at, revision)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO rv_decisions (simulation_id, reviewer, kind, outcome, batch, source, decided_at, revision, lead_time, client_time, prefilled)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -1,2 +1,3 @@
--- The last stored revision of a reviewer's decision (null: none yet).
-SELECT max(d.revision) FROM rv_decisions d WHERE d.simulation_id = ? AND d.reviewer = ?
+-- The last revision of a reviewer's decision in the history, undone or not
+-- (null: none yet): the next save is one more.
+SELECT max(r.revision) FROM rv_revisions r WHERE r.simulation_id = ? AND r.reviewer = ?

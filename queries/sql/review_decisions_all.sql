@@ -9,7 +9,8 @@ SELECT d.simulation_id, d.reviewer, d.kind, d.outcome, coalesce(d.batch, ''), d.
        CASE WHEN e.simulation_id IS NULL THEN c.reward ELSE e.reward END,
        e.simulation_id IS NOT NULL,
        CASE WHEN g.oversample_probes > 0 THEN i.inclusion_prob END,
-       coalesce(i.stratum, '')
+       coalesce(i.stratum, ''),
+       d.lead_time, d.client_time, coalesce(d.prefilled, '')
 FROM rv_decisions d
 LEFT JOIN ep_episodes e USING (simulation_id)
 LEFT JOIN rv_decision_context c ON c.simulation_id = d.simulation_id AND c.reviewer = d.reviewer

@@ -67,10 +67,27 @@
   }
   function go(id) { var a = $(id); if (a) window.location.href = a.href; }
   var form = $("#decision");
+  // The time spent on the page, counted while it is visible: sent with the
+  // decision (the server measures its own, from serving the page).
+  var shown = 0, since = document.visibilityState === "visible" ? performance.now() : null;
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") { since = performance.now(); }
+    else if (since !== null) { shown += performance.now() - since; since = null; }
+  });
+  form.addEventListener("submit", function () {
+    var ms = shown + (since !== null ? performance.now() - since : 0);
+    $("#client-ms").value = String(Math.round(ms));
+  });
+  function skip() { form.requestSubmit($("#skip")); }
+  function undo() {
+    var f = $("#saved") || $("#undo");
+    if (f) f.requestSubmit(); else flash("nothing to undo here");
+  }
   document.addEventListener("keydown", function (ev) {
     var tag = (ev.target && ev.target.tagName) || "";
     var typing = tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA";
     if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); form.requestSubmit(); return; }
+    if (ev.key === " " && ev.ctrlKey) { ev.preventDefault(); skip(); return; }
     if (typing) { if (ev.key === "Escape") ev.target.blur(); return; }
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     var k = ev.key;
@@ -83,6 +100,8 @@
       case "x": noError(); break;
       case "c": cycleSeverity(); break;
       case "s": form.requestSubmit(); break;
+      case "i": skip(); break;
+      case "u": undo(); break;
       case "?": help.hidden = !help.hidden; break;
       default: return;
     }

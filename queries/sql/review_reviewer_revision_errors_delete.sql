@@ -1,0 +1,1 @@
+DELETE FROM rv_revision_errors WHERE reviewer = ?

@@ -1,0 +1,1 @@
+DELETE FROM rv_revisions WHERE reviewer = ?
