@@ -56,8 +56,13 @@ func (w *writer) EpisodeFile(f *EpisodeFile) error {
 	w.cur.epFiles = append(w.cur.epFiles, f)
 	w.cur.epProbes = append(w.cur.epProbes, w.probe(f))
 	w.fileStatMu.Lock()
-	w.st.EpisodeFiles = append(w.st.EpisodeFiles, EpisodeFileStat{Path: f.Run.SourceFile, Format: f.Run.Format,
-		UserSim: f.Run.UserSim, Episodes: len(f.Episodes)})
+	if n := len(w.st.EpisodeFiles); f.Continued && n > 0 && w.st.EpisodeFiles[n-1].Path == f.Run.SourceFile {
+		// The next part of a run given in parts: one entry for the run.
+		w.st.EpisodeFiles[n-1].Episodes += len(f.Episodes)
+	} else {
+		w.st.EpisodeFiles = append(w.st.EpisodeFiles, EpisodeFileStat{Path: f.Run.SourceFile, Format: f.Run.Format,
+			UserSim: f.Run.UserSim, Episodes: len(f.Episodes)})
+	}
 	w.cur.epStat = append(w.cur.epStat, len(w.st.EpisodeFiles)-1)
 	w.fileStatMu.Unlock()
 	for _, e := range f.Episodes {
@@ -226,13 +231,18 @@ func (w *writer) appendEpisodes(rw *queries.RowWriter, eps []*Episode) {
 			rw.EpMessage(queries.NewEpMessage{SimulationID: e.SimulationID, Idx: m.Idx, TurnIdx: m.TurnIdx,
 				Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Requestor: m.Requestor,
 				ToolError: m.ToolError, NToolCalls: m.NToolCalls, PromptTokens: m.PromptTokens,
-				CompletionTokens: m.CompletionTokens, Cost: m.Cost, TS: m.TS})
+				CompletionTokens: m.CompletionTokens, Cost: m.Cost, TS: m.TS, TickID: m.TickID})
 		}
 	}
 	for _, e := range eps {
 		for _, c := range e.Calls {
 			rw.EpToolCall(queries.NewEpToolCall{SimulationID: e.SimulationID, MsgIdx: c.MsgIdx, CallIdx: c.CallIdx,
 				CallID: c.CallID, Requestor: c.Requestor, Name: c.Name, Arguments: c.Arguments})
+		}
+	}
+	for _, e := range eps {
+		for _, a := range e.Attempts {
+			rw.EpAttempt(a)
 		}
 	}
 	for _, e := range eps {

@@ -1,0 +1,189 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// tau2-bench's "dir" results format (Results._detect_format and
+// Results.load in tau2's data_model/simulation.py): results.json holds
+// the run's timestamp, info, tasks and a simulation_index; each
+// simulation is its own file, simulations/<id>.json, beside it.
+
+// tau2SimsDir is the folder of a dir-format run's simulation files.
+const tau2SimsDir = "simulations"
+
+// tau2DirPart is how many episodes of a dir-format run go to the sink at
+// a time: memory holds one part of a run, not the run.
+const tau2DirPart = 64
+
+// tau2Dir is a dir-format run being read.
+type tau2Dir struct {
+	sims      string // the simulations folder
+	index     []t2IndexEntry
+	indexLine int // 0: results.json has no simulation_index
+}
+
+// t2IndexEntry is an entry of simulation_index (SimulationIndexEntry).
+type t2IndexEntry struct {
+	ID string `json:"id"`
+}
+
+// Tau2DirMeta returns the results.json of the dir-format run at path, and
+// whether path is one: a folder holding results.json and a simulations
+// folder, or a file with a simulations folder beside it (tau2's rule).
+func Tau2DirMeta(path string) (string, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	dir, meta := filepath.Dir(path), path
+	if fi.IsDir() {
+		dir, meta = path, filepath.Join(path, "results.json")
+		if m, err := os.Stat(meta); err != nil || !m.Mode().IsRegular() {
+			return "", false
+		}
+	}
+	if s, err := os.Stat(filepath.Join(dir, tau2SimsDir)); err != nil || !s.IsDir() {
+		return "", false
+	}
+	return meta, true
+}
+
+// ParseTau2Dir reads a dir-format tau2 run from its results.json (meta).
+// The simulation files are checked against simulation_index as tau2 checks
+// them: a file missing or one not in the index refuses the run, naming
+// them. They are read in the index's order (without an index, by name),
+// one at a time, and given to sink in parts of tau2DirPart episodes.
+func ParseTau2Dir(meta string, sink EpisodeSink) error {
+	fh, err := os.Open(meta)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	d := &tau2Dir{sims: filepath.Join(filepath.Dir(meta), tau2SimsDir)}
+	return parseTau2Run(newJSONStream(meta, bufio.NewReaderSize(fh, 1<<16)), sink, d)
+}
+
+// read checks and reads the simulation files of the run whose results.json
+// p read.
+func (d *tau2Dir) read(p *tau2File, sink EpisodeSink) error {
+	for _, e := range p.errs {
+		sink.Error(e)
+	}
+	p.errs = nil
+	entries, err := os.ReadDir(d.sims)
+	if err != nil {
+		sink.Error(&ParseError{Path: d.sims, Reason: err.Error()})
+		return nil
+	}
+	var onDisk []string
+	disk := map[string]bool{}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		stem := strings.TrimSuffix(e.Name(), ".json")
+		onDisk = append(onDisk, stem)
+		disk[stem] = true
+	}
+	sort.Strings(onDisk)
+	order := onDisk
+	if d.indexLine > 0 {
+		order = make([]string, 0, len(d.index))
+		indexed := map[string]bool{}
+		var missing, extra []string
+		for i, e := range d.index {
+			if e.ID == "" {
+				sink.Error(&ParseError{Path: p.path, Line: d.indexLine, Reason: fmt.Sprintf("simulation_index %d: missing \"id\"", i)})
+				return nil
+			}
+			if indexed[e.ID] {
+				sink.Error(&ParseError{Path: p.path, Line: d.indexLine, Reason: fmt.Sprintf("simulation_index %d: id %s repeated", i, e.ID)})
+				return nil
+			}
+			indexed[e.ID] = true
+			order = append(order, e.ID)
+			if !disk[e.ID] {
+				missing = append(missing, filepath.Join(d.sims, e.ID+".json"))
+			}
+		}
+		for _, stem := range onDisk {
+			if !indexed[stem] {
+				extra = append(extra, filepath.Join(d.sims, stem+".json"))
+			}
+		}
+		if len(missing)+len(extra) > 0 {
+			var why []string
+			if len(missing) > 0 {
+				sort.Strings(missing)
+				why = append(why, "simulation files of the index missing: "+strings.Join(missing, ", "))
+			}
+			if len(extra) > 0 {
+				why = append(why, "simulation files not in the index: "+strings.Join(extra, ", "))
+			}
+			sink.Error(&ParseError{Path: p.path, Line: d.indexLine, Reason: "dir-format run refused (nothing of it read): " + strings.Join(why, "; ")})
+			return nil
+		}
+	}
+	part := &EpisodeFile{Run: p.f.Run, Tasks: p.f.Tasks}
+	sent := false
+	flush := func() error {
+		if err := sink.EpisodeFile(part); err != nil {
+			return err
+		}
+		sent = true
+		part = &EpisodeFile{Run: p.f.Run, Continued: true}
+		return nil
+	}
+	for i, id := range order {
+		ep, pe := d.simulation(p, i, id)
+		if pe != nil {
+			sink.Error(pe)
+			continue
+		}
+		part.Episodes = append(part.Episodes, ep)
+		if len(part.Episodes) == tau2DirPart {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(part.Episodes) > 0 || !sent {
+		return flush()
+	}
+	return nil
+}
+
+// simulation reads the idx-th simulation file, simulations/<id>.json.
+func (d *tau2Dir) simulation(p *tau2File, idx int, id string) (*Episode, *ParseError) {
+	path := filepath.Join(d.sims, id+".json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	if pe := syntaxCheck(path, raw); pe != nil {
+		return nil, pe
+	}
+	var sim t2Sim
+	decErr := json.Unmarshal(raw, &sim)
+	raw = bytes.TrimSpace(raw)
+	ep, err := tau2Decoded(&sim, decErr, raw, &p.f.Run, idx)
+	if err != nil {
+		return nil, &ParseError{Path: path, Line: 1, Reason: err.Error()}
+	}
+	if ep.SimulationID != id {
+		return nil, &ParseError{Path: path, Line: 1, Reason: fmt.Sprintf("simulation %d: id %s in a file named for %s", idx, ep.SimulationID, id)}
+	}
+	ep.Line = 1
+	if t := p.byID[ep.TaskID]; t != nil {
+		ep.TaskKey, ep.TaskRef = strp(t.Key), t
+	}
+	return ep, nil
+}
