@@ -38,7 +38,10 @@ func TestMigrationDropsTheProbeList(t *testing.T) {
 	if !strings.Contains(old, "CHECK (probe IN") {
 		t.Fatalf("0005 has no probe list: %q", old)
 	}
-	for _, q := range []string{`DROP TABLE ep_probe_findings`, old, `DROP TABLE provenance`, `DELETE FROM schema_migrations WHERE version >= 11`} {
+	for _, q := range []string{`DROP TABLE ep_probe_findings`, old, `DROP TABLE provenance`,
+		`ALTER TABLE ep_messages DROP COLUMN tick_id`, `DROP TABLE ep_attempts`, `DROP TABLE ep_task_splits`,
+		`DROP TABLE ep_domains`, `DROP TABLE rv_llm_reviews`, `DROP TABLE rv_error_ticks`,
+		`DELETE FROM schema_migrations WHERE version >= 11`} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}
