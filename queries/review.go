@@ -270,10 +270,13 @@ const (
 
 // ReviewError is one simulator error a reviewer recorded.
 type ReviewError struct {
-	TurnIdx  sql.NullInt64 // null: the episode as a whole
-	Code     string
-	Severity string // minor | critical_helped | critical_hindered
-	Note     string
+	TurnIdx sql.NullInt64 // null: the episode as a whole
+	// TickStart and TickEnd: the tick span a full-duplex review gave
+	// (rv_error_ticks); null for turn-based reviews.
+	TickStart, TickEnd sql.NullInt64
+	Code               string
+	Severity           string // minor | critical_helped | critical_hindered
+	Note               string
 }
 
 // Decision is one reviewer's decision on one episode.
@@ -287,6 +290,11 @@ type Decision struct {
 	DecidedAt    time.Time
 	Revision     int // set by SaveDecision
 	Errors       []ReviewError
+	// Model is the model an LLM decision was made with ("" unknown);
+	// Salvaged marks one read from the raw response of a review tau2
+	// failed to parse (rv_llm_reviews).
+	Model    string
+	Salvaged bool
 	// Domain, TaskID and Reward come from the episode (ReviewDecisions
 	// only); Domain is "" and Reward null when it is not in the workspace.
 	Domain, TaskID string
@@ -365,6 +373,11 @@ func writeDecision(ctx context.Context, c Querier, d Decision, rev int) error {
 	if _, err := c.ExecContext(ctx, q("review_errors_delete"), d.SimulationID, d.Reviewer); err != nil {
 		return err
 	}
+	for _, name := range []string{"review_error_ticks_delete", "review_llm_delete"} {
+		if _, err := c.ExecContext(ctx, q(name), d.SimulationID, d.Reviewer); err != nil {
+			return err
+		}
+	}
 	if _, err := c.ExecContext(ctx, q("review_decision_delete"), d.SimulationID, d.Reviewer); err != nil {
 		return err
 	}
@@ -383,8 +396,36 @@ func writeDecision(ctx context.Context, c Querier, d Decision, rev int) error {
 		if _, err := c.ExecContext(ctx, q("review_error_insert"), d.SimulationID, d.Reviewer, i, turn, e.Code, e.Severity, e.Note); err != nil {
 			return err
 		}
+		if e.TickStart.Valid || e.TickEnd.Valid {
+			if _, err := c.ExecContext(ctx, q("review_error_ticks_insert"), d.SimulationID, d.Reviewer, i, nullInt(e.TickStart), nullInt(e.TickEnd)); err != nil {
+				return err
+			}
+		}
+	}
+	if d.Kind == KindLLM && (d.Model != "" || d.Salvaged) {
+		if _, err := c.ExecContext(ctx, q("review_llm_insert"), d.SimulationID, d.Reviewer, nullStr(d.Model), d.Salvaged); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// TickTurn returns the turn_idx a tick span [start, end] of an episode
+// lands on (review_tick_turn); ok is false when no message of the episode
+// was built from those ticks.
+func TickTurn(ctx context.Context, db Querier, simID string, start, end int64) (turn int64, ok bool, err error) {
+	err = db.QueryRowContext(ctx, q("review_tick_turn"), simID, start, end).Scan(&turn)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	return turn, err == nil, err
+}
+
+func nullInt(n sql.NullInt64) any {
+	if !n.Valid {
+		return nil
+	}
+	return n.Int64
 }
 
 // ReplaceReviewer replaces every decision of reviewer with ds (all of that
@@ -404,6 +445,11 @@ func ReplaceReviewer(ctx context.Context, ws *Workspace, reviewer string, ds []D
 		}
 		if _, err := c.ExecContext(ctx, q("review_reviewer_delete"), reviewer); err != nil {
 			return err
+		}
+		for _, name := range []string{"review_reviewer_ticks_delete", "review_reviewer_llm_delete"} {
+			if _, err := c.ExecContext(ctx, q(name), reviewer); err != nil {
+				return err
+			}
 		}
 		for _, d := range ds {
 			if err := writeDecision(ctx, c, d, 1); err != nil {

@@ -20,6 +20,7 @@ func newReviewImportCommand(io *streams) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Usage: "tau2 (a results JSON with user_only_review) or csv (default: by the file name)"},
 			&cli.StringFlag{Name: "reviewer", Usage: "reviewer `NAME` (default: llm:FILE or csv:FILE)"},
+			&cli.StringFlag{Name: "reviewer-model", Usage: "the `MODEL` that made a tau2 review (tau2's default is claude-opus-4-5); recorded with each decision"},
 		},
 		Action: func(c *cli.Context) error {
 			a, err := args(c)
@@ -38,7 +39,8 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 	if err := requireFiles("review import", path); err != nil {
 		return err
 	}
-	f, err := review.ParseFile(path, review.FileOptions{Format: c.String("format"), Reviewer: c.String("reviewer"), At: time.Now().UTC()})
+	f, err := review.ParseFile(path, review.FileOptions{Format: c.String("format"), Reviewer: c.String("reviewer"),
+		Model: c.String("reviewer-model"), At: time.Now().UTC()})
 	if err != nil {
 		return reviewError(err)
 	}
@@ -53,10 +55,20 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 		return err
 	}
 	defer ws.Close()
+	placed, err := review.PlaceTicks(c.Context, ws.Conn(), f.Decisions)
+	if err != nil {
+		return fmt.Errorf("review import: %w", err)
+	}
 	if err := queries.ReplaceReviewer(c.Context, ws, f.Reviewer, f.Decisions); err != nil {
 		return fmt.Errorf("review import: %w", err)
 	}
 	fmt.Fprintf(sio.out, "imported %d decisions of %s (%d simulator errors, %d failed reviews; %d records without a decision skipped)\n",
 		len(f.Decisions), f.Reviewer, f.Stats.Errors, f.Stats.Failed, f.Stats.Skipped)
+	if f.Stats.Salvaged > 0 {
+		fmt.Fprintf(sio.out, "salvaged  %d of them from the raw response of a review tau2 failed to parse (marked in rv_llm_reviews)\n", f.Stats.Salvaged)
+	}
+	if placed > 0 {
+		fmt.Fprintf(sio.out, "placed    %d errors given by tick span on the turn of their first user message\n", placed)
+	}
 	return nil
 }

@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -223,6 +224,37 @@ type FileOptions struct {
 	Format   string    // tau2 or csv; "" means by the extension (.json: tau2, .csv: csv)
 	Reviewer string    // "" means llm:BASE for tau2 and csv:BASE for csv, BASE the file's name without extension
 	At       time.Time // the decisions' time
+	Model    string    // the model of an LLM reviewer ("" unknown; tau2's default reviewer is claude-opus-4-5)
+}
+
+// PlaceTicks gives each error of a full-duplex review that has a tick
+// span but no turn the turn it lands on (queries.TickTurn: the first user
+// message built from a tick of the span); one whose episode is not in the
+// workspace, or has no message of those ticks, stays on the episode as a
+// whole. It returns how many errors it placed.
+func PlaceTicks(ctx context.Context, db queries.Querier, ds []queries.Decision) (int, error) {
+	n := 0
+	for i := range ds {
+		for j := range ds[i].Errors {
+			e := &ds[i].Errors[j]
+			if e.TurnIdx.Valid || !e.TickStart.Valid {
+				continue
+			}
+			end := e.TickStart.Int64
+			if e.TickEnd.Valid && e.TickEnd.Int64 >= end {
+				end = e.TickEnd.Int64
+			}
+			turn, ok, err := queries.TickTurn(ctx, db, ds[i].SimulationID, e.TickStart.Int64, end)
+			if err != nil {
+				return n, err
+			}
+			if ok {
+				e.TurnIdx = sql.NullInt64{Int64: turn, Valid: true}
+				n++
+			}
+		}
+	}
+	return n, nil
 }
 
 // ParsedFile is a file of decisions read by ParseFile.
@@ -266,6 +298,9 @@ func ParseFile(path string, opts FileOptions) (ParsedFile, error) {
 		res.Decisions, res.Stats, err = ParseUserOnlyReviews(path, f, res.Reviewer, opts.At)
 		if err != nil {
 			return res, kindError{fmt.Errorf("review import: %w", err), ErrBadInput}
+		}
+		for i := range res.Decisions {
+			res.Decisions[i].Model = opts.Model
 		}
 	case "csv":
 		if res.Reviewer == "" {
