@@ -85,3 +85,17 @@ func EpStored(ctx context.Context, db Querier) (hashes map[string]string, runs, 
 	})
 	return hashes, runs, tasks, err
 }
+
+// EpDiscardedAttempts returns, by kept simulation id, how many attempts
+// were discarded before it (ep_attempts); episodes with none are absent.
+func EpDiscardedAttempts(ctx context.Context, db Querier) (map[string]int, error) {
+	out := map[string]int{}
+	err := epScan(ctx, db, "ep_discarded_attempts", func(r *sql.Rows) error {
+		var id string
+		var n int
+		err := r.Scan(&id, &n)
+		out[id] = n
+		return err
+	})
+	return out, err
+}

@@ -256,5 +256,21 @@ func (r *Report) reviewSection(b *strings.Builder) {
 	b.WriteString("## Simulator error rate (human review)\n\n")
 	b.WriteString("The figures `review-error-share` and `review-codes`: `ub review stats --out DIR`.\n\n")
 	writeReviewSection(b, *r.in.Review, nil, "###")
+	writeAttemptShare(b, r.in.Attempts, "###")
 	b.WriteString("\n")
+}
+
+// writeAttemptShare is the error share over every attempt beside the
+// kept-only one, when attempts were discarded.
+func writeAttemptShare(b *strings.Builder, a *analysis.AttemptShare, h string) {
+	if a == nil {
+		return
+	}
+	fmt.Fprintf(b, "\n%s Every attempt, not only the kept ones\n\n", h)
+	fmt.Fprintf(b, "%d attempts were discarded before the decided episodes (the hallucination checker fired and the simulation was run again); "+
+		"each counts as an attempt with a simulator error. The kept-only share leaves them out.\n\n", a.Discarded)
+	t := table{header: []string{"unit", "n", "simulator error"}}
+	t.add("kept episodes", strconv.Itoa(a.Kept.N), shareCell(a.Kept))
+	t.add("every attempt", strconv.Itoa(a.PerAttempt.N), shareCell(a.PerAttempt))
+	b.WriteString(mdTable(t))
 }

@@ -186,6 +186,11 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 	if in.Review, err = review.ReportStats(c.Context, ws.Conn()); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
+	if in.Review != nil {
+		if in.Attempts, err = review.AttemptStats(c.Context, ws.Conn(), *in.Review); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+	}
 	rep := reports.Prepare(in)
 	if dev, n, k, ok := rep.CaseDeveloper(); ok {
 		ct, err := queries.LoadCaseTexts(ctx, db, judge, dev, n, k)

@@ -151,6 +151,50 @@ func ReportStats(ctx context.Context, db queries.Querier) (*analysis.ReviewStats
 	return &st, nil
 }
 
+// AttemptStats is the error share of st over every attempt of its
+// episodes (analysis.AttemptErrorShare): the attempts tau2 discarded
+// before the decided episodes (the attempt ledger) count as attempts with
+// a simulator error. An episode is decided when it has a decision that is
+// not a failed review, by st's reviewer (final: a human or an
+// adjudicator) and is not pending adjudication. nil when no decided
+// episode had an attempt discarded.
+func AttemptStats(ctx context.Context, db queries.Querier, st analysis.ReviewStats) (*analysis.AttemptShare, error) {
+	disc, err := queries.EpDiscardedAttempts(ctx, db)
+	if err != nil || len(disc) == 0 {
+		return nil, err
+	}
+	ds, err := queries.ReviewDecisions(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	pending := map[string]bool{}
+	for _, id := range st.Pending {
+		pending[id] = true
+	}
+	seen := map[string]bool{}
+	n := 0
+	for _, d := range ds {
+		ok := d.Outcome != queries.OutcomeFailed && !pending[d.SimulationID] && !seen[d.SimulationID]
+		if st.Reviewer == "final" || st.Reviewer == "" {
+			ok = ok && d.Kind != queries.KindLLM
+		} else {
+			ok = ok && d.Reviewer == st.Reviewer
+		}
+		if ok {
+			seen[d.SimulationID] = true
+			n += disc[d.SimulationID]
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	s, err := analysis.AttemptErrorShare(st.Overall.Error.K, st.Overall.N, n, st.Level, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
 // WriteRerun writes the tasks with a critical simulator error, one
 // "domain TAB task id" line each, in the order of st.Rerun.
 func WriteRerun(w io.Writer, st analysis.ReviewStats) error {
