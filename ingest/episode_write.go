@@ -123,6 +123,27 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 				w.epTasks[t.Key] = true
 			}
 		}
+		if len(f.Splits) > 0 || f.Policy != nil {
+			// A task folder's splits and policy replace the domain's.
+			if err := rw.Close(); err != nil {
+				return err
+			}
+			dom := ""
+			if len(f.Splits) > 0 {
+				dom = f.Splits[0].Domain
+			} else {
+				dom = f.Policy.Domain
+			}
+			if err := queries.EpDeleteTaskFolder(w.ctx, c, dom, len(f.Splits) > 0, f.Policy != nil); err != nil {
+				return err
+			}
+			for _, s := range f.Splits {
+				rw.EpTaskSplit(s)
+			}
+			if f.Policy != nil {
+				rw.EpDomain(*f.Policy)
+			}
+		}
 		w.appendTasks(rw, tasks)
 		st.Tasks += len(tasks)
 		w.st.Tasks += len(tasks)

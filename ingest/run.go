@@ -344,7 +344,14 @@ func (w *writer) file(f inputFile) error {
 		return nil
 	}
 	if w.opts.Tasks {
-		format = "tasks"
+		format = taskFolderKind(f.path, head)
+		if format == "" && !f.explicit {
+			w.st.FilesSkipped++ // a task folder's db.json, manuals, ...
+			return nil
+		}
+		if format == "" {
+			format = "tasks" // named: read as one, to say why it is none
+		}
 	}
 	if format == "" {
 		format = DetectEpisodes(head)

@@ -313,3 +313,41 @@ func TestTau2DirIndexCheck(t *testing.T) {
 		t.Errorf("%d episodes stored of a refused run", n)
 	}
 }
+
+// TestTau2TaskFolder: `ingest --tasks` on tau2's own task folder reads
+// tasks.json, stores split_tasks.json as the domain's task splits and
+// policy.md as its policy (with the hash a result file's policy text of
+// the same words gets), and passes its other files by, with no error.
+func TestTau2TaskFolder(t *testing.T) {
+	dir := filepath.Join("testdata", "tau2_task_folder", "airline")
+	ws := memWorkspace(t)
+	st, err := Run(context.Background(), ws, []string{dir}, Options{Tasks: true})
+	if err != nil {
+		t.Fatalf("%v %v", err, st.Errors)
+	}
+	if st.Files != 3 || st.FilesSkipped != 3 || st.Tasks != 2 || st.ErrorCount != 0 {
+		t.Errorf("files %d read, %d passed by, %d tasks, %d errors; want 3, 3, 2, 0", st.Files, st.FilesSkipped, st.Tasks, st.ErrorCount)
+	}
+	got := strings.Join(tableDump(t, ws, "(SELECT domain, split, task_id FROM ep_task_splits)"), "\n")
+	want := strings.Join([]string{
+		"domain=airline|split=base|task_id=0|", "domain=airline|split=base|task_id=1|",
+		"domain=airline|split=test|task_id=1|", "domain=airline|split=train|task_id=0|"}, "\n")
+	if got != want {
+		t.Errorf("splits:\n%s\nwant\n%s", got, want)
+	}
+	policy, _ := os.ReadFile(filepath.Join(dir, "policy.md"))
+	var text, h string
+	if err := ws.Conn().QueryRowContext(context.Background(), `SELECT policy, policy_sha FROM ep_domains WHERE domain = 'airline'`).Scan(&text, &h); err != nil {
+		t.Fatal(err)
+	}
+	if text != string(policy) || h != sha(policy) {
+		t.Errorf("policy %q (%s)", text, h)
+	}
+	// Read again: the domain's splits and policy are replaced, not doubled.
+	if _, err := Run(context.Background(), ws, []string{dir}, Options{Tasks: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, ws, `SELECT count(*) FROM ep_task_splits`); n != 4 {
+		t.Errorf("%d split rows after a second read, want 4", n)
+	}
+}
