@@ -328,6 +328,10 @@ func (r *Report) userFidelity(b *strings.Builder) {
 			cost = "$" + fnum(a.sumCost/float64(a.costed), 4)
 			if a.estimated {
 				cost += " (estimated)"
+			} else if a.format == "tau1" {
+				// tau-bench v1 overwrites total_cost each turn: what it
+				// records is the last turn's cost.
+				cost = "at least " + cost + " (v1 records the last turn's cost)"
 			}
 			if a.costed < a.n {
 				cost += fmt.Sprintf(" (%d of %d known)", a.costed, a.n)
