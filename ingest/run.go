@@ -356,6 +356,11 @@ func (w *writer) file(f inputFile) error {
 	if format == "" {
 		format = DetectEpisodes(head)
 	}
+	if format == FormatTau2 && isDiscardedFile(f.path) {
+		w.st.Files++
+		w.Error(&ParseError{Path: f.path, Reason: "the attempts tau2 discarded (hallucination retries), not episodes of a run: ingest the run's folder, which reads them into the attempt ledger"})
+		return nil
+	}
 	if parse, ok := episodeParsers[format]; ok {
 		w.format = format
 		w.st.Files++

@@ -132,6 +132,11 @@ func (d *tau2Dir) read(p *tau2File, sink EpisodeSink) error {
 			return nil
 		}
 	}
+	discarded, pe := readDiscarded(filepath.Join(filepath.Dir(p.path), tau2DiscardedFile))
+	if pe != nil {
+		sink.Error(pe)
+		return nil
+	}
 	part := &EpisodeFile{Run: p.f.Run, Tasks: p.f.Tasks}
 	sent := false
 	flush := func() error {
@@ -148,6 +153,7 @@ func (d *tau2Dir) read(p *tau2File, sink EpisodeSink) error {
 			sink.Error(pe)
 			continue
 		}
+		attemptIDs(ep, discarded)
 		part.Episodes = append(part.Episodes, ep)
 		if len(part.Episodes) == tau2DirPart {
 			if err := flush(); err != nil {
@@ -186,4 +192,103 @@ func (d *tau2Dir) simulation(p *tau2File, idx int, id string) (*Episode, *ParseE
 		ep.TaskKey, ep.TaskRef = strp(t.Key), t
 	}
 	return ep, nil
+}
+
+// tau2DiscardedFile is where tau2 keeps the attempts its hallucination
+// checker discarded (runner/batch.py), beside results.json: a monolithic
+// result file of simulations that are no episodes of the run.
+var tau2DiscardedFile = filepath.Join("hallucination_discarded", "results_user_hallucination.json")
+
+// isDiscardedFile reports whether path is a run's file of discarded
+// attempts.
+func isDiscardedFile(path string) bool {
+	return strings.HasSuffix(filepath.ToSlash(filepath.Clean(path)), "/"+filepath.ToSlash(tau2DiscardedFile)) ||
+		filepath.ToSlash(filepath.Clean(path)) == filepath.ToSlash(tau2DiscardedFile)
+}
+
+// readDiscarded reads the ids of the discarded attempts, in the file's
+// order, by task id and trial (attemptKey); nil when there is no file.
+func readDiscarded(path string) (map[string][]string, *ParseError) {
+	fh, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	defer fh.Close()
+	out := map[string][]string{}
+	s := newJSONStream(path, bufio.NewReaderSize(fh, 1<<16))
+	bad := func(err error) (map[string][]string, *ParseError) { return nil, s.syntaxError(err) }
+	if t, err := s.token(); err != nil {
+		return bad(err)
+	} else if t != json.Delim('{') {
+		return nil, &ParseError{Path: path, Line: 1, Reason: "discarded attempts: not a tau2 result file"}
+	}
+	for s.more() {
+		t, err := s.token()
+		if err != nil {
+			return bad(err)
+		}
+		if t != "simulations" {
+			if _, _, err := s.value(); err != nil {
+				return bad(err)
+			}
+			continue
+		}
+		if t, err := s.token(); err != nil {
+			return bad(err)
+		} else if t != json.Delim('[') {
+			return nil, &ParseError{Path: path, Line: s.line(), Reason: `discarded attempts: "simulations" is not an array`}
+		}
+		for i := 0; s.more(); i++ {
+			var sim struct {
+				ID     string          `json:"id"`
+				TaskID json.RawMessage `json:"task_id"`
+				Trial  *int            `json:"trial"`
+			}
+			raw, line, err := s.decode(&sim)
+			if raw == nil {
+				return bad(err)
+			}
+			task, ok := idString(sim.TaskID)
+			if err != nil || sim.ID == "" || !ok {
+				return nil, &ParseError{Path: path, Line: line, Reason: fmt.Sprintf("discarded attempt %d: want an id and a task_id", i)}
+			}
+			k := attemptKey(task, sim.Trial)
+			out[k] = append(out[k], sim.ID)
+		}
+		if _, err := s.token(); err != nil {
+			return bad(err)
+		}
+	}
+	return out, nil
+}
+
+func attemptKey(task string, trial *int) string {
+	t := -1
+	if trial != nil {
+		t = *trial
+	}
+	return fmt.Sprintf("%s\x00%d", task, t)
+}
+
+// attemptIDs names the discarded attempts of ep's ledger by the
+// simulations of the discarded file, in its order, when it lists as many.
+func attemptIDs(ep *Episode, discarded map[string][]string) {
+	ids := discarded[attemptKey(ep.TaskID, ep.Trial)]
+	n := 0
+	for _, a := range ep.Attempts {
+		if !a.Kept {
+			n++
+		}
+	}
+	if n == 0 || len(ids) < n {
+		return
+	}
+	for i := range ep.Attempts {
+		if !ep.Attempts[i].Kept {
+			ep.Attempts[i].SimulationID = strp(ids[ep.Attempts[i].Attempt-1])
+		}
+	}
 }
