@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -159,10 +161,20 @@ func ParseUserOnlyReviews(path string, r io.Reader, reviewer string, at time.Tim
 	if file.Simulations == nil {
 		return nil, st, &ImportError{Path: path, Msg: `no "simulations" array: not a tau2 results file`}
 	}
+	return reviewsOf(path, file.Simulations, nil, reviewer, at)
+}
+
+// reviewsOf makes the decisions of simulations read from path; where, when
+// given, names each (else simulations[i]).
+func reviewsOf(path string, sims []json.RawMessage, wheres []string, reviewer string, at time.Time) ([]queries.Decision, ImportStats, error) {
+	var st ImportStats
 	var out []queries.Decision
 	seen := map[string]int{}
-	for i, raw := range file.Simulations {
+	for i, raw := range sims {
 		where := fmt.Sprintf("simulations[%d]", i)
+		if wheres != nil {
+			where = wheres[i]
+		}
 		var sim struct {
 			ID     string          `json:"id"`
 			Review json.RawMessage `json:"user_only_review"`
@@ -174,7 +186,7 @@ func ParseUserOnlyReviews(path string, r io.Reader, reviewer string, at time.Tim
 			return nil, st, &ImportError{Path: path, Where: where, Msg: "simulation without an id"}
 		}
 		if prev, dup := seen[sim.ID]; dup {
-			return nil, st, &ImportError{Path: path, Where: where, Msg: fmt.Sprintf("simulation %s repeats simulations[%d]", sim.ID, prev)}
+			return nil, st, &ImportError{Path: path, Where: where, Msg: fmt.Sprintf("simulation %s repeats simulation %d", sim.ID, prev)}
 		}
 		seen[sim.ID] = i
 		if len(sim.Review) == 0 || string(bytes.TrimSpace(sim.Review)) == "null" {
@@ -415,4 +427,44 @@ func parseBool(s string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("%q is not true/false", s)
+}
+
+// ParseUserOnlyReviewsDir reads the reviews of a dir-format tau2 run (its
+// results.json, meta, with simulations/<id>.json beside it), one file at a
+// time, keeping of each only its id and review.
+func ParseUserOnlyReviewsDir(meta, reviewer string, at time.Time) ([]queries.Decision, ImportStats, error) {
+	dir := filepath.Join(filepath.Dir(meta), "simulations")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, ImportStats{}, &ImportError{Path: dir, Msg: err.Error()}
+	}
+	var sims []json.RawMessage
+	var wheres []string
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, ImportStats{}, &ImportError{Path: p, Msg: err.Error()}
+		}
+		var sim struct {
+			ID     json.RawMessage `json:"id"`
+			Review json.RawMessage `json:"user_only_review"`
+		}
+		if err := json.Unmarshal(data, &sim); err != nil {
+			return nil, ImportStats{}, &ImportError{Path: p, Msg: "not a tau2 simulation: " + err.Error()}
+		}
+		small, _ := json.Marshal(map[string]json.RawMessage{"id": orNull(sim.ID), "user_only_review": orNull(sim.Review)})
+		sims, wheres = append(sims, small), append(wheres, "simulations/"+e.Name())
+	}
+	return reviewsOf(meta, sims, wheres, reviewer, at)
+}
+
+func orNull(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return raw
 }

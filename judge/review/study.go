@@ -301,6 +301,24 @@ func PlaceTicks(ctx context.Context, db queries.Querier, ds []queries.Decision) 
 	return n, nil
 }
 
+// tau2DirRun returns the results.json of a dir-format tau2 run at path (a
+// folder holding results.json and simulations/, or a file with
+// simulations/ beside it, as tau2 decides).
+func tau2DirRun(path string) (string, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	dir, meta := filepath.Dir(path), path
+	if fi.IsDir() {
+		dir, meta = path, filepath.Join(path, "results.json")
+	}
+	if s, err := os.Stat(filepath.Join(dir, "simulations")); err != nil || !s.IsDir() {
+		return "", false
+	}
+	return meta, true
+}
+
 // ParsedFile is a file of decisions read by ParseFile.
 type ParsedFile struct {
 	Reviewer  string
@@ -317,6 +335,9 @@ type ParsedFile struct {
 // ErrInvalid; a tau2 file it cannot read is ErrBadInput.
 func ParseFile(path string, opts FileOptions) (ParsedFile, error) {
 	format := opts.Format
+	if _, ok := tau2DirRun(path); ok && format == "" {
+		format = "tau2"
+	}
 	if format == "" {
 		switch strings.ToLower(filepath.Ext(path)) {
 		case ".csv":
@@ -329,6 +350,20 @@ func ParseFile(path string, opts FileOptions) (ParsedFile, error) {
 	}
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	res := ParsedFile{Reviewer: opts.Reviewer}
+	if meta, ok := tau2DirRun(path); ok && (format == "tau2" || opts.Format == "") {
+		// A dir-format run: its simulations are files of their own.
+		if res.Reviewer == "" {
+			res.Reviewer = "llm:" + filepath.Base(filepath.Dir(meta))
+		}
+		var err error
+		if res.Decisions, res.Stats, err = ParseUserOnlyReviewsDir(meta, res.Reviewer, opts.At); err != nil {
+			return res, kindError{fmt.Errorf("review import: %w", err), ErrBadInput}
+		}
+		for i := range res.Decisions {
+			res.Decisions[i].Model = opts.Model
+		}
+		return res, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return res, err
