@@ -27,9 +27,11 @@ func Formats() []string {
 // episodeParsers read episode and task files (SPEC 6.1): whole files, not
 // sessions. "tasks" is used by Options.Tasks and is not a --format name.
 var episodeParsers = map[string]func(path string, r io.Reader, sink EpisodeSink) error{
-	"tau2":  ParseTau2,
-	"tau1":  ParseTau1,
-	"tasks": ParseTaskFile,
+	"tau2":   ParseTau2,
+	"tau1":   ParseTau1,
+	"tasks":  ParseTaskFile,
+	"splits": ParseSplitTasks,
+	"policy": ParsePolicy,
 }
 
 // extensions are the file name endings each format is written with; a walk

@@ -27,6 +27,14 @@ type EpisodeFile struct {
 	Run      EpRun
 	Tasks    []*EpTask
 	Episodes []*Episode
+	// Continued: more episodes of a run whose first part an earlier
+	// EpisodeFile of the same source file brought (a dir-format run is
+	// given in parts, so that memory holds a part, not the run).
+	Continued bool
+	// Splits and Policy come from a tau2 task folder (split_tasks.json,
+	// policy.md beside tasks.json); nil when it has none.
+	Splits []queries.NewEpTaskSplit
+	Policy *queries.NewEpDomain
 }
 
 // EpRun is one result file's configuration (ep_runs): the row as the
@@ -68,6 +76,10 @@ type Episode struct {
 	Checks   []EpCheck
 	Line     int     // where the simulation starts in its file
 	TaskRef  *EpTask // the task of TaskKey, as parsed (nil: none)
+	// Attempts is the attempt ledger of the episode's task and trial
+	// (tau2 records hallucination retries); nil when nothing was retried
+	// or failed.
+	Attempts []queries.NewEpAttempt
 }
 
 // EpMessage is one message of an episode.
@@ -80,6 +92,7 @@ type EpMessage struct {
 	PromptTokens, CompletionTokens *int64
 	Cost                           *float64
 	TS                             *string
+	TickID                         *int // full-duplex: the tick it was built from
 }
 
 // EpCall is one tool call made in a message.

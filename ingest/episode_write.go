@@ -56,8 +56,13 @@ func (w *writer) EpisodeFile(f *EpisodeFile) error {
 	w.cur.epFiles = append(w.cur.epFiles, f)
 	w.cur.epProbes = append(w.cur.epProbes, w.probe(f))
 	w.fileStatMu.Lock()
-	w.st.EpisodeFiles = append(w.st.EpisodeFiles, EpisodeFileStat{Path: f.Run.SourceFile, Format: f.Run.Format,
-		UserSim: f.Run.UserSim, Episodes: len(f.Episodes)})
+	if n := len(w.st.EpisodeFiles); f.Continued && n > 0 && w.st.EpisodeFiles[n-1].Path == f.Run.SourceFile {
+		// The next part of a run given in parts: one entry for the run.
+		w.st.EpisodeFiles[n-1].Episodes += len(f.Episodes)
+	} else {
+		w.st.EpisodeFiles = append(w.st.EpisodeFiles, EpisodeFileStat{Path: f.Run.SourceFile, Format: f.Run.Format,
+			UserSim: f.Run.UserSim, Episodes: len(f.Episodes)})
+	}
 	w.cur.epStat = append(w.cur.epStat, len(w.st.EpisodeFiles)-1)
 	w.fileStatMu.Unlock()
 	for _, e := range f.Episodes {
@@ -116,6 +121,27 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 			if !w.epTasks[t.Key] {
 				tasks = append(tasks, t)
 				w.epTasks[t.Key] = true
+			}
+		}
+		if len(f.Splits) > 0 || f.Policy != nil {
+			// A task folder's splits and policy replace the domain's.
+			if err := rw.Close(); err != nil {
+				return err
+			}
+			dom := ""
+			if len(f.Splits) > 0 {
+				dom = f.Splits[0].Domain
+			} else {
+				dom = f.Policy.Domain
+			}
+			if err := queries.EpDeleteTaskFolder(w.ctx, c, dom, len(f.Splits) > 0, f.Policy != nil); err != nil {
+				return err
+			}
+			for _, s := range f.Splits {
+				rw.EpTaskSplit(s)
+			}
+			if f.Policy != nil {
+				rw.EpDomain(*f.Policy)
 			}
 		}
 		w.appendTasks(rw, tasks)
@@ -226,13 +252,18 @@ func (w *writer) appendEpisodes(rw *queries.RowWriter, eps []*Episode) {
 			rw.EpMessage(queries.NewEpMessage{SimulationID: e.SimulationID, Idx: m.Idx, TurnIdx: m.TurnIdx,
 				Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Requestor: m.Requestor,
 				ToolError: m.ToolError, NToolCalls: m.NToolCalls, PromptTokens: m.PromptTokens,
-				CompletionTokens: m.CompletionTokens, Cost: m.Cost, TS: m.TS})
+				CompletionTokens: m.CompletionTokens, Cost: m.Cost, TS: m.TS, TickID: m.TickID})
 		}
 	}
 	for _, e := range eps {
 		for _, c := range e.Calls {
 			rw.EpToolCall(queries.NewEpToolCall{SimulationID: e.SimulationID, MsgIdx: c.MsgIdx, CallIdx: c.CallIdx,
 				CallID: c.CallID, Requestor: c.Requestor, Name: c.Name, Arguments: c.Arguments})
+		}
+	}
+	for _, e := range eps {
+		for _, a := range e.Attempts {
+			rw.EpAttempt(a)
 		}
 	}
 	for _, e := range eps {

@@ -160,6 +160,7 @@ type inputFile struct {
 	size     int64
 	explicit bool   // named on the command line, not found by a walk
 	walkErr  string // a folder or file the walk could not read: one bad-input line, not the end of the run
+	tau2Dir  bool   // path is the results.json of a dir-format tau2 run (ParseTau2Dir)
 }
 
 // walkDir is filepath.WalkDir; tests swap it to make a folder unreadable
@@ -178,6 +179,10 @@ func listFiles(paths []string, format string, st *Stats) ([]inputFile, error) {
 		fi, err := os.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("ingest: %w", err)
+		}
+		if meta, ok := Tau2DirMeta(p); ok && (format == "" || format == FormatTau2) {
+			out = append(out, tau2DirInput(meta, true))
+			continue
 		}
 		if !fi.IsDir() {
 			out = append(out, inputFile{path: p, size: fi.Size(), explicit: true})
@@ -202,6 +207,12 @@ func listFiles(paths []string, format string, st *Stats) ([]inputFile, error) {
 				if path != p && strings.HasPrefix(d.Name(), ".") {
 					return filepath.SkipDir
 				}
+				if meta, ok := Tau2DirMeta(path); ok && path != p && (format == "" || format == FormatTau2) {
+					// A dir-format run is one input: its simulation
+					// files are not result files of their own.
+					out = append(out, tau2DirInput(meta, false))
+					return filepath.SkipDir
+				}
 				return nil
 			}
 			if !d.Type().IsRegular() {
@@ -223,6 +234,15 @@ func listFiles(paths []string, format string, st *Stats) ([]inputFile, error) {
 		}
 	}
 	return out, nil
+}
+
+// tau2DirInput is the input of a dir-format run read from meta.
+func tau2DirInput(meta string, explicit bool) inputFile {
+	f := inputFile{path: meta, explicit: explicit, tau2Dir: true}
+	if fi, err := os.Stat(meta); err == nil {
+		f.size = fi.Size()
+	}
+	return f
 }
 
 // countingReader reports progress as bytes are read.
@@ -270,6 +290,23 @@ func (w *writer) file(f inputFile) error {
 		if r == nil {
 			r = os.Stdin
 		}
+	} else if f.tau2Dir {
+		w.cur.clear = append(w.cur.clear, f.path)
+		w.path, w.format = f.path, FormatTau2
+		w.st.Files++
+		if err := ParseTau2Dir(f.path, w); err != nil {
+			select {
+			case <-w.failed:
+				return w.werr
+			default:
+			}
+			w.Error(&ParseError{Path: f.path, Reason: err.Error()})
+		}
+		w.done += f.size
+		if w.opts.Progress != nil {
+			w.opts.Progress(w.done, w.total)
+		}
+		return nil
 	} else if f.walkErr != "" {
 		w.cur.clear = append(w.cur.clear, f.path)
 		w.Error(&ParseError{Path: f.path, Reason: f.walkErr})
@@ -307,10 +344,22 @@ func (w *writer) file(f inputFile) error {
 		return nil
 	}
 	if w.opts.Tasks {
-		format = "tasks"
+		format = taskFolderKind(f.path, head)
+		if format == "" && !f.explicit {
+			w.st.FilesSkipped++ // a task folder's db.json, manuals, ...
+			return nil
+		}
+		if format == "" {
+			format = "tasks" // named: read as one, to say why it is none
+		}
 	}
 	if format == "" {
 		format = DetectEpisodes(head)
+	}
+	if format == FormatTau2 && isDiscardedFile(f.path) {
+		w.st.Files++
+		w.Error(&ParseError{Path: f.path, Reason: "the attempts tau2 discarded (hallucination retries), not episodes of a run: ingest the run's folder, which reads them into the attempt ledger"})
+		return nil
 	}
 	if parse, ok := episodeParsers[format]; ok {
 		w.format = format

@@ -92,6 +92,9 @@ type t2Sim struct {
 	UserCost          *float64        `json:"user_cost"`
 	RewardInfo        *t2Reward       `json:"reward_info"`
 	Messages          *[]t2Message    `json:"messages"`
+	Ticks             *[]t2Tick       `json:"ticks"` // full-duplex: the conversation when messages is null
+	// Voice runs re-run a simulation when the hallucination checker fires.
+	HallucinationRetriesUsed *int `json:"hallucination_retries_used"`
 	// Optional fields kept verbatim in extra.
 	UserOnlyReview json.RawMessage `json:"user_only_review"`
 	Review         json.RawMessage `json:"review"`
@@ -134,6 +137,19 @@ type t2Message struct {
 	ID        *string `json:"id"`
 	Requestor *string `json:"requestor"`
 	Error     *bool   `json:"error"`
+	IsAudio   *bool   `json:"is_audio"` // content is base64 audio, not text
+}
+
+// t2Tick is one tick of a full-duplex simulation (tau2 message.py Tick).
+type t2Tick struct {
+	TickID           *int         `json:"tick_id"`
+	Timestamp        *string      `json:"timestamp"`
+	AgentChunk       *t2Message   `json:"agent_chunk"`
+	UserChunk        *t2Message   `json:"user_chunk"`
+	AgentToolCalls   []t2ToolCall `json:"agent_tool_calls"`
+	UserToolCalls    []t2ToolCall `json:"user_tool_calls"`
+	AgentToolResults []t2Message  `json:"agent_tool_results"`
+	UserToolResults  []t2Message  `json:"user_tool_results"`
 }
 
 type t2ToolCall struct {
@@ -152,7 +168,11 @@ func ParseTau2(path string, r io.Reader, sink EpisodeSink) error {
 }
 
 // parseTau2 is ParseTau2 on one stream.
-func parseTau2(s *jsonStream, sink EpisodeSink) error {
+func parseTau2(s *jsonStream, sink EpisodeSink) error { return parseTau2Run(s, sink, nil) }
+
+// parseTau2Run reads a result file, or with dir the results.json of a
+// dir-format run, whose simulations dir then reads.
+func parseTau2Run(s *jsonStream, sink EpisodeSink, dir *tau2Dir) error {
 	path := s.path
 	// fail reports err when the rest of the file is valid JSON, and the
 	// file's syntax error otherwise; depth is the nesting left open.
@@ -202,7 +222,29 @@ func parseTau2(s *jsonStream, sink EpisodeSink) error {
 			if json.Unmarshal(raw, &ts) == nil {
 				p.started = ts
 			}
+		case "simulation_index":
+			raw, line, err := s.value()
+			if err != nil {
+				sink.Error(s.syntaxError(err))
+				return nil
+			}
+			if dir == nil {
+				continue
+			}
+			dir.indexLine = line
+			if err := json.Unmarshal(raw, &dir.index); err != nil {
+				return fail(&ParseError{Path: path, Line: line, Reason: "simulation_index: " + err.Error()}, 1)
+			}
 		case "tasks", "simulations":
+			if key == "simulations" && dir != nil {
+				// A dir-format run's simulations are its files (as
+				// tau2's Results.load has it).
+				if _, _, err := s.value(); err != nil {
+					sink.Error(s.syntaxError(err))
+					return nil
+				}
+				continue
+			}
 			t, err := s.token()
 			if err != nil {
 				sink.Error(s.syntaxError(err))
@@ -265,6 +307,10 @@ func parseTau2(s *jsonStream, sink EpisodeSink) error {
 	if p.infoRaw == nil {
 		sink.Error(&ParseError{Path: path, Line: 1, Reason: `tau2 result file without "info"`})
 		return nil
+	}
+	if dir != nil {
+		p.header()
+		return dir.read(p, sink)
 	}
 	if !sawSims {
 		sink.Error(&ParseError{Path: path, Line: 1, Reason: `tau2 result file without "simulations"`})
@@ -468,8 +514,17 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 	if !ok {
 		return nil, fmt.Errorf("%s: missing \"task_id\"", where)
 	}
-	if s.Messages == nil {
-		return nil, fmt.Errorf("%s: missing \"messages\"", where)
+	msgs, ticks := []t2Message(nil), []int(nil)
+	switch {
+	case s.Messages != nil:
+		msgs = *s.Messages
+	case s.Ticks != nil:
+		var err error
+		if msgs, ticks, err = tickMessages(*s.Ticks); err != nil {
+			return nil, fmt.Errorf("%s: %v", where, err)
+		}
+	default:
+		return nil, fmt.Errorf("%s: missing \"messages\" (and no \"ticks\")", where)
 	}
 	ep := &Episode{NewEpisode: queries.NewEpisode{SimulationID: *s.ID, RunID: run.RunID, SourceFile: run.SourceFile,
 		SourceIndex: idx, ContentHash: sha(raw), Domain: run.Domain, TaskID: taskID, Trial: s.Trial, Seed: s.Seed,
@@ -528,7 +583,7 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 	}
 	var tokIn, tokOut int64
 	haveTok := false
-	for i, m := range *s.Messages {
+	for i, m := range msgs {
 		switch m.Role {
 		case "user", "assistant", "tool", "system":
 		default:
@@ -540,6 +595,12 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 		}
 		em := EpMessage{Idx: i, TurnIdx: turn, Role: m.Role, Content: m.Content, Cost: m.Cost, TS: m.Timestamp,
 			NToolCalls: len(m.ToolCalls)}
+		if ticks != nil {
+			em.TickID = &ticks[i]
+		}
+		if m.IsAudio != nil && *m.IsAudio {
+			em.Content = nil // base64 audio: not text to read or probe
+		}
 		if m.Role == "tool" {
 			em.ToolCallID, em.Requestor, em.ToolError = m.ID, m.Requestor, m.Error
 		}
@@ -573,7 +634,97 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 	if haveTok {
 		ep.UserTokensIn, ep.UserTokensOut = &tokIn, &tokOut
 	}
+	ep.Attempts = keptAttempts(ep, s.HallucinationRetriesUsed)
 	return ep, nil
+}
+
+// keptAttempts is the attempt ledger a kept simulation records: retries
+// discarded attempts before it (hallucination_retries_used), and its own
+// attempt, marked when it ended on an infrastructure error. nil when it
+// is a first attempt that ended otherwise.
+func keptAttempts(ep *Episode, retries *int) []queries.NewEpAttempt {
+	n := 0
+	if retries != nil && *retries > 0 {
+		n = *retries
+	}
+	infra := ep.TerminationReason != nil && *ep.TerminationReason == "infrastructure_error"
+	if n == 0 && !infra {
+		return nil
+	}
+	trial := -1
+	if ep.Trial != nil {
+		trial = *ep.Trial
+	}
+	out := make([]queries.NewEpAttempt, 0, n+1)
+	for a := 1; a <= n; a++ {
+		out = append(out, queries.NewEpAttempt{RunID: ep.RunID, TaskID: ep.TaskID, Trial: trial, Attempt: a,
+			Reason: strp("user_hallucination"), KeptID: ep.SimulationID, SourceFile: ep.SourceFile})
+	}
+	last := queries.NewEpAttempt{RunID: ep.RunID, TaskID: ep.TaskID, Trial: trial, Attempt: n + 1, Kept: true,
+		SimulationID: strp(ep.SimulationID), KeptID: ep.SimulationID, SourceFile: ep.SourceFile}
+	if infra {
+		last.Reason = strp("infrastructure_error")
+	}
+	return append(out, last)
+}
+
+// tickMessages flattens a full-duplex simulation's ticks into messages as
+// tau2 does (Tick.get_all_messages, SimulationRun.get_messages): per tick,
+// the agent's chunk with the agent's tool calls, the agent's tool
+// results, the user's chunk with the user's tool calls, the user's tool
+// results; then all of them sorted by timestamp (stably) and renumbered
+// (turn_idx = position). A chunk's cost and usage are kept, which tau2's
+// flattening drops. ticks holds each message's tick id.
+func tickMessages(in []t2Tick) (msgs []t2Message, ticks []int, err error) {
+	for i, t := range in {
+		if t.TickID == nil {
+			return nil, nil, fmt.Errorf("tick %d: missing \"tick_id\"", i)
+		}
+		id := *t.TickID
+		chunk := func(role string, c *t2Message, calls []t2ToolCall) {
+			if c == nil && len(calls) == 0 {
+				return
+			}
+			m := t2Message{Role: role, ToolCalls: calls, Timestamp: t.Timestamp}
+			if c != nil {
+				m.Content, m.Timestamp, m.Cost, m.Usage, m.IsAudio = c.Content, c.Timestamp, c.Cost, c.Usage, c.IsAudio
+			}
+			msgs, ticks = append(msgs, m), append(ticks, id)
+		}
+		results := func(req string, rs []t2Message) error {
+			for j, r := range rs {
+				if r.Role != "tool" {
+					return fmt.Errorf("tick %d: %s_tool_results %d: role %q (want tool)", id, req, j, r.Role)
+				}
+				if r.Requestor == nil {
+					r.Requestor = strp(map[string]string{"agent": "assistant", "user": "user"}[req])
+				}
+				msgs, ticks = append(msgs, r), append(ticks, id)
+			}
+			return nil
+		}
+		chunk("assistant", t.AgentChunk, t.AgentToolCalls)
+		if err := results("agent", t.AgentToolResults); err != nil {
+			return nil, nil, err
+		}
+		chunk("user", t.UserChunk, t.UserToolCalls)
+		if err := results("user", t.UserToolResults); err != nil {
+			return nil, nil, err
+		}
+	}
+	order := make([]int, len(msgs))
+	for i := range order {
+		order[i] = i
+	}
+	ts := func(i int) string { return deref(msgs[i].Timestamp) }
+	sort.SliceStable(order, func(a, b int) bool { return ts(order[a]) < ts(order[b]) })
+	outM, outT := make([]t2Message, len(msgs)), make([]int, len(msgs))
+	for i, k := range order {
+		outM[i], outT[i] = msgs[k], ticks[k]
+		turn := i
+		outM[i].TurnIdx = &turn
+	}
+	return outM, outT, nil
 }
 
 // ParseTaskFile reads a tau2 task file (a JSON array of tasks,

@@ -92,6 +92,29 @@ type NewEpMessage struct {
 	PromptTokens, CompletionTokens *int64
 	Cost                           *float64
 	TS                             *string
+	TickID                         *int // the tick it was built from (full-duplex episodes; nil: none)
+}
+
+// NewEpAttempt is one row of ep_attempts (the attempt ledger).
+type NewEpAttempt struct {
+	RunID, TaskID string
+	Trial         int // -1: none recorded
+	Attempt       int // 1-based
+	Kept          bool
+	Reason        *string // user_hallucination | infrastructure_error
+	SimulationID  *string
+	KeptID        string
+	SourceFile    string
+}
+
+// NewEpTaskSplit is one row of ep_task_splits.
+type NewEpTaskSplit struct {
+	Domain, Split, TaskID, SourceFile string
+}
+
+// NewEpDomain is one row of ep_domains: a domain's agent policy.
+type NewEpDomain struct {
+	Domain, Policy, PolicySHA, SourceFile string
 }
 
 // NewEpToolCall is one row of ep_tool_calls.
@@ -186,7 +209,25 @@ func (w *RowWriter) Episode(e NewEpisode) error {
 func (w *RowWriter) EpMessage(m NewEpMessage) error {
 	return w.append("ep_messages", m.SimulationID, int32(m.Idx), int32(m.TurnIdx), m.Role, nptr(m.Content),
 		nptr(m.ToolCallID), nptr(m.Requestor), nptr(m.ToolError), int32(m.NToolCalls), nptr(m.PromptTokens),
-		nptr(m.CompletionTokens), nptr(m.Cost), nptr(m.TS))
+		nptr(m.CompletionTokens), nptr(m.Cost), nptr(m.TS), nint32(m.TickID))
+}
+
+// EpAttempt appends a row of ep_attempts.
+func (w *RowWriter) EpAttempt(a NewEpAttempt) error {
+	return w.append("ep_attempts", a.RunID, a.TaskID, int32(a.Trial), int32(a.Attempt), a.Kept, nptr(a.Reason),
+		nptr(a.SimulationID), a.KeptID, a.SourceFile)
+}
+
+// EpTaskSplit appends a row of ep_task_splits (EpDeleteTaskFolder clears
+// a domain's first).
+func (w *RowWriter) EpTaskSplit(s NewEpTaskSplit) error {
+	return w.append("ep_task_splits", s.Domain, s.Split, s.TaskID, s.SourceFile)
+}
+
+// EpDomain appends a row of ep_domains (EpDeleteTaskFolder clears it
+// first).
+func (w *RowWriter) EpDomain(d NewEpDomain) error {
+	return w.append("ep_domains", d.Domain, d.Policy, d.PolicySHA, d.SourceFile)
 }
 
 // EpToolCall appends a row of ep_tool_calls.

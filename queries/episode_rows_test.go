@@ -78,10 +78,21 @@ func TestRowWriterWritesEveryColumn(t *testing.T) {
 		{"ep_messages/all set", "ep_messages", func(w *RowWriter) error {
 			return w.EpMessage(NewEpMessage{SimulationID: "s1", Idx: 5, TurnIdx: 4, Role: "tool", Content: p("ok"),
 				ToolCallID: p("c1"), Requestor: p("user"), ToolError: p(true), NToolCalls: 2, PromptTokens: p(int64(11)),
-				CompletionTokens: p(int64(12)), Cost: p(0.125), TS: p("t1")})
+				CompletionTokens: p(int64(12)), Cost: p(0.125), TS: p("t1"), TickID: p(40)})
 		}, map[string]string{"simulation_id": "s1", "idx": "5", "turn_idx": "4", "role": "tool", "content": "ok",
 			"tool_call_id": "c1", "requestor": "user", "tool_error": "true", "n_tool_calls": "2",
-			"prompt_tokens": "11", "completion_tokens": "12", "cost": "0.125", "ts": "t1"}},
+			"prompt_tokens": "11", "completion_tokens": "12", "cost": "0.125", "ts": "t1", "tick_id": "40"}},
+		{"ep_attempts/all set", "ep_attempts", func(w *RowWriter) error {
+			return w.EpAttempt(NewEpAttempt{RunID: "r1", TaskID: "t9", Trial: 2, Attempt: 3, Kept: true,
+				Reason: p("infrastructure_error"), SimulationID: p("s1"), KeptID: "s1", SourceFile: "f.json"})
+		}, map[string]string{"run_id": "r1", "task_id": "t9", "trial": "2", "attempt": "3", "kept": "true",
+			"reason": "infrastructure_error", "simulation_id": "s1", "kept_id": "s1", "source_file": "f.json"}},
+		{"ep_task_splits/all set", "ep_task_splits", func(w *RowWriter) error {
+			return w.EpTaskSplit(NewEpTaskSplit{Domain: "airline", Split: "test", TaskID: "7", SourceFile: "s.json"})
+		}, map[string]string{"domain": "airline", "split": "test", "task_id": "7", "source_file": "s.json"}},
+		{"ep_domains/all set", "ep_domains", func(w *RowWriter) error {
+			return w.EpDomain(NewEpDomain{Domain: "airline", Policy: "# Policy", PolicySHA: "h", SourceFile: "policy.md"})
+		}, map[string]string{"domain": "airline", "policy": "# Policy", "policy_sha": "h", "source_file": "policy.md"}},
 		{"ep_tool_calls/all set", "ep_tool_calls", func(w *RowWriter) error {
 			return w.EpToolCall(NewEpToolCall{SimulationID: "s1", MsgIdx: 5, CallIdx: 1, CallID: p("c1"),
 				Requestor: "assistant", Name: "lookup", Arguments: json.RawMessage(`{"id":"A"}`)})

@@ -8,8 +8,25 @@ import (
 // EpDeleteEpisode removes an episode with its messages, tool calls, checks,
 // probe findings and probe applicability rows.
 func EpDeleteEpisode(ctx context.Context, db Querier, simulationID string) error {
-	for _, name := range []string{"ep_delete_messages", "ep_delete_tool_calls", "ep_delete_checks", "ep_delete_findings", "ep_delete_applicable", "ep_delete_episode"} {
+	for _, name := range []string{"ep_delete_attempts", "ep_delete_messages", "ep_delete_tool_calls", "ep_delete_checks", "ep_delete_findings", "ep_delete_applicable", "ep_delete_episode"} {
 		if _, err := db.ExecContext(ctx, q(name), simulationID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EpDeleteTaskFolder deletes what a task folder stored of a domain: its
+// splits (split_tasks.json) when splits, its policy (policy.md) when
+// policy.
+func EpDeleteTaskFolder(ctx context.Context, db Querier, domain string, splits, policy bool) error {
+	if splits {
+		if _, err := db.ExecContext(ctx, q("ep_delete_task_splits"), domain); err != nil {
+			return err
+		}
+	}
+	if policy {
+		if _, err := db.ExecContext(ctx, q("ep_delete_domain"), domain); err != nil {
 			return err
 		}
 	}
@@ -67,4 +84,18 @@ func EpStored(ctx context.Context, db Querier) (hashes map[string]string, runs, 
 		return err
 	})
 	return hashes, runs, tasks, err
+}
+
+// EpDiscardedAttempts returns, by kept simulation id, how many attempts
+// were discarded before it (ep_attempts); episodes with none are absent.
+func EpDiscardedAttempts(ctx context.Context, db Querier) (map[string]int, error) {
+	out := map[string]int{}
+	err := epScan(ctx, db, "ep_discarded_attempts", func(r *sql.Rows) error {
+		var id string
+		var n int
+		err := r.Scan(&id, &n)
+		out[id] = n
+		return err
+	})
+	return out, err
 }

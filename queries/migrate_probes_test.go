@@ -50,7 +50,7 @@ func TestMigrationDropsTheProbeList(t *testing.T) {
 			}
 		}
 	}
-	for _, q := range append(append([]string{`DROP TABLE ep_probe_findings`, old}, later...), `DELETE FROM schema_migrations WHERE version >= 11`) {
+	for _, q := range append(append([]string{`DROP TABLE ep_probe_findings`, old}, later...), `ALTER TABLE ep_messages DROP COLUMN tick_id`, `DELETE FROM schema_migrations WHERE version >= 11`) {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}

@@ -334,10 +334,13 @@ const (
 
 // ReviewError is one simulator error a reviewer recorded.
 type ReviewError struct {
-	TurnIdx  sql.NullInt64 // null: the episode as a whole
-	Code     string
-	Severity string // minor | critical_helped | critical_hindered
-	Note     string
+	TurnIdx sql.NullInt64 // null: the episode as a whole
+	// TickStart and TickEnd: the tick span a full-duplex review gave
+	// (rv_error_ticks); null for turn-based reviews.
+	TickStart, TickEnd sql.NullInt64
+	Code               string
+	Severity           string // minor | critical_helped | critical_hindered
+	Note               string
 }
 
 // Decision is one reviewer's decision on one episode.
@@ -358,6 +361,11 @@ type Decision struct {
 	// Prefilled names the LLM reviewer whose decision pre-filled the form
 	// ("": none).
 	Prefilled string
+	// Model is the model an LLM decision was made with ("" unknown);
+	// Salvaged marks one read from the raw response of a review tau2
+	// failed to parse (rv_llm_reviews).
+	Model    string
+	Salvaged bool
 	// Domain, TaskID and Reward: read (ReviewDecisions), the episode's,
 	// else what the imported file said of it ("" and null when neither
 	// knows); written (ReplaceReviewer, SaveDecision), what the imported
@@ -481,13 +489,25 @@ func writeCurrent(ctx context.Context, c Querier, d Decision, rev int) error {
 		if _, err := c.ExecContext(ctx, q("review_error_insert"), d.SimulationID, d.Reviewer, i, nullInt(e.TurnIdx), e.Code, e.Severity, e.Note); err != nil {
 			return err
 		}
+		if e.TickStart.Valid || e.TickEnd.Valid {
+			if _, err := c.ExecContext(ctx, q("review_error_ticks_insert"), d.SimulationID, d.Reviewer, i, nullInt(e.TickStart), nullInt(e.TickEnd)); err != nil {
+				return err
+			}
+		}
+	}
+	if d.Kind == KindLLM && (d.Model != "" || d.Salvaged) {
+		if _, err := c.ExecContext(ctx, q("review_llm_insert"), d.SimulationID, d.Reviewer, nullStr(d.Model), d.Salvaged); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 func deleteCurrent(ctx context.Context, c Querier, simID, reviewer string) error {
-	if _, err := c.ExecContext(ctx, q("review_errors_delete"), simID, reviewer); err != nil {
-		return err
+	for _, name := range []string{"review_errors_delete", "review_error_ticks_delete", "review_llm_delete"} {
+		if _, err := c.ExecContext(ctx, q(name), simID, reviewer); err != nil {
+			return err
+		}
 	}
 	_, err := c.ExecContext(ctx, q("review_decision_delete"), simID, reviewer)
 	return err
@@ -520,6 +540,17 @@ func nullFloat(f sql.NullFloat64) any {
 		return nil
 	}
 	return f.Float64
+}
+
+// TickTurn returns the turn_idx a tick span [start, end] of an episode
+// lands on (review_tick_turn); ok is false when no message of the episode
+// was built from those ticks.
+func TickTurn(ctx context.Context, db Querier, simID string, start, end int64) (turn int64, ok bool, err error) {
+	err = db.QueryRowContext(ctx, q("review_tick_turn"), simID, start, end).Scan(&turn)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	return turn, err == nil, err
 }
 
 func nullInt(i sql.NullInt64) any {
@@ -556,6 +587,11 @@ func ReplaceReviewer(ctx context.Context, ws *Workspace, reviewer string, ds []D
 		}
 		if _, err := c.ExecContext(ctx, q("review_reviewer_revisions_delete"), reviewer); err != nil {
 			return err
+		}
+		for _, name := range []string{"review_reviewer_ticks_delete", "review_reviewer_llm_delete"} {
+			if _, err := c.ExecContext(ctx, q(name), reviewer); err != nil {
+				return err
+			}
 		}
 		for _, d := range ds {
 			if err := writeDecision(ctx, c, d, 1); err != nil {

@@ -19,6 +19,36 @@ import (
 
 const hintEpisodes = "no episodes: run ub ingest on tau2-bench result files or tau-bench v1 trajectories"
 
+// writeTau2Releases names the tau2-bench releases the commits belong to
+// (analysis.Tau2Release), when any is known, and warns when runs mix
+// releases whose scores tau2 declares not comparable.
+func writeTau2Releases(b *strings.Builder, commits map[string]bool, runs []analysis.Tau2Run) {
+	n := map[string]int{}
+	unknown := 0
+	for c := range commits {
+		if label, _, ok := analysis.Tau2Release(c); ok {
+			n[label]++
+		} else {
+			unknown++
+		}
+	}
+	if len(n) == 0 {
+		return
+	}
+	var parts []string
+	for _, label := range sortedKeysOf(n) {
+		parts = append(parts, fmt.Sprintf("%s (%d commits)", label, n[label]))
+	}
+	if unknown > 0 {
+		parts = append(parts, fmt.Sprintf("no known release (%d commits)", unknown))
+	}
+	fmt.Fprintf(b, "tau2-bench releases of those commits (\"v0.2.0+\": after v0.2.0, before the next): %s.\n\n", mdText(strings.Join(parts, ", ")))
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Commit+runs[i].Domain < runs[j].Commit+runs[j].Domain })
+	for _, w := range analysis.Tau2ReleaseWarnings(runs) {
+		fmt.Fprintf(b, "**Warning:** %s.\n\n", mdText(w))
+	}
+}
+
 // benchmarkName labels an episode format in tables and figures.
 func benchmarkName(format string) string {
 	if format == "tau1" {
@@ -253,6 +283,8 @@ func (r *Report) userFidelity(b *strings.Builder) {
 	paths := map[string]bool{}
 	commits := map[string]bool{}
 	versions := map[string]bool{}
+	runSeen := map[string]bool{}
+	var runs []analysis.Tau2Run
 	flagged := 0
 	for _, e := range ep.Episodes {
 		key := fileKey{e.SourceFile, e.Domain, e.UserSim, e.Agent}
@@ -280,6 +312,10 @@ func (r *Report) userFidelity(b *strings.Builder) {
 		}
 		if e.GitCommit != nil {
 			commits[*e.GitCommit] = true
+			if !runSeen[*e.GitCommit+"\x00"+e.Domain] {
+				runSeen[*e.GitCommit+"\x00"+e.Domain] = true
+				runs = append(runs, analysis.Tau2Run{Commit: *e.GitCommit, Domain: e.Domain})
+			}
 		}
 		if e.Tau2Version != nil {
 			versions[*e.Tau2Version] = true
@@ -316,6 +352,10 @@ func (r *Report) userFidelity(b *strings.Builder) {
 			cost = "$" + fnum(a.sumCost/float64(a.costed), 4)
 			if a.estimated {
 				cost += " (estimated)"
+			} else if a.format == "tau1" {
+				// tau-bench v1 overwrites total_cost each turn: what it
+				// records is the last turn's cost.
+				cost = "at least " + cost + " (v1 records the last turn's cost)"
 			}
 			if a.costed < a.n {
 				cost += fmt.Sprintf(" (%d of %d known)", a.costed, a.n)
@@ -334,6 +374,7 @@ func (r *Report) userFidelity(b *strings.Builder) {
 	default:
 		fmt.Fprintf(b, "; release %s.\n\n", mdText(strings.Join(sortedStrings(versions), ", ")))
 	}
+	writeTau2Releases(b, commits, runs)
 	if len(ep.Rates) > 0 {
 		b.WriteString("### Judge-free probes\n\n")
 		b.WriteString("Per user simulator, the episodes each probe applies to (n) and those where it fired (hits); figure `probe-rates`. Each probe is defined by `ub probes --probe P`.\n\n")

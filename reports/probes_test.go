@@ -69,7 +69,7 @@ func TestRewardRangeAndSection(t *testing.T) {
 	r.userFidelity(&b)
 	md := b.String()
 	for _, s := range []string{"### Episodes", "4 episodes from 2 result files. 1 episodes state another customer's identity",
-		"| a.json | tau-bench v1 | telecom | A | g | 2 | 0.500 | 1 | $0.0200 (1 of 2 known) |", "| b.json | tau-bench v1 | telecom | B | g | 2 | 1.000 | 0 | unknown |"} {
+		"| a.json | tau-bench v1 | telecom | A | g | 2 | 0.500 | 1 | at least $0.0200 (v1 records the last turn's cost) (1 of 2 known) |", "| b.json | tau-bench v1 | telecom | B | g | 2 | 1.000 | 0 | unknown |"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("section lacks %q:\n%s", s, md)
 		}

@@ -362,3 +362,18 @@ func (r *Report) reviewCodes() (*figure, error) {
 	}
 	return rs.codes()
 }
+
+// writeAttemptShare is the error share over every attempt beside the
+// kept-only one, when attempts were discarded.
+func writeAttemptShare(b *strings.Builder, a *analysis.AttemptShare, h string) {
+	if a == nil {
+		return
+	}
+	fmt.Fprintf(b, "\n%s Every attempt, not only the kept ones\n\n", h)
+	fmt.Fprintf(b, "%d attempts were discarded before the decided episodes (the hallucination checker fired and the simulation was run again); "+
+		"each counts as an attempt with a simulator error. The kept-only share leaves them out.\n\n", a.Discarded)
+	t := table{header: []string{"unit", "n", "simulator error"}}
+	t.add("kept episodes", strconv.Itoa(a.Kept.N), shareCell(a.Kept))
+	t.add("every attempt", strconv.Itoa(a.PerAttempt.N), shareCell(a.PerAttempt))
+	b.WriteString(mdTable(t))
+}

@@ -429,6 +429,7 @@ func (r *Report) reviewStudy(b *strings.Builder, out []built, sum Summary) {
 		}
 	}
 	writeReviewSection(b, st, figs, "###")
+	writeAttemptShare(b, r.in.Attempts, "###")
 	b.WriteString("\n")
 	skippedSection(b, sum, StudyReview, "review")
 	b.WriteString("### Methods (review)\n\n")

@@ -64,6 +64,7 @@ type Input struct {
 	Deciders     []Decider
 	Episodes     *queries.EpisodeReport // nil when the workspace has no episodes
 	Review       *analysis.ReviewStats  // nil when the workspace has no review decision
+	Attempts     *analysis.AttemptShare // the review's error share over every attempt; nil: no attempt was discarded
 	// Bootstrap sets the replicates, seed and level of every bootstrap
 	// interval and sign-flip test of the report; the zero value is B =
 	// 1,000 from analysis.DefaultBootstrapSeed at 95%.

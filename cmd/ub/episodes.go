@@ -19,8 +19,12 @@ func printEpisodeSummary(io *streams, st ingest.Stats) {
 	fmt.Fprintf(io.out, "episodes   %d added, %d replaced, %d already present; %d task contents added\n",
 		st.Episodes, st.EpisodesReplaced, st.EpisodesUnchanged, st.Tasks)
 	for _, f := range st.EpisodeFiles {
-		if f.Format == "tasks" {
+		switch f.Format {
+		case "tasks":
 			fmt.Fprintf(io.out, "  %-5s %4d task contents added  %s\n", f.Format, f.Tasks, filepath.Base(f.Path))
+			continue
+		case "splits", "policy":
+			fmt.Fprintf(io.out, "  %-5s stored with its domain  %s\n", f.Format, filepath.Base(f.Path))
 			continue
 		}
 		fmt.Fprintf(io.out, "  %-5s %4d episodes  %s\n", f.Format, f.Episodes, filepath.Base(f.Path))

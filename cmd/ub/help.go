@@ -10,7 +10,7 @@ import (
 // examples are printed under EXAMPLES in each command's --help (as gh
 // does), keyed by the command's path below ub.
 var examples = map[string][]string{
-	"ingest":        {"ub ingest ~/.claude/projects", "ub ingest --format codex --developer ada ~/.codex/sessions", "ub ingest --prices prices.toml results/"},
+	"ingest":        {"ub ingest ~/.claude/projects", "ub ingest --format codex --developer ada ~/.codex/sessions", "ub ingest --prices prices.toml results/", "ub ingest --tasks data/tau2/domains/airline"},
 	"sql":           {"ub sql 'select developer, count(*) from sessions group by 1 order by 2 desc'", "ub sql --format csv 'select * from points order by id' > points.csv"},
 	"export":        {"ub export --out sessions.parquet sessions", "ub export --query 'select * from turns where role = ''developer''' --out dev.jsonl"},
 	"split":         {"ub split --seed 7", "ub split --ratios train=0.8,test=0.2 --by sessions", "ub split --report --out figures", "ub split --json"},
@@ -48,7 +48,7 @@ var examples = map[string][]string{
 	"review serve":    {"ub review serve --batch pilot", "ub review serve --batch pilot --adjudicator cat"},
 	"review stats":    {"ub review stats", "ub review stats --interval jeffreys --level 0.9 --json", "ub review stats --out review", "ub review stats --seed 7"},
 	"review export":   {"ub review export --out decisions.jsonl", "ub review export --rerun --out rerun.tsv", "ub review export --format label-studio --batch pilot --out tasks.json", "ub review export --format argilla --out records.jsonl"},
-	"review import":   {"ub review import results.json", "ub review import --reviewer ann labels.csv", "ub review import --format label-studio --reviewer ann --annotator 1 export.json"},
+	"review import":   {"ub review import results.json", "ub review import --reviewer ann labels.csv", "ub review import --format label-studio --reviewer ann --annotator 1 export.json", "ub review import --reviewer-model claude-opus-4-5 results.json"},
 	"publish":         {"ub publish bundle", "ub --db study.duckdb publish /tmp/study-bundle && (cd /tmp/study-bundle && sha256sum -c SHA256SUMS)"},
 	"compare":         {"ub compare gpt-5.5 claude-opus-4.8", "ub compare --json glm-5.2@noprofile glm-5.2@profile", "ub compare --study fidelity --fail-on-regression 0.02 mysim-v1 mysim-v2"},
 	"completion":      {"ub completion bash > /etc/bash_completion.d/ub", "ub completion zsh > \"${fpath[1]}/_ub\"", "ub completion fish > ~/.config/fish/completions/ub.fish"},

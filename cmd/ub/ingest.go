@@ -104,11 +104,23 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	} else {
 		printIngestSummary(io, st)
 	}
-	if err == nil && opts.format != "auto" && st.Files > 0 && st.Sessions+st.Replaced+st.Unchanged+st.Superseded == 0 {
+	if err == nil && opts.format != "auto" && st.Files > 0 && foundNothing(st) {
 		// A forced format that finds nothing is most likely the wrong one.
-		return badInputf("ingest: --format %s found no session with a developer message in %d file(s); is it the right format? (--format auto detects it)", opts.format, st.Files)
+		what := "session with a developer message"
+		if opts.format == ingest.FormatTau2 || opts.format == ingest.FormatTau1 {
+			what = "episode"
+		}
+		return badInputf("ingest: --format %s found no %s in %d file(s); is it the right format? (--format auto detects it)", opts.format, what, st.Files)
 	}
 	return err
+}
+
+// foundNothing reports whether a run read no session and no episode or
+// task, new or already held: tau2 and tau1 files hold episodes, not
+// sessions.
+func foundNothing(st ingest.Stats) bool {
+	return st.Sessions+st.Replaced+st.Unchanged+st.Superseded == 0 &&
+		st.Episodes+st.EpisodesReplaced+st.EpisodesUnchanged+st.Tasks == 0 && len(st.EpisodeFiles) == 0
 }
 
 // printIngestSummary prints what was read and what the workspace holds:

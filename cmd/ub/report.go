@@ -225,6 +225,11 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 	if in.Fine, in.Fleiss, err = judgeAgreements(c, ws, st); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
+	if in.Review != nil {
+		if in.Attempts, err = review.AttemptStats(c.Context, ws.Conn(), *in.Review); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+	}
 	rep := reports.Prepare(in)
 	if dev, n, k, ok := rep.CaseDeveloper(); ok {
 		ct, err := queries.LoadCaseTexts(ctx, db, judge, dev, n, k)

@@ -21,6 +21,7 @@ func newReviewImportCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "format", Usage: "tau2 (a results JSON with user_only_review), csv, or label-studio (a Label Studio JSON export of tasks ub wrote) (default: by the file name)"},
 			&cli.StringFlag{Name: "reviewer", Usage: "reviewer `NAME` (default: llm:FILE, csv:FILE or label-studio:FILE)"},
 			&cli.IntFlag{Name: "annotator", Usage: "label-studio: the annotations of completed_by `N` (default: each task's only one)"},
+			&cli.StringFlag{Name: "reviewer-model", Usage: "the `MODEL` that made a tau2 review (tau2's default is claude-opus-4-5); recorded with each decision"},
 		},
 		Action: func(c *cli.Context) error {
 			a, err := args(c)
@@ -40,7 +41,7 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 		return err
 	}
 	f, err := review.ParseFile(path, review.FileOptions{Format: c.String("format"), Reviewer: c.String("reviewer"), At: time.Now().UTC(),
-		Annotator: c.Int("annotator")})
+		Annotator: c.Int("annotator"), Model: c.String("reviewer-model")})
 	if err != nil {
 		return reviewError(err)
 	}
@@ -55,10 +56,20 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 		return err
 	}
 	defer ws.Close()
+	placed, err := review.PlaceTicks(c.Context, ws.Conn(), f.Decisions)
+	if err != nil {
+		return fmt.Errorf("review import: %w", err)
+	}
 	if err := queries.ReplaceReviewer(c.Context, ws, f.Reviewer, f.Decisions); err != nil {
 		return fmt.Errorf("review import: %w", err)
 	}
 	fmt.Fprintf(sio.out, "imported %d decisions of %s (%d simulator errors, %d failed reviews; %d records without a decision skipped)\n",
 		len(f.Decisions), f.Reviewer, f.Stats.Errors, f.Stats.Failed, f.Stats.Skipped)
+	if f.Stats.Salvaged > 0 {
+		fmt.Fprintf(sio.out, "salvaged  %d of them from the raw response of a review tau2 failed to parse (marked in rv_llm_reviews)\n", f.Stats.Salvaged)
+	}
+	if placed > 0 {
+		fmt.Fprintf(sio.out, "placed    %d errors given by tick span on the turn of their first user message\n", placed)
+	}
 	return nil
 }

@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,20 +45,100 @@ type ImportStats struct {
 	Errors    int // simulator errors in them
 	Failed    int // failed reviews (LLM reviews that did not parse)
 	Skipped   int // records with no decision (no review, unresolved)
+	// Salvaged counts the failed reviews whose raw response (kept by tau2
+	// in the failure's reasoning) parsed: they are decisions, marked.
+	Salvaged int
 }
 
 // tau2's user_only_review (SPEC 7): user_error, critical_user_error and
 // errors with turn_idx, error_tags, severity; an error at turn_idx -1
 // means the review itself failed to parse.
 type userOnlyReview struct {
-	UserError         *bool `json:"user_error"`
-	CriticalUserError *bool `json:"critical_user_error"`
-	Errors            []struct {
-		TurnIdx   *int64   `json:"turn_idx"`
-		ErrorTags []string `json:"error_tags"`
-		Severity  string   `json:"severity"`
-		Reasoning string   `json:"reasoning"`
-	} `json:"errors"`
+	UserError         *bool              `json:"user_error"`
+	CriticalUserError *bool              `json:"critical_user_error"`
+	Errors            []userOnlyRevError `json:"errors"`
+}
+
+// userOnlyRevError is an error of a user_only_review; full-duplex reviews
+// place it by tick_start and tick_end instead of turn_idx.
+type userOnlyRevError struct {
+	TurnIdx   *int64  `json:"turn_idx"`
+	TickStart *int64  `json:"tick_start"`
+	TickEnd   *int64  `json:"tick_end"`
+	ErrorTags tagList `json:"error_tags"`
+	Severity  string  `json:"severity"`
+	Reasoning string  `json:"reasoning"`
+}
+
+// tagList is error_tags: a list, or one tag as a string (tau2's parser
+// takes both).
+type tagList []string
+
+func (t *tagList) UnmarshalJSON(b []byte) error {
+	var one string
+	if json.Unmarshal(b, &one) == nil {
+		*t = []string{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return err
+	}
+	*t = many
+	return nil
+}
+
+// failedPrefix begins the reasoning of the error tau2 gives a review it
+// could not parse (review_llm_judge_user_only.py): "Failed to parse LLM
+// response: <exception>. Response: <the model's response>".
+const failedPrefix = "Failed to parse LLM response: "
+
+// salvage reads the model's response kept in a failed review's reasoning,
+// as tau2's own parser would (extract_json_from_llm_response: a fenced
+// block, else the text from the first { to the last }), but taking every
+// severity its prompt asks for. tau2 release 1.0.1's UserOnlyReviewError
+// allows only minor or critical, so every review with a critical_helped
+// or critical_hindered error fails there. ok is false when no response
+// is there or it does not parse.
+func salvage(reasoning string) (rv userOnlyReview, ok bool) {
+	if !strings.HasPrefix(reasoning, failedPrefix) {
+		return rv, false
+	}
+	rest := reasoning[len(failedPrefix):]
+	// The exception's text may itself hold ". Response: ": try each.
+	for i := strings.Index(rest, ". Response: "); i >= 0; {
+		resp := rest[i+len(". Response: "):]
+		var got struct {
+			Errors *[]userOnlyRevError `json:"errors"`
+		}
+		if json.Unmarshal([]byte(extractJSON(resp)), &got) == nil && got.Errors != nil {
+			t, crit := len(*got.Errors) > 0, false
+			for _, e := range *got.Errors {
+				crit = crit || e.Severity == "critical_helped" || e.Severity == "critical_hindered"
+			}
+			return userOnlyReview{UserError: &t, CriticalUserError: &crit, Errors: *got.Errors}, true
+		}
+		j := strings.Index(resp, ". Response: ")
+		if j < 0 {
+			break
+		}
+		i += len(". Response: ") + j
+	}
+	return rv, false
+}
+
+// fenceRE is a fenced block, ```json ... ``` or ``` ... ```.
+var fenceRE = regexp.MustCompile("```(?:json)?\\s*([\\s\\S]*?)```")
+
+// extractJSON is tau2's extract_json_from_llm_response.
+func extractJSON(s string) string {
+	if m := fenceRE.FindStringSubmatch(s); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	if i, j := strings.Index(s, "{"), strings.LastIndex(s, "}"); i >= 0 && j > i {
+		return s[i : j+1]
+	}
+	return s
 }
 
 // ParseUserOnlyReviews reads a tau2 results file (an object with
@@ -79,10 +162,20 @@ func ParseUserOnlyReviews(path string, r io.Reader, reviewer string, at time.Tim
 	if file.Simulations == nil {
 		return nil, st, &ImportError{Path: path, Msg: `no "simulations" array: not a tau2 results file`}
 	}
+	return reviewsOf(path, file.Simulations, nil, reviewer, at)
+}
+
+// reviewsOf makes the decisions of simulations read from path; where, when
+// given, names each (else simulations[i]).
+func reviewsOf(path string, sims []json.RawMessage, wheres []string, reviewer string, at time.Time) ([]queries.Decision, ImportStats, error) {
+	var st ImportStats
 	var out []queries.Decision
 	seen := map[string]int{}
-	for i, raw := range file.Simulations {
+	for i, raw := range sims {
 		where := fmt.Sprintf("simulations[%d]", i)
+		if wheres != nil {
+			where = wheres[i]
+		}
 		var sim struct {
 			ID     string          `json:"id"`
 			Review json.RawMessage `json:"user_only_review"`
@@ -94,7 +187,7 @@ func ParseUserOnlyReviews(path string, r io.Reader, reviewer string, at time.Tim
 			return nil, st, &ImportError{Path: path, Where: where, Msg: "simulation without an id"}
 		}
 		if prev, dup := seen[sim.ID]; dup {
-			return nil, st, &ImportError{Path: path, Where: where, Msg: fmt.Sprintf("simulation %s repeats simulations[%d]", sim.ID, prev)}
+			return nil, st, &ImportError{Path: path, Where: where, Msg: fmt.Sprintf("simulation %s repeats simulation %d", sim.ID, prev)}
 		}
 		seen[sim.ID] = i
 		if len(sim.Review) == 0 || string(bytes.TrimSpace(sim.Review)) == "null" {
@@ -108,6 +201,14 @@ func ParseUserOnlyReviews(path string, r io.Reader, reviewer string, at time.Tim
 		for _, e := range rv.Errors {
 			if e.TurnIdx != nil && *e.TurnIdx == -1 {
 				failed = true
+				if len(rv.Errors) == 1 {
+					if got, ok := salvage(e.Reasoning); ok {
+						rv, failed, d.Salvaged = got, false, true
+						st.Salvaged++
+						d.Source += " (salvaged from the raw response)"
+					}
+				}
+				break
 			}
 		}
 		if failed {
@@ -141,6 +242,12 @@ func ParseUserOnlyReviews(path string, r io.Reader, reviewer string, at time.Tim
 				re := queries.ReviewError{Code: code, Severity: sev, Note: n}
 				if e.TurnIdx != nil {
 					re.TurnIdx = sql.NullInt64{Int64: *e.TurnIdx, Valid: true}
+				}
+				if e.TickStart != nil {
+					re.TickStart = sql.NullInt64{Int64: *e.TickStart, Valid: true}
+				}
+				if e.TickEnd != nil {
+					re.TickEnd = sql.NullInt64{Int64: *e.TickEnd, Valid: true}
 				}
 				d.Errors = append(d.Errors, re)
 			}
@@ -334,4 +441,44 @@ func parseBool(s string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("%q is not true/false", s)
+}
+
+// ParseUserOnlyReviewsDir reads the reviews of a dir-format tau2 run (its
+// results.json, meta, with simulations/<id>.json beside it), one file at a
+// time, keeping of each only its id and review.
+func ParseUserOnlyReviewsDir(meta, reviewer string, at time.Time) ([]queries.Decision, ImportStats, error) {
+	dir := filepath.Join(filepath.Dir(meta), "simulations")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, ImportStats{}, &ImportError{Path: dir, Msg: err.Error()}
+	}
+	var sims []json.RawMessage
+	var wheres []string
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, ImportStats{}, &ImportError{Path: p, Msg: err.Error()}
+		}
+		var sim struct {
+			ID     json.RawMessage `json:"id"`
+			Review json.RawMessage `json:"user_only_review"`
+		}
+		if err := json.Unmarshal(data, &sim); err != nil {
+			return nil, ImportStats{}, &ImportError{Path: p, Msg: "not a tau2 simulation: " + err.Error()}
+		}
+		small, _ := json.Marshal(map[string]json.RawMessage{"id": orNull(sim.ID), "user_only_review": orNull(sim.Review)})
+		sims, wheres = append(sims, small), append(wheres, "simulations/"+e.Name())
+	}
+	return reviewsOf(meta, sims, wheres, reviewer, at)
+}
+
+func orNull(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return raw
 }

@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -170,6 +171,50 @@ func ReportStats(ctx context.Context, db queries.Querier) (*analysis.ReviewStats
 	return &st, nil
 }
 
+// AttemptStats is the error share of st over every attempt of its
+// episodes (analysis.AttemptErrorShare): the attempts tau2 discarded
+// before the decided episodes (the attempt ledger) count as attempts with
+// a simulator error. An episode is decided when it has a decision that is
+// not a failed review, by st's reviewer (final: a human or an
+// adjudicator) and is not pending adjudication. nil when no decided
+// episode had an attempt discarded.
+func AttemptStats(ctx context.Context, db queries.Querier, st analysis.ReviewStats) (*analysis.AttemptShare, error) {
+	disc, err := queries.EpDiscardedAttempts(ctx, db)
+	if err != nil || len(disc) == 0 {
+		return nil, err
+	}
+	ds, err := queries.ReviewDecisions(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	pending := map[string]bool{}
+	for _, id := range st.Pending {
+		pending[id] = true
+	}
+	seen := map[string]bool{}
+	n := 0
+	for _, d := range ds {
+		ok := d.Outcome != queries.OutcomeFailed && !pending[d.SimulationID] && !seen[d.SimulationID]
+		if st.Reviewer == "final" || st.Reviewer == "" {
+			ok = ok && d.Kind != queries.KindLLM
+		} else {
+			ok = ok && d.Reviewer == st.Reviewer
+		}
+		if ok {
+			seen[d.SimulationID] = true
+			n += disc[d.SimulationID]
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	s, err := analysis.AttemptErrorShare(st.Overall.Error.K, st.Overall.N, n, st.Level, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
 // WriteRerun writes the tasks with a critical simulator error, one
 // "domain TAB task id" line each, in the order of st.Rerun.
 func WriteRerun(w io.Writer, st analysis.ReviewStats) error {
@@ -246,6 +291,55 @@ type FileOptions struct {
 	// Annotator selects the Label Studio annotations of one completed_by
 	// (0: each task's only one).
 	Annotator int
+	Model     string // the model of an LLM reviewer ("" unknown; tau2's default reviewer is claude-opus-4-5)
+}
+
+// PlaceTicks gives each error of a full-duplex review that has a tick
+// span but no turn the turn it lands on (queries.TickTurn: the first user
+// message built from a tick of the span); one whose episode is not in the
+// workspace, or has no message of those ticks, stays on the episode as a
+// whole. It returns how many errors it placed.
+func PlaceTicks(ctx context.Context, db queries.Querier, ds []queries.Decision) (int, error) {
+	n := 0
+	for i := range ds {
+		for j := range ds[i].Errors {
+			e := &ds[i].Errors[j]
+			if e.TurnIdx.Valid || !e.TickStart.Valid {
+				continue
+			}
+			end := e.TickStart.Int64
+			if e.TickEnd.Valid && e.TickEnd.Int64 >= end {
+				end = e.TickEnd.Int64
+			}
+			turn, ok, err := queries.TickTurn(ctx, db, ds[i].SimulationID, e.TickStart.Int64, end)
+			if err != nil {
+				return n, err
+			}
+			if ok {
+				e.TurnIdx = sql.NullInt64{Int64: turn, Valid: true}
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// tau2DirRun returns the results.json of a dir-format tau2 run at path (a
+// folder holding results.json and simulations/, or a file with
+// simulations/ beside it, as tau2 decides).
+func tau2DirRun(path string) (string, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	dir, meta := filepath.Dir(path), path
+	if fi.IsDir() {
+		dir, meta = path, filepath.Join(path, "results.json")
+	}
+	if s, err := os.Stat(filepath.Join(dir, "simulations")); err != nil || !s.IsDir() {
+		return "", false
+	}
+	return meta, true
 }
 
 // ParsedFile is a file of decisions read by ParseFile.
@@ -264,6 +358,9 @@ type ParsedFile struct {
 // ErrInvalid; a tau2 file it cannot read is ErrBadInput.
 func ParseFile(path string, opts FileOptions) (ParsedFile, error) {
 	format := opts.Format
+	if _, ok := tau2DirRun(path); ok && format == "" {
+		format = "tau2"
+	}
 	if format == "" {
 		switch strings.ToLower(filepath.Ext(path)) {
 		case ".csv":
@@ -276,6 +373,20 @@ func ParseFile(path string, opts FileOptions) (ParsedFile, error) {
 	}
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	res := ParsedFile{Reviewer: opts.Reviewer}
+	if meta, ok := tau2DirRun(path); ok && (format == "tau2" || opts.Format == "") {
+		// A dir-format run: its simulations are files of their own.
+		if res.Reviewer == "" {
+			res.Reviewer = "llm:" + filepath.Base(filepath.Dir(meta))
+		}
+		var err error
+		if res.Decisions, res.Stats, err = ParseUserOnlyReviewsDir(meta, res.Reviewer, opts.At); err != nil {
+			return res, kindError{fmt.Errorf("review import: %w", err), ErrBadInput}
+		}
+		for i := range res.Decisions {
+			res.Decisions[i].Model = opts.Model
+		}
+		return res, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return res, err
@@ -289,6 +400,9 @@ func ParseFile(path string, opts FileOptions) (ParsedFile, error) {
 		res.Decisions, res.Stats, err = ParseUserOnlyReviews(path, f, res.Reviewer, opts.At)
 		if err != nil {
 			return res, kindError{fmt.Errorf("review import: %w", err), ErrBadInput}
+		}
+		for i := range res.Decisions {
+			res.Decisions[i].Model = opts.Model
 		}
 	case "csv":
 		if res.Reviewer == "" {

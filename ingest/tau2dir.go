@@ -1,0 +1,294 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// tau2-bench's "dir" results format (Results._detect_format and
+// Results.load in tau2's data_model/simulation.py): results.json holds
+// the run's timestamp, info, tasks and a simulation_index; each
+// simulation is its own file, simulations/<id>.json, beside it.
+
+// tau2SimsDir is the folder of a dir-format run's simulation files.
+const tau2SimsDir = "simulations"
+
+// tau2DirPart is how many episodes of a dir-format run go to the sink at
+// a time: memory holds one part of a run, not the run.
+const tau2DirPart = 64
+
+// tau2Dir is a dir-format run being read.
+type tau2Dir struct {
+	sims      string // the simulations folder
+	index     []t2IndexEntry
+	indexLine int // 0: results.json has no simulation_index
+}
+
+// t2IndexEntry is an entry of simulation_index (SimulationIndexEntry).
+type t2IndexEntry struct {
+	ID string `json:"id"`
+}
+
+// Tau2DirMeta returns the results.json of the dir-format run at path, and
+// whether path is one: a folder holding results.json and a simulations
+// folder, or a file with a simulations folder beside it (tau2's rule).
+func Tau2DirMeta(path string) (string, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	dir, meta := filepath.Dir(path), path
+	if fi.IsDir() {
+		dir, meta = path, filepath.Join(path, "results.json")
+		if m, err := os.Stat(meta); err != nil || !m.Mode().IsRegular() {
+			return "", false
+		}
+	}
+	if s, err := os.Stat(filepath.Join(dir, tau2SimsDir)); err != nil || !s.IsDir() {
+		return "", false
+	}
+	return meta, true
+}
+
+// ParseTau2Dir reads a dir-format tau2 run from its results.json (meta).
+// The simulation files are checked against simulation_index as tau2 checks
+// them: a file missing or one not in the index refuses the run, naming
+// them. They are read in the index's order (without an index, by name),
+// one at a time, and given to sink in parts of tau2DirPart episodes.
+func ParseTau2Dir(meta string, sink EpisodeSink) error {
+	fh, err := os.Open(meta)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	d := &tau2Dir{sims: filepath.Join(filepath.Dir(meta), tau2SimsDir)}
+	return parseTau2Run(newJSONStream(meta, bufio.NewReaderSize(fh, 1<<16)), sink, d)
+}
+
+// read checks and reads the simulation files of the run whose results.json
+// p read.
+func (d *tau2Dir) read(p *tau2File, sink EpisodeSink) error {
+	for _, e := range p.errs {
+		sink.Error(e)
+	}
+	p.errs = nil
+	entries, err := os.ReadDir(d.sims)
+	if err != nil {
+		sink.Error(&ParseError{Path: d.sims, Reason: err.Error()})
+		return nil
+	}
+	var onDisk []string
+	disk := map[string]bool{}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		stem := strings.TrimSuffix(e.Name(), ".json")
+		onDisk = append(onDisk, stem)
+		disk[stem] = true
+	}
+	sort.Strings(onDisk)
+	order := onDisk
+	if d.indexLine > 0 {
+		order = make([]string, 0, len(d.index))
+		indexed := map[string]bool{}
+		var missing, extra []string
+		for i, e := range d.index {
+			if e.ID == "" {
+				sink.Error(&ParseError{Path: p.path, Line: d.indexLine, Reason: fmt.Sprintf("simulation_index %d: missing \"id\"", i)})
+				return nil
+			}
+			if indexed[e.ID] {
+				sink.Error(&ParseError{Path: p.path, Line: d.indexLine, Reason: fmt.Sprintf("simulation_index %d: id %s repeated", i, e.ID)})
+				return nil
+			}
+			indexed[e.ID] = true
+			order = append(order, e.ID)
+			if !disk[e.ID] {
+				missing = append(missing, filepath.Join(d.sims, e.ID+".json"))
+			}
+		}
+		for _, stem := range onDisk {
+			if !indexed[stem] {
+				extra = append(extra, filepath.Join(d.sims, stem+".json"))
+			}
+		}
+		if len(missing)+len(extra) > 0 {
+			var why []string
+			if len(missing) > 0 {
+				sort.Strings(missing)
+				why = append(why, "simulation files of the index missing: "+strings.Join(missing, ", "))
+			}
+			if len(extra) > 0 {
+				why = append(why, "simulation files not in the index: "+strings.Join(extra, ", "))
+			}
+			sink.Error(&ParseError{Path: p.path, Line: d.indexLine, Reason: "dir-format run refused (nothing of it read): " + strings.Join(why, "; ")})
+			return nil
+		}
+	}
+	discarded, pe := readDiscarded(filepath.Join(filepath.Dir(p.path), tau2DiscardedFile))
+	if pe != nil {
+		sink.Error(pe)
+		return nil
+	}
+	part := &EpisodeFile{Run: p.f.Run, Tasks: p.f.Tasks}
+	sent := false
+	flush := func() error {
+		if err := sink.EpisodeFile(part); err != nil {
+			return err
+		}
+		sent = true
+		part = &EpisodeFile{Run: p.f.Run, Continued: true}
+		return nil
+	}
+	for i, id := range order {
+		ep, pe := d.simulation(p, i, id)
+		if pe != nil {
+			sink.Error(pe)
+			continue
+		}
+		attemptIDs(ep, discarded)
+		part.Episodes = append(part.Episodes, ep)
+		if len(part.Episodes) == tau2DirPart {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(part.Episodes) > 0 || !sent {
+		return flush()
+	}
+	return nil
+}
+
+// simulation reads the idx-th simulation file, simulations/<id>.json.
+func (d *tau2Dir) simulation(p *tau2File, idx int, id string) (*Episode, *ParseError) {
+	path := filepath.Join(d.sims, id+".json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	if pe := syntaxCheck(path, raw); pe != nil {
+		return nil, pe
+	}
+	var sim t2Sim
+	decErr := json.Unmarshal(raw, &sim)
+	raw = bytes.TrimSpace(raw)
+	ep, err := tau2Decoded(&sim, decErr, raw, &p.f.Run, idx)
+	if err != nil {
+		return nil, &ParseError{Path: path, Line: 1, Reason: err.Error()}
+	}
+	if ep.SimulationID != id {
+		return nil, &ParseError{Path: path, Line: 1, Reason: fmt.Sprintf("simulation %d: id %s in a file named for %s", idx, ep.SimulationID, id)}
+	}
+	ep.Line = 1
+	if t := p.byID[ep.TaskID]; t != nil {
+		ep.TaskKey, ep.TaskRef = strp(t.Key), t
+	}
+	return ep, nil
+}
+
+// tau2DiscardedFile is where tau2 keeps the attempts its hallucination
+// checker discarded (runner/batch.py), beside results.json: a monolithic
+// result file of simulations that are no episodes of the run.
+var tau2DiscardedFile = filepath.Join("hallucination_discarded", "results_user_hallucination.json")
+
+// isDiscardedFile reports whether path is a run's file of discarded
+// attempts.
+func isDiscardedFile(path string) bool {
+	return strings.HasSuffix(filepath.ToSlash(filepath.Clean(path)), "/"+filepath.ToSlash(tau2DiscardedFile)) ||
+		filepath.ToSlash(filepath.Clean(path)) == filepath.ToSlash(tau2DiscardedFile)
+}
+
+// readDiscarded reads the ids of the discarded attempts, in the file's
+// order, by task id and trial (attemptKey); nil when there is no file.
+func readDiscarded(path string) (map[string][]string, *ParseError) {
+	fh, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	defer fh.Close()
+	out := map[string][]string{}
+	s := newJSONStream(path, bufio.NewReaderSize(fh, 1<<16))
+	bad := func(err error) (map[string][]string, *ParseError) { return nil, s.syntaxError(err) }
+	if t, err := s.token(); err != nil {
+		return bad(err)
+	} else if t != json.Delim('{') {
+		return nil, &ParseError{Path: path, Line: 1, Reason: "discarded attempts: not a tau2 result file"}
+	}
+	for s.more() {
+		t, err := s.token()
+		if err != nil {
+			return bad(err)
+		}
+		if t != "simulations" {
+			if _, _, err := s.value(); err != nil {
+				return bad(err)
+			}
+			continue
+		}
+		if t, err := s.token(); err != nil {
+			return bad(err)
+		} else if t != json.Delim('[') {
+			return nil, &ParseError{Path: path, Line: s.line(), Reason: `discarded attempts: "simulations" is not an array`}
+		}
+		for i := 0; s.more(); i++ {
+			var sim struct {
+				ID     string          `json:"id"`
+				TaskID json.RawMessage `json:"task_id"`
+				Trial  *int            `json:"trial"`
+			}
+			raw, line, err := s.decode(&sim)
+			if raw == nil {
+				return bad(err)
+			}
+			task, ok := idString(sim.TaskID)
+			if err != nil || sim.ID == "" || !ok {
+				return nil, &ParseError{Path: path, Line: line, Reason: fmt.Sprintf("discarded attempt %d: want an id and a task_id", i)}
+			}
+			k := attemptKey(task, sim.Trial)
+			out[k] = append(out[k], sim.ID)
+		}
+		if _, err := s.token(); err != nil {
+			return bad(err)
+		}
+	}
+	return out, nil
+}
+
+func attemptKey(task string, trial *int) string {
+	t := -1
+	if trial != nil {
+		t = *trial
+	}
+	return fmt.Sprintf("%s\x00%d", task, t)
+}
+
+// attemptIDs names the discarded attempts of ep's ledger by the
+// simulations of the discarded file, in its order, when it lists as many.
+func attemptIDs(ep *Episode, discarded map[string][]string) {
+	ids := discarded[attemptKey(ep.TaskID, ep.Trial)]
+	n := 0
+	for _, a := range ep.Attempts {
+		if !a.Kept {
+			n++
+		}
+	}
+	if n == 0 || len(ids) < n {
+		return
+	}
+	for i := range ep.Attempts {
+		if !ep.Attempts[i].Kept {
+			ep.Attempts[i].SimulationID = strp(ids[ep.Attempts[i].Attempt-1])
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ub-bench/ub/queries"
+)
+
+// tau2's own task folder, data/tau2/domains/<domain>/: tasks.json beside
+// split_tasks.json (split name -> task ids) and the agent's policy
+// (policy.md; telecom's is main_policy.md). The domain is the folder's
+// name. Its other files (db.json, tasks_voice.json, manuals, ...) are no
+// task file and are passed by.
+
+// taskFolderKind names what a file of a task folder is for --tasks:
+// "tasks" (a JSON array of tasks), "splits", "policy", or "" (pass it by).
+func taskFolderKind(path string, head []byte) string {
+	switch strings.ToLower(filepath.Base(path)) {
+	case "split_tasks.json":
+		return "splits"
+	case "policy.md", "main_policy.md":
+		return "policy"
+	}
+	if strings.EqualFold(filepath.Ext(path), ".json") && bytes.HasPrefix(bytes.TrimLeft(head, "\ufeff \t\r\n"), []byte("[")) {
+		return "tasks"
+	}
+	return ""
+}
+
+// ParseSplitTasks reads a split_tasks.json: an object whose values are
+// lists of task ids (strings or numbers), stored as the task splits of the
+// folder's domain.
+func ParseSplitTasks(path string, r io.Reader, sink EpisodeSink) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	if pe := syntaxCheck(path, data); pe != nil {
+		sink.Error(pe)
+		return nil
+	}
+	var splits map[string][]json.RawMessage
+	if err := json.Unmarshal(data, &splits); err != nil {
+		sink.Error(&ParseError{Path: path, Line: 1, Reason: "split_tasks.json: want an object of task id lists: " + err.Error()})
+		return nil
+	}
+	domain := filepath.Base(filepath.Dir(path))
+	f := &EpisodeFile{}
+	f.Run.SourceFile, f.Run.Format = path, "splits"
+	names := make([]string, 0, len(splits))
+	for k := range splits {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		seen := map[string]bool{}
+		for i, raw := range splits[name] {
+			id, ok := idString(raw)
+			if !ok {
+				sink.Error(&ParseError{Path: path, Line: 1, Reason: fmt.Sprintf("split %q: entry %d is no task id", name, i)})
+				return nil
+			}
+			if !seen[id] {
+				seen[id] = true
+				f.Splits = append(f.Splits, queries.NewEpTaskSplit{Domain: domain, Split: name, TaskID: id, SourceFile: path})
+			}
+		}
+	}
+	return sink.EpisodeFile(f)
+}
+
+// ParsePolicy reads a task folder's policy.md: the agent's policy of the
+// folder's domain, stored with the domain. Its policy_sha is what a
+// result file's info.environment_info.policy of the same text gets.
+func ParsePolicy(path string, r io.Reader, sink EpisodeSink) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	text := string(data)
+	f := &EpisodeFile{}
+	f.Run.SourceFile, f.Run.Format = path, "policy"
+	f.Policy = &queries.NewEpDomain{Domain: filepath.Base(filepath.Dir(path)), Policy: text, PolicySHA: sha([]byte(text)), SourceFile: path}
+	return sink.EpisodeFile(f)
+}

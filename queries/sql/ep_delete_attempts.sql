@@ -1,0 +1,1 @@
+DELETE FROM ep_attempts WHERE kept_id = ?

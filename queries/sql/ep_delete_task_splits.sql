@@ -1,0 +1,1 @@
+DELETE FROM ep_task_splits WHERE domain = ?

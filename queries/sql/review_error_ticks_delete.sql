@@ -1,0 +1,1 @@
+DELETE FROM rv_error_ticks WHERE simulation_id = ? AND reviewer = ?

@@ -1,0 +1,1 @@
+DELETE FROM rv_llm_reviews WHERE simulation_id = ? AND reviewer = ?
