@@ -607,7 +607,7 @@ func (r *Report) agentEffort() (*figure, error) {
 	f.table.header = []string{"simulator", "successes_disclosure", "successes_no_disclosure", "tool_calls_disclosure", "tool_calls_no_disclosure", "tool_call_diff",
 		"questions_disclosure", "questions_no_disclosure", "question_diff", "common_mean_agent_turns", "common_ufs", "common_mean_reward"}
 	var tu, tr plotter.XYs
-	var labels []string
+	var sims []string
 	for _, x := range ef.Rows {
 		f.table.add(x.Simulator, strconv.Itoa(x.NPresent), strconv.Itoa(x.NAbsent), fnumOr(x.ToolCallsPresent, 2, ""), fnumOr(x.ToolCallsAbsent, 2, ""), fnumOr(x.ToolCallDiff, 2, ""),
 			fnumOr(x.QuestionsPresent, 2, ""), fnumOr(x.QuestionsAbsent, 2, ""), fnumOr(x.QuestionDiff, 2, ""),
@@ -617,30 +617,40 @@ func (r *Report) agentEffort() (*figure, error) {
 		}
 		tu = append(tu, plotter.XY{X: x.CommonUFS, Y: x.CommonTurns})
 		tr = append(tr, plotter.XY{X: x.CommonR, Y: x.CommonTurns})
-		labels = append(labels, " "+x.Simulator)
+		sims = append(sims, x.Simulator)
 	}
 	if len(tu) == 0 {
 		return nil, missing("agent-effort", "no task was completed by every simulator")
 	}
-	left := newPlot(fmt.Sprintf("Turns vs UFS (r = %s)", f3(ef.TurnsUFS.R)), "UFS", "mean agent turns")
-	right := newPlot(fmt.Sprintf("Turns vs reward (r = %s)", f3(ef.TurnsR.R)), "mean agent reward R", "mean agent turns")
+	// One colour and glyph per simulator, named in one legend beside the
+	// right panel: names next to the points ran into each other and off
+	// the panel.
+	on := fmt.Sprintf(" on the %d common tasks", ef.CommonTasks)
+	left := newPlot(fmt.Sprintf("Turns vs UFS (r = %s, n = %d simulators)", f3(ef.TurnsUFS.R), ef.TurnsUFS.N), "UFS"+on, "mean agent turns")
+	right := newPlot(fmt.Sprintf("Turns vs reward (r = %s, n = %d simulators)", f3(ef.TurnsR.R), ef.TurnsR.N), "mean agent reward R"+on, "mean agent turns")
+	names := shortNames(sims)
+	ylo, yhi := math.Inf(1), math.Inf(-1)
+	for _, pt := range tu {
+		ylo, yhi = math.Min(ylo, pt.Y), math.Max(yhi, pt.Y)
+	}
 	for i, pts := range []plotter.XYs{tu, tr} {
 		p := []*plot.Plot{left, right}[i]
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return nil, err
+		xlo, xhi := math.Inf(1), math.Inf(-1)
+		for k, pt := range pts {
+			xlo, xhi = math.Min(xlo, pt.X), math.Max(xhi, pt.X)
+			sc, err := plotter.NewScatter(plotter.XYs{pt})
+			if err != nil {
+				return nil, err
+			}
+			col, shape := seriesStyle(k)
+			sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = col, shape, vg.Points(3.5)
+			p.Add(sc)
+			if i == 1 {
+				p.Legend.Add(names[k], sc)
+			}
 		}
-		sc.GlyphStyle.Color, sc.GlyphStyle.Radius = palette[0], vg.Points(3.5)
-		p.Add(sc)
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
-		if err != nil {
-			return nil, err
-		}
-		for j := range lb.TextStyle {
-			lb.TextStyle[j].Font.Size = vg.Points(7)
-		}
-		p.Add(lb)
-		p.X.Min, p.X.Max = 0, 1.15
+		niceAxis(&p.X, xlo, xhi)
+		niceAxis(&p.Y, ylo, yhi)
 		p.Add(plotter.NewGrid())
 	}
 	f.pic = panels([]*plot.Plot{left, right}, 9*vg.Inch, 4*vg.Inch)
