@@ -121,6 +121,10 @@ func TestLayoutFindsOverprint(t *testing.T) {
 		{"off the canvas", `<text x="90" y="-20" transform="scale(1, -1)" ` + style + `>abcdef</text>`, "leaves"},
 		{"rotated apart", `<g transform="rotate(90)"><text x="5" y="10" transform="scale(1, -1)" ` + style + `>ab</text></g><text x="40" y="-20" transform="scale(1, -1)" ` + style + `>cd</text>`, ""},
 		{"legend over a bar", `<path d="M10,0L30,0L30,40L10,40Z" style="fill:#0072B2" /><path d="M5,30L50,30L50,45L5,45Z" style="fill:#FFFFFF;stroke:` + layout.LegendFrame + `" />`, "covers"},
+		// A legend frame whose top is the bottom of the longest bar
+		// (review-codes before its fix).
+		{"legend against a bar", `<path d="M10,40L90,40L90,47L10,47Z" style="fill:#0072B2" /><path d="M60,20L90,20L90,40L60,40Z" style="fill:#FFFFFF;stroke:` + layout.LegendFrame + `" />`, "covers"},
+		{"legend apart from a bar", `<path d="M10,40L90,40L90,47L10,47Z" style="fill:#0072B2" /><path d="M60,20L90,20L90,37L60,37Z" style="fill:#FFFFFF;stroke:` + layout.LegendFrame + `" />`, ""},
 		{"legend over a line", `<path d="M10,5L90,44" style="fill:none;stroke:#D55E00" /><path d="M60,30L95,30L95,45L60,45Z" style="fill:#FFFFFF;stroke:` + layout.LegendFrame + `" />`, "covers"},
 		{"legend beside a diagonal", `<path d="M10,5L90,44" style="fill:none;stroke:#D55E00" /><path d="M60,5L95,5L95,20L60,20Z" style="fill:#FFFFFF;stroke:` + layout.LegendFrame + `" />`, ""},
 		// A title across the top of a bar (review-codes before its fix).

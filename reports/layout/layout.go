@@ -366,10 +366,11 @@ const Margin = 2.0
 // Problems lists what makes the picture unreadable: texts whose boxes
 // overlap by more than slack points; texts leaving the canvas by more than
 // slack or coming closer than Margin to its edge; data marks leaving the
-// canvas by more than slack; texts lying on a data mark by more than
-// slack (a text wholly inside a filled mark, a cell's label, is meant to
+// canvas by more than slack; texts lying on a data mark or within slack
+// of it (a text wholly inside a filled mark, a cell's label, is meant to
 // be there; axes, ticks and grid lines are no data); and data marks drawn
-// before a legend frame that lie under it.
+// before a legend frame that lie under it or come within slack of it (a
+// legend set against a bar's end reads as covering it).
 func (p *Picture) Problems(slack float64) []string {
 	var out []string
 	var legends []Mark
@@ -411,7 +412,7 @@ func (p *Picture) Problems(slack float64) []string {
 		if inLegend(tb) {
 			continue
 		}
-		in := sh(t.Box, slack)
+		in := sh(t.Box, -slack)
 		for _, m := range p.Marks {
 			if m.Legend || m.Guide || inLegend(m.Box) || !m.hits(in) {
 				continue
@@ -432,7 +433,7 @@ func (p *Picture) Problems(slack float64) []string {
 		}
 	}
 	for _, l := range legends {
-		in := [4][2]float64{{l.Box[0] + slack, l.Box[1] + slack}, {l.Box[2] - slack, l.Box[1] + slack}, {l.Box[2] - slack, l.Box[3] - slack}, {l.Box[0] + slack, l.Box[3] - slack}}
+		in := [4][2]float64{{l.Box[0] - slack, l.Box[1] - slack}, {l.Box[2] + slack, l.Box[1] - slack}, {l.Box[2] + slack, l.Box[3] + slack}, {l.Box[0] - slack, l.Box[3] + slack}}
 		for _, m := range p.Marks {
 			if m.Order < l.Order && !m.Legend && !m.Guide && m.hits(in[:]) {
 				out = append(out, fmt.Sprintf("legend at %.0f,%.0f-%.0f,%.0f covers a mark at %.0f,%.0f-%.0f,%.0f", l.Box[0], l.Box[1], l.Box[2], l.Box[3], m.Box[0], m.Box[1], m.Box[2], m.Box[3]))
