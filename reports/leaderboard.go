@@ -58,6 +58,21 @@ func (r *Report) ranking() []ranked {
 	return out
 }
 
+// devCount is the n of a leaderboard row: the developers each condition's
+// accuracy is the mean over, once when they are as many.
+func devCount(without, with *analysis.Macro) string {
+	var ns []string
+	for _, m := range []*analysis.Macro{without, with} {
+		if m != nil {
+			ns = append(ns, strconv.Itoa(m.Accuracy.N))
+		}
+	}
+	if len(ns) == 2 && ns[0] == ns[1] {
+		ns = ns[:1]
+	}
+	return "(n = " + strings.Join(ns, "/") + ")"
+}
+
 func (r *Report) anchorText() string {
 	return fmt.Sprintf("N = %d, K = %d", r.anchorN, r.anchorK)
 }
@@ -81,7 +96,7 @@ func (r *Report) leaderboard() (*figure, error) {
 		lo, hi = min(chance.Line.Mean, major.Line.Mean), max(chance.Line.Mean, major.Line.Mean)
 	}
 	for i, x := range rows {
-		names[len(rows)-1-i] = x.sim
+		names[len(rows)-1-i] = x.sim + " " + devCount(x.without, x.with)
 		pos[i] = float64(len(rows) - 1 - i)
 		add := func(cond string, m *analysis.Macro, g *group) interval {
 			if m == nil {
@@ -125,7 +140,7 @@ func (r *Report) leaderboard() (*figure, error) {
 	}
 	pad := 0.03
 	p.X.Min, p.X.Max = math.Max(0, lo-pad), math.Min(1, hi+pad)
-	p.Y.Min, p.Y.Max = -0.7, float64(len(rows))+0.5 // room for the legend
+	p.Y.Min, p.Y.Max = -0.6, float64(len(rows))-0.4
 	var cl, ml *plotter.Line
 	if haveLines {
 		var err error
@@ -162,7 +177,7 @@ func (r *Report) leaderboard() (*figure, error) {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "Macro accuracy over %d developers at %s, ranked without profile, with the 95%% t interval (ci) and the 95%% developer bootstrap interval "+
-		"(boot, drawn; B = %d, seed %d); n developers beside each. ", r.scoredDevelopers(), r.anchorText(), opts.B, opts.Seed)
+		"(boot, drawn; B = %d, seed %d); n developers beside each (without/with profile where they differ). ", r.scoredDevelopers(), r.anchorText(), opts.B, opts.Seed)
 	for _, cond := range []string{queries.CondNoProfile, queries.CondProfile} {
 		if c := r.comparison(cond); c.Top != "" || len(c.Small) > 0 {
 			b.WriteString(clusterSentence(c, cond) + " ")

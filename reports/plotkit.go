@@ -92,6 +92,18 @@ func (d drawing) marked() drawing {
 	}}
 }
 
+// border is the white border around every picture: no label is flush with
+// the edge of the canvas (reports/layout.Margin is what a check demands).
+const border = vg.Length(4)
+
+// padded returns d drawn inside a border of that width on every side.
+func (d drawing) padded() drawing {
+	inner := d.draw
+	return drawing{w: d.w + 2*border, h: d.h + 2*border, draw: func(c draw.Canvas) {
+		inner(draw.Crop(c, border, -border, border, -border))
+	}}
+}
+
 func single(p *plot.Plot, w, h vg.Length) drawing {
 	finiteAxes(p)
 	return drawing{w: w, h: h, draw: func(c draw.Canvas) { drawPlot(c, p) }}
@@ -138,7 +150,7 @@ func panels(plots []*plot.Plot, w, h vg.Length) drawing {
 // saveDrawing writes d as name.svg and name.png (150 dpi) into dir, as
 // saveFigure does for one plot, and returns the paths, sorted.
 func saveDrawing(dir, name string, d drawing) ([]string, error) {
-	d = d.marked()
+	d = d.marked().padded()
 	svg := vgsvg.New(d.w, d.h)
 	d.draw(draw.New(svg))
 	var sb bytes.Buffer
@@ -403,4 +415,35 @@ func moveColor(m string) color.Color {
 		return colLight
 	}
 	return color.RGBA{170, 170, 170, 255}
+}
+
+// niceAxis fits a to lo..hi widened by a twentieth of the span on each
+// side, with ticks at even steps of 1, 2 or 5 times a power of ten (4 to
+// 10 of them), every one labelled with the same number of decimals. A
+// span of zero is widened to a step of its own.
+func niceAxis(a *plot.Axis, lo, hi float64) {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return
+	}
+	span := hi - lo
+	if span <= 0 {
+		span = math.Max(math.Abs(lo), 1) / 10
+	}
+	lo, hi = lo-span/20, hi+span/20
+	mag := math.Pow(10, math.Floor(math.Log10((hi-lo)/4)))
+	var step float64
+	for _, m := range []float64{1, 2, 5, 10} {
+		step = m * mag
+		if (hi-lo)/step <= 5 {
+			break
+		}
+	}
+	first, last := math.Floor(lo/step+1e-9), math.Ceil(hi/step-1e-9)
+	a.Min, a.Max = first*step, last*step
+	dec := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	var ticks []plot.Tick
+	for k := first; k <= last+1e-9; k++ {
+		ticks = append(ticks, plot.Tick{Value: k * step, Label: fnum(k*step, dec)})
+	}
+	a.Tick.Marker = plot.ConstantTicks(ticks)
 }

@@ -67,6 +67,30 @@ func seriesStyle(i int) (color.Color, draw.GlyphDrawer) {
 	return palette[i%len(palette)], glyphs[(i/len(palette))%len(glyphs)]
 }
 
+// probeStyle gives each of up to nine series a colour of its own: the
+// palette, then black and grey (with squares and triangles, apart from the
+// palette's circles); more series cycle as seriesStyle does.
+func probeStyle(i int) (color.Color, draw.GlyphDrawer) {
+	switch {
+	case i < len(palette):
+		return palette[i], draw.CircleGlyph{}
+	case i == len(palette):
+		return color.Black, draw.SquareGlyph{}
+	case i == len(palette)+1:
+		return colGrey, draw.TriangleGlyph{}
+	}
+	return seriesStyle(i)
+}
+
+// episodesOf counts the workspace's episodes per user simulator.
+func (r *Report) episodesOf() map[string]int {
+	n := map[string]int{}
+	for _, e := range r.in.Episodes.Episodes {
+		n[e.UserSim]++
+	}
+	return n
+}
+
 // probeRates draws each probe's rate per user simulator with its 95% Wilson
 // interval (SPEC 6.3, 8): simulators down the side, one colour per probe.
 func (r *Report) probeRates() (*figure, error) {
@@ -88,8 +112,9 @@ func (r *Report) probeRates() (*figure, error) {
 	f.table.header = []string{"user_sim", "probe", "n", "hits", "rate", "wilson_lo", "wilson_hi"}
 	p := newPlot("Judge-free probes: share of episodes with a finding", "share of applicable episodes (95% Wilson interval)", "")
 	names := make([]string, len(sims))
-	for i, s := range sims {
-		names[len(sims)-1-i] = s
+	count := r.episodesOf()
+	for i, s := range shortNames(sims) {
+		names[len(sims)-1-i] = fmt.Sprintf("%s (n = %d)", s, count[sims[i]])
 	}
 	p.NominalY(names...)
 	probes := analysis.Probes()
@@ -118,7 +143,7 @@ func (r *Report) probeRates() (*figure, error) {
 				worst.sim, worst.probe, worst.rate = s, pr, w.P
 			}
 		}
-		col, shape := seriesStyle(j)
+		col, shape := probeStyle(j)
 		s, err := errDots(p, pos, vals, true, col, shape, vg.Points(2.5))
 		if err != nil {
 			return nil, err
@@ -166,6 +191,24 @@ func (r *Report) spreads() []analysis.DomainSpread {
 	return analysis.RewardSpread(rows)
 }
 
+// nRange is the n of a domain's dots: the episodes each simulator's mean
+// is over, "n = 50 each" or "n = 1-50".
+func nRange(sims []analysis.SimReward) string {
+	lo, hi := math.MaxInt, 0
+	for _, s := range sims {
+		lo, hi = min(lo, s.N), max(hi, s.N)
+	}
+	switch {
+	case len(sims) == 0:
+		return ""
+	case lo == hi && len(sims) > 1:
+		return fmt.Sprintf("n = %d each", lo)
+	case lo == hi:
+		return fmt.Sprintf("n = %d", lo)
+	}
+	return fmt.Sprintf("n = %d-%d", lo, hi)
+}
+
 // rewardRange draws, per domain, the mean reward R of each user simulator
 // and a grey bar from the lowest to the highest (SPEC 6.4, 8). A domain
 // whose simulators did not meet the same agent on the same tasks is marked
@@ -197,14 +240,17 @@ func (r *Report) rewardRange() (*figure, error) {
 			small = append(small, fmt.Sprintf("%s in %s %s", s, d.Benchmark, d.Domain))
 		}
 		y := float64(len(ds) - 1 - i)
-		label := d.Benchmark + " " + d.Domain
+		label, n := d.Benchmark+" "+d.Domain, nRange(d.Sims)
 		if d.Confounded {
-			label += " (confounded)"
+			n = "confounded; " + n
 			confounded = append(confounded, d.Benchmark+" "+d.Domain)
 		} else if len(d.Sims)-len(d.Small) > 1 {
 			clean = append(clean, fmt.Sprintf("%s %s (%d simulators, R %s to %s)", d.Benchmark, d.Domain, len(d.Sims)-len(d.Small), f3(d.Min), f3(d.Max)))
 		}
 		names[len(ds)-1-i] = label
+		if n != "" {
+			names[len(ds)-1-i] += " (" + n + ")"
+		}
 		if !math.IsNaN(d.Min) {
 			bar, err := plotter.NewLine(plotter.XYs{{X: d.Min, Y: y}, {X: d.Max, Y: y}})
 			if err != nil {
@@ -225,6 +271,7 @@ func (r *Report) rewardRange() (*figure, error) {
 		}
 	}
 	p.NominalY(names...)
+	short := shortNames(sims)
 	for k, xys := range bySim {
 		if len(xys) == 0 {
 			continue
@@ -236,7 +283,7 @@ func (r *Report) rewardRange() (*figure, error) {
 		col, shape := seriesStyle(k)
 		sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = col, shape, vg.Points(3.5)
 		p.Add(sc)
-		p.Legend.Add(sims[k], sc)
+		p.Legend.Add(short[k], sc)
 	}
 	p.X.Min, p.X.Max = 0, 1
 	p.Y.Min, p.Y.Max = -0.6, float64(len(ds))-0.4

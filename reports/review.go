@@ -48,7 +48,7 @@ func (rs reviewSet) errorShare() (*figure, error) {
 	var errs, crits []interval
 	t := table{header: []string{"domain", "n", "errors", "error_share", "error_lo", "error_hi", "critical", "critical_share", "critical_lo", "critical_hi"}}
 	for i, r := range rows {
-		names[i] = r.Domain
+		names[i] = fmt.Sprintf("%s (n = %d)", r.Domain, r.N)
 		errs = append(errs, interval{r.Error.P, r.Error.Lo, r.Error.Hi})
 		crits = append(crits, interval{r.Critical.P, r.Critical.Lo, r.Critical.Hi})
 		t.add(r.Domain, strconv.Itoa(r.N), strconv.Itoa(r.Error.K), f3(r.Error.P), f3(r.Error.Lo), f3(r.Error.Hi),
@@ -100,7 +100,7 @@ func (rs reviewSet) codes() (*figure, error) {
 		all[j], crit[j] = float64(c.Errors), float64(c.Critical)
 		t.add(c.Code, strconv.Itoa(c.Errors), strconv.Itoa(c.Critical), strconv.Itoa(c.Episodes))
 	}
-	p := newPlot("Simulator errors by code", "errors", "")
+	p := newPlot("Simulator errors by code", fmt.Sprintf("errors in the %d reviewed episodes", st.Episodes), "")
 	bw := vg.Points(7)
 	ba, err := plotter.NewBarChart(all, bw)
 	if err != nil {
@@ -115,9 +115,17 @@ func (rs reviewSet) codes() (*figure, error) {
 	p.Add(ba, bc)
 	p.Legend.Add("all", ba)
 	p.Legend.Add("critical", bc)
-	p.Legend.Top = true
+	p.Legend.Top = false // beside the shortest bars, at the bottom
 	p.NominalY(names...)
-	p.X.Min = 0
+	// The bars are as thick as their rows: the axis spans whole rows, so
+	// the top bar stays below the title; x runs a step past the longest
+	// bar, so that a legend finds room beside the short ones.
+	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
+	most := 0.0
+	for _, v := range all {
+		most = max(most, v)
+	}
+	p.X.Min, p.X.Max = 0, most+math.Max(1, math.Ceil(most/8))
 	p.X.Tick.Marker = plot.TickerFunc(intTicks)
 	caption := fmt.Sprintf("Simulator errors by code over the %d reviewed episodes (reviewer: %s): all errors (blue) and the critical ones (vermilion).",
 		st.Episodes, st.Reviewer)

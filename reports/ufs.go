@@ -297,7 +297,9 @@ func (r *Report) ufsFrontier() (*figure, error) {
 		p.Add(l)
 		p.Legend.Add("efficient frontier", l)
 	}
+	var qs []float64 // the q lines' heights, which labels keep off
 	for i, c := range fd.frontier.Choices {
+		qs = append(qs, c.Q)
 		l, err := refLine(p, c.Q, p.X.Min, p.X.Max, false, palette[(i+1)%len(palette)], true)
 		if err != nil {
 			return nil, err
@@ -342,14 +344,17 @@ func (r *Report) ufsFrontier() (*figure, error) {
 		p.Add(ring)
 		p.Legend.Add("strictly dominated", ring)
 	}
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: spreadLabels(pts, labels, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max), Labels: labels})
+	at, left := spreadLabels(pts, errs, labels, qs, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: at, Labels: labels})
 	if err != nil {
 		return nil, err
 	}
 	for i := range lb.TextStyle {
 		lb.TextStyle[i].Font.Size = vg.Points(8)
+		if left[i] {
+			lb.TextStyle[i].XAlign = draw.XRight
+		}
 	}
-	lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-3)}
 	p.Add(lb)
 	p.Legend.Top = false
 	p.Legend.Left = false
@@ -569,6 +574,15 @@ func (r *Report) disclosureRerank() (*figure, error) {
 	p := newPlot("Rank of each simulator under three criterion sets", "", "rank (1 = most faithful)")
 	p.NominalX("all criteria", "non-disclosure", "disclosure only")
 	n := len(rr.Rows)
+	scored := map[string]int{}
+	for _, s := range fd.ufs {
+		scored[s.Simulator] = s.Scored
+	}
+	var sims []string
+	for _, x := range rr.Rows {
+		sims = append(sims, x.Simulator)
+	}
+	short := shortNames(sims)
 	for i, x := range rr.Rows {
 		f.table.add(x.Simulator, fnumOr(x.All, 3, ""), fnumOr(x.NonDisclosure, 3, ""), fnumOr(x.Disclosure, 3, ""),
 			strconv.Itoa(x.RankAll), strconv.Itoa(x.RankNon), strconv.Itoa(x.RankDisc))
@@ -583,7 +597,7 @@ func (r *Report) disclosureRerank() (*figure, error) {
 			l.LineStyle.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
 		}
 		p.Add(l, s)
-		p.Legend.Add(x.Simulator, l, s)
+		p.Legend.Add(fmt.Sprintf("%s (n = %d)", short[i], scored[x.Simulator]), l, s)
 	}
 	p.Y.Scale = plot.InvertedScale{Normalizer: plot.LinearScale{}} // rank 1 on top
 	p.Y.Min, p.Y.Max = 0.5, float64(n)+0.5
@@ -592,12 +606,12 @@ func (r *Report) disclosureRerank() (*figure, error) {
 		ticks = append(ticks, plot.Tick{Value: float64(k), Label: strconv.Itoa(k)})
 	}
 	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
-	p.X.Min, p.X.Max = -0.3, 3.2
+	p.X.Min, p.X.Max = -0.3, 2.3
 	p.Legend.Top = false
 	p.Add(plotter.NewGrid())
 	f.pic = single(p, 7*vg.Inch, 4.5*vg.Inch)
 	f.caption = fmt.Sprintf("Ranks of the simulators by UFS with all criteria, without the disclosure criteria, and with the disclosure criteria alone "+
-		"(each unweighted over domains; ties by name). Spearman's rho between disclosure-only and non-disclosure UFS is %s (n = %d), "+
+		"(each unweighted over domains; ties by name); n scored episodes per simulator. Spearman's rho between disclosure-only and non-disclosure UFS is %s (n = %d), "+
 		"between the full and the non-disclosure UFS %s.%s", f3(rr.RhoDiscNon.R), rr.RhoDiscNon.N, f3(rr.RhoAllNon.R), fd.smallSentence())
 	return f, nil
 }
@@ -616,7 +630,7 @@ func (r *Report) agentEffort() (*figure, error) {
 	f.table.header = []string{"simulator", "successes_disclosure", "successes_no_disclosure", "tool_calls_disclosure", "tool_calls_no_disclosure", "tool_call_diff",
 		"questions_disclosure", "questions_no_disclosure", "question_diff", "common_mean_agent_turns", "common_ufs", "common_mean_reward"}
 	var tu, tr plotter.XYs
-	var labels []string
+	var sims []string
 	for _, x := range ef.Rows {
 		f.table.add(x.Simulator, strconv.Itoa(x.NPresent), strconv.Itoa(x.NAbsent), fnumOr(x.ToolCallsPresent, 2, ""), fnumOr(x.ToolCallsAbsent, 2, ""), fnumOr(x.ToolCallDiff, 2, ""),
 			fnumOr(x.QuestionsPresent, 2, ""), fnumOr(x.QuestionsAbsent, 2, ""), fnumOr(x.QuestionDiff, 2, ""),
@@ -626,30 +640,40 @@ func (r *Report) agentEffort() (*figure, error) {
 		}
 		tu = append(tu, plotter.XY{X: x.CommonUFS, Y: x.CommonTurns})
 		tr = append(tr, plotter.XY{X: x.CommonR, Y: x.CommonTurns})
-		labels = append(labels, " "+x.Simulator)
+		sims = append(sims, x.Simulator)
 	}
 	if len(tu) == 0 {
 		return nil, missing("agent-effort", "no task was completed by every simulator")
 	}
-	left := newPlot(fmt.Sprintf("Turns vs UFS (r = %s)", f3(ef.TurnsUFS.R)), "UFS", "mean agent turns")
-	right := newPlot(fmt.Sprintf("Turns vs reward (r = %s)", f3(ef.TurnsR.R)), "mean agent reward R", "mean agent turns")
+	// One colour and glyph per simulator, named in one legend beside the
+	// right panel: names next to the points ran into each other and off
+	// the panel.
+	on := fmt.Sprintf(" on the %d common tasks", ef.CommonTasks)
+	left := newPlot(fmt.Sprintf("Turns vs UFS (r = %s, n = %d simulators)", f3(ef.TurnsUFS.R), ef.TurnsUFS.N), "UFS"+on, "mean agent turns")
+	right := newPlot(fmt.Sprintf("Turns vs reward (r = %s, n = %d simulators)", f3(ef.TurnsR.R), ef.TurnsR.N), "mean agent reward R"+on, "mean agent turns")
+	names := shortNames(sims)
+	ylo, yhi := math.Inf(1), math.Inf(-1)
+	for _, pt := range tu {
+		ylo, yhi = math.Min(ylo, pt.Y), math.Max(yhi, pt.Y)
+	}
 	for i, pts := range []plotter.XYs{tu, tr} {
 		p := []*plot.Plot{left, right}[i]
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return nil, err
+		xlo, xhi := math.Inf(1), math.Inf(-1)
+		for k, pt := range pts {
+			xlo, xhi = math.Min(xlo, pt.X), math.Max(xhi, pt.X)
+			sc, err := plotter.NewScatter(plotter.XYs{pt})
+			if err != nil {
+				return nil, err
+			}
+			col, shape := seriesStyle(k)
+			sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = col, shape, vg.Points(3.5)
+			p.Add(sc)
+			if i == 1 {
+				p.Legend.Add(names[k], sc)
+			}
 		}
-		sc.GlyphStyle.Color, sc.GlyphStyle.Radius = palette[0], vg.Points(3.5)
-		p.Add(sc)
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
-		if err != nil {
-			return nil, err
-		}
-		for j := range lb.TextStyle {
-			lb.TextStyle[j].Font.Size = vg.Points(7)
-		}
-		p.Add(lb)
-		p.X.Min, p.X.Max = 0, 1.15
+		niceAxis(&p.X, xlo, xhi)
+		niceAxis(&p.Y, ylo, yhi)
 		p.Add(plotter.NewGrid())
 	}
 	f.pic = panels([]*plot.Plot{left, right}, 9*vg.Inch, 4*vg.Inch)
@@ -886,40 +910,90 @@ func shortNames(names []string) []string {
 	return out
 }
 
-// spreadLabels places each label to the right of its point and moves it
-// down, in the order of the points from the top, while its box would
-// overlap a label placed before it. Boxes are estimated in data units of a
-// plot about 400 points wide and 260 high with 8-point text (a character
-// about 4.4 points wide, a line 10 points high); x is on a log scale from
-// xmin to xmax. The returned positions are where the labels' baselines go.
-func spreadLabels(pts plotter.XYs, labels []string, xmin, xmax, ymin, ymax float64) plotter.XYs {
+// spreadLabels places each point's label beside it, 9 points off, in the
+// order of the points from the top, at the nearest height that is free:
+// whose band (3 points below the returned anchor to 8 above it) overlaps
+// no label placed before, crosses no horizontal line at one of the
+// heights in avoid, and reaches no other point, its ring (7 points) or its
+// error bar (errs). It tries just below the point, then just above, then
+// farther down and up in steps of 5 points, at each height right of the
+// point first, then left of it (left[i]: the label ends at its anchor).
+// Boxes are estimated in data units of a plot about 400 points wide and
+// 260 high with 8-point text (a character about 4.4 points wide, a line
+// 10 points high); x is on a log scale from xmin to xmax. The anchors are
+// where the labels' text starts (or ends), at their bottom.
+func spreadLabels(pts plotter.XYs, errs plotter.YErrors, labels []string, avoid []float64, xmin, xmax, ymin, ymax float64) (anchors plotter.XYs, left []bool) {
 	const widthPt, heightPt, charPt, linePt = 400.0, 260.0, 4.4, 10.0
 	decade := (math.Log10(xmax) - math.Log10(xmin)) / widthPt // log10 units per point
-	line := (ymax - ymin) * linePt / heightPt
+	pt := (ymax - ymin) / heightPt                            // data units per point
+	line := linePt * pt
 	type box struct{ x0, x1, y float64 }
 	order := make([]int, len(pts))
 	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return pts[order[a]].Y > pts[order[b]].Y })
-	out := make(plotter.XYs, len(pts))
+	anchors = make(plotter.XYs, len(pts))
+	left = make([]bool, len(pts))
 	var placed []box
+	free := func(b box) bool {
+		if b.y-3*pt < ymin || b.y+8*pt > ymax {
+			return false
+		}
+		for _, o := range placed {
+			if b.x0 < o.x1 && o.x0 < b.x1 && math.Abs(b.y-o.y) < 0.999*line {
+				return false
+			}
+		}
+		for _, a := range avoid {
+			if a > b.y-3*pt && a < b.y+8*pt {
+				return false
+			}
+		}
+		for j, q := range pts {
+			x := math.Log10(q.X)
+			lo, hi := q.Y-7*pt, q.Y+7*pt
+			if j < len(errs) {
+				lo, hi = math.Min(lo, q.Y-errs[j].Low), math.Max(hi, q.Y+errs[j].High)
+			}
+			if x+7*decade > b.x0 && x-7*decade < b.x1 && hi > b.y-3*pt && lo < b.y+8*pt {
+				return false
+			}
+		}
+		return true
+	}
+	var offsets []float64 // in points, from the point to the anchor
+	for k := 0; k < 10; k++ {
+		offsets = append(offsets, -9-5*float64(k), 3+5*float64(k))
+	}
 	for _, i := range order {
-		x0 := math.Log10(pts[i].X)
-		b := box{x0, x0 + decade*(6+charPt*float64(len(labels[i]))), pts[i].Y}
-		for moved := true; moved; {
-			moved = false
-			for _, o := range placed {
-				if b.x0 < o.x1 && o.x0 < b.x1 && math.Abs(b.y-o.y) < 0.999*line {
-					b.y = o.y - line
-					moved = true
+		x := math.Log10(pts[i].X)
+		w := decade * charPt * float64(len(labels[i]))
+		b := box{x + 9*decade, x + 9*decade + w, pts[i].Y - 9*pt}
+		done := false
+		for _, d := range offsets {
+			for _, l := range []bool{false, true} {
+				c := box{x + 9*decade, x + 9*decade + w, pts[i].Y + d*pt}
+				if l {
+					c.x0, c.x1 = x-9*decade-w, x-9*decade
 				}
+				if free(c) {
+					b, left[i], done = c, l, true
+					break
+				}
+			}
+			if done {
+				break
 			}
 		}
 		placed = append(placed, b)
-		out[i] = plotter.XY{X: pts[i].X, Y: b.y}
+		ax := b.x0
+		if left[i] {
+			ax = b.x1
+		}
+		anchors[i] = plotter.XY{X: math.Pow(10, ax), Y: b.y}
 	}
-	return out
+	return anchors, left
 }
 
 // FidelityPairs turns the stored verdict pairs of two graders into the

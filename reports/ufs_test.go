@@ -167,13 +167,27 @@ func TestShortNames(t *testing.T) {
 	}
 }
 
-// TestSpreadLabels: two points at the same height and cost get labels one
-// line apart (the second moved down); a point far to the left keeps its own.
+// TestSpreadLabels: of two points at the same height and cost, the first
+// label goes 9 points right of and 9 below its point, the second to the
+// left at that height (the right is taken); a point far to the left keeps
+// its own place; a point with a line 5 points below it gets its label 3
+// points above it instead (the band below, 12 to 1 points under the point,
+// holds the line). Hand computation: x spans log10 5e-5 = -4.301 to 0 over
+// 400 points, 0.010753 decades a point; y spans 1 over 260 points.
 func TestSpreadLabels(t *testing.T) {
-	pts := plotter.XYs{{X: 0.01, Y: 0.8}, {X: 0.01, Y: 0.8}, {X: 0.0001, Y: 0.8}}
-	got := spreadLabels(pts, []string{"aaaa", "bbbb", "c"}, 0.00005, 1, 0, 1)
-	line := 10.0 / 260 // one line of 8-point text on a 260-point-high plot, in data units
-	if got[0].Y != 0.8 || math.Abs(got[1].Y-(0.8-line)) > 1e-12 || got[2].Y != 0.8 {
-		t.Errorf("spreadLabels = %v", got)
+	pts := plotter.XYs{{X: 0.01, Y: 0.8}, {X: 0.01, Y: 0.8}, {X: 0.0001, Y: 0.8}, {X: 0.01, Y: 0.5}}
+	dec := -math.Log10(0.00005) / 400
+	got, left := spreadLabels(pts, nil, []string{"aaaa", "bbbb", "c", "d"}, []float64{0.5 - 5.0/260}, 0.00005, 1, 0, 1)
+	want := plotter.XYs{
+		{X: math.Pow(10, -2+9*dec), Y: 0.8 - 9.0/260},
+		{X: math.Pow(10, -2-9*dec), Y: 0.8 - 9.0/260},
+		{X: math.Pow(10, -4+9*dec), Y: 0.8 - 9.0/260},
+		{X: math.Pow(10, -2+9*dec), Y: 0.5 + 3.0/260},
+	}
+	wantLeft := []bool{false, true, false, false}
+	for i := range want {
+		if math.Abs(got[i].X-want[i].X) > 1e-9 || math.Abs(got[i].Y-want[i].Y) > 1e-12 || left[i] != wantLeft[i] {
+			t.Errorf("label %d at %v (left %v), want %v (left %v)", i, got[i], left[i], want[i], wantLeft[i])
+		}
 	}
 }

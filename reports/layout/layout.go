@@ -34,11 +34,16 @@ type Text struct {
 }
 
 // Mark is one drawn path: its bounding box (x0, y0, x1, y1), whether it is
-// a legend frame, and its index in drawing order.
+// a legend frame or a guide (an axis, a tick, a grid line: not data), its
+// index in drawing order and, for a path only stroked along straight
+// lines, its segments (a line crosses a box only where a segment does;
+// filled paths and arcs are their bounding box).
 type Mark struct {
 	Box    [4]float64
 	Legend bool
+	Guide  bool
 	Order  int
+	Segs   [][2][2]float64
 }
 
 // Picture is what an SVG draws.
@@ -234,9 +239,13 @@ func Read(r io.Reader) (*Picture, error) {
 				pic.Texts = append(pic.Texts, Text{S: s, Box: box})
 				continue // DecodeElement consumed the end element
 			case "path":
-				b, ok := pathBox(attr["d"], cur)
-				if ok && !white(attr["style"]) {
-					pic.Marks = append(pic.Marks, Mark{Box: b, Legend: strings.Contains(attr["style"], "stroke:"+LegendFrame), Order: order})
+				b, segs, ok := pathBox(attr["d"], cur)
+				if sty := attr["style"]; ok && !white(sty) {
+					mk := Mark{Box: b, Legend: strings.Contains(sty, "stroke:"+LegendFrame), Guide: guide(sty), Order: order}
+					if strings.Contains(sty, "fill:none") {
+						mk.Segs = segs
+					}
+					pic.Marks = append(pic.Marks, mk)
 				}
 				order++
 			}
@@ -259,10 +268,21 @@ func white(style string) bool {
 	return true
 }
 
+// guide is whether a path's style is one gonum/plot draws axes, ticks
+// (black, 0.5 wide) or grid lines (grey, 0.25 wide) in.
+func guide(style string) bool {
+	return strings.Contains(style, "stroke:#000000;stroke-width:0.5") || strings.Contains(style, "stroke:#808080;stroke-width:0.25")
+}
+
 // pathBox is the bounding box of a path's points (arcs widened by their
-// radius) under m.
-func pathBox(d string, m affine) ([4]float64, bool) {
+// radius) under m, and its straight segments when it has only those (nil
+// when it has arcs or curves).
+func pathBox(d string, m affine) ([4]float64, [][2][2]float64, bool) {
 	b := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	var segs [][2][2]float64
+	curved := false
+	var last, start [2]float64 // in canvas coordinates
+	var at [2]float64          // the current point in the path's own
 	add := func(x, y, r float64) {
 		x, y = m.apply(x, y)
 		b[0], b[1] = math.Min(b[0], x-r), math.Min(b[1], y-r)
@@ -272,14 +292,41 @@ func pathBox(d string, m affine) ([4]float64, bool) {
 	var nums []float64
 	flush := func() {
 		switch cmd {
-		case 'M', 'L', 'Q', 'C':
+		case 'M', 'L':
 			for i := 0; i+1 < len(nums); i += 2 {
 				add(nums[i], nums[i+1], 0)
+				at = [2]float64{nums[i], nums[i+1]}
+				x, y := m.apply(nums[i], nums[i+1])
+				if cmd == 'L' || i > 0 {
+					segs = append(segs, [2][2]float64{last, {x, y}})
+				} else {
+					start = [2]float64{x, y}
+				}
+				last = [2]float64{x, y}
+			}
+		case 'Q', 'C':
+			curved = true
+			for i := 0; i+1 < len(nums); i += 2 {
+				add(nums[i], nums[i+1], 0)
+				at = [2]float64{nums[i], nums[i+1]}
 			}
 		case 'A':
+			// vgsvg draws a circle as two half arcs, each between two
+			// ends of a diameter: the circle is its centre widened by its
+			// radius. Other arcs are their ends widened by theirs.
+			curved = true
 			for i := 0; i+6 < len(nums); i += 7 {
-				add(nums[i+5], nums[i+6], nums[i])
+				r, x, y := nums[i], nums[i+5], nums[i+6]
+				if math.Abs(math.Hypot(x-at[0], y-at[1])-2*r) < 1e-3*r {
+					add((x+at[0])/2, (y+at[1])/2, r)
+				} else {
+					add(x, y, r)
+				}
+				at = [2]float64{x, y}
 			}
+		case 'Z':
+			segs = append(segs, [2][2]float64{last, start})
+			last = start
 		}
 		nums = nums[:0]
 	}
@@ -306,14 +353,42 @@ func pathBox(d string, m affine) ([4]float64, bool) {
 		}
 	}
 	flush()
-	return b, b[0] <= b[2]
+	if curved {
+		segs = nil
+	}
+	return b, segs, b[0] <= b[2]
 }
 
+// Margin is the room, in points, a text keeps from the canvas's edges: a
+// label flush with the edge reads as cut off.
+const Margin = 2.0
+
 // Problems lists what makes the picture unreadable: texts whose boxes
-// overlap by more than slack points, texts leaving the canvas by more than
-// slack, and marks drawn before a legend frame that lie under it.
+// overlap by more than slack points; texts leaving the canvas by more than
+// slack or coming closer than Margin to its edge; data marks leaving the
+// canvas by more than slack; texts lying on a data mark or within slack
+// of it (a text wholly inside a filled mark, a cell's label, is meant to
+// be there; axes, ticks and grid lines are no data); and data marks drawn
+// before a legend frame that lie under it or come within slack of it (a
+// legend set against a bar's end reads as covering it).
 func (p *Picture) Problems(slack float64) []string {
 	var out []string
+	var legends []Mark
+	for _, m := range p.Marks {
+		if m.Legend {
+			legends = append(legends, m)
+		}
+	}
+	// inLegend is whether a box lies within a legend frame: a legend's
+	// own texts and thumbnails.
+	inLegend := func(b [4]float64) bool {
+		for _, l := range legends {
+			if b[0] >= l.Box[0]-slack && b[1] >= l.Box[1]-slack && b[2] <= l.Box[2]+slack && b[3] <= l.Box[3]+slack {
+				return true
+			}
+		}
+		return false
+	}
 	for i, t := range p.Texts {
 		if strings.TrimSpace(t.S) == "" {
 			continue
@@ -323,26 +398,76 @@ func (p *Picture) Problems(slack float64) []string {
 				out = append(out, fmt.Sprintf("text %q leaves the %gx%g canvas (corner %.1f,%.1f)", t.S, p.W, p.H, c[0], c[1]))
 				break
 			}
+			if c[0] < Margin || c[1] < Margin || c[0] > p.W-Margin || c[1] > p.H-Margin {
+				out = append(out, fmt.Sprintf("text %q runs to the edge of the %gx%g canvas, closer than %g (corner %.1f,%.1f)", t.S, p.W, p.H, Margin, c[0], c[1]))
+				break
+			}
 		}
 		for _, u := range p.Texts[i+1:] {
-			if strings.TrimSpace(u.S) != "" && overlap(shrink(t.Box, slack), shrink(u.Box, slack)) {
+			if strings.TrimSpace(u.S) != "" && overlap(sh(t.Box, slack), sh(u.Box, slack)) {
 				out = append(out, fmt.Sprintf("texts %q and %q overlap", t.S, u.S))
 			}
 		}
-	}
-	for _, l := range p.Marks {
-		if !l.Legend {
+		tb := bounds(t.Box)
+		if inLegend(tb) {
 			continue
 		}
-		in := [4]float64{l.Box[0] + slack, l.Box[1] + slack, l.Box[2] - slack, l.Box[3] - slack}
+		in := sh(t.Box, -slack)
 		for _, m := range p.Marks {
-			if m.Order < l.Order && !m.Legend && m.Box[0] < in[2] && m.Box[2] > in[0] && m.Box[1] < in[3] && m.Box[3] > in[1] {
+			if m.Legend || m.Guide || inLegend(m.Box) || !m.hits(in) {
+				continue
+			}
+			if m.Segs == nil && tb[0] >= m.Box[0]-slack && tb[1] >= m.Box[1]-slack && tb[2] <= m.Box[2]+slack && tb[3] <= m.Box[3]+slack {
+				continue // a label inside its cell or bar
+			}
+			out = append(out, fmt.Sprintf("text %q lies on a mark at %.0f,%.0f-%.0f,%.0f", t.S, m.Box[0], m.Box[1], m.Box[2], m.Box[3]))
+			break
+		}
+	}
+	for _, m := range p.Marks {
+		if m.Legend || m.Guide {
+			continue
+		}
+		if m.Box[0] < -slack || m.Box[1] < -slack || m.Box[2] > p.W+slack || m.Box[3] > p.H+slack {
+			out = append(out, fmt.Sprintf("a mark at %.0f,%.0f-%.0f,%.0f leaves the %gx%g canvas", m.Box[0], m.Box[1], m.Box[2], m.Box[3], p.W, p.H))
+		}
+	}
+	for _, l := range legends {
+		in := [4][2]float64{{l.Box[0] - slack, l.Box[1] - slack}, {l.Box[2] + slack, l.Box[1] - slack}, {l.Box[2] + slack, l.Box[3] + slack}, {l.Box[0] - slack, l.Box[3] + slack}}
+		for _, m := range p.Marks {
+			if m.Order < l.Order && !m.Legend && !m.Guide && m.hits(in[:]) {
 				out = append(out, fmt.Sprintf("legend at %.0f,%.0f-%.0f,%.0f covers a mark at %.0f,%.0f-%.0f,%.0f", l.Box[0], l.Box[1], l.Box[2], l.Box[3], m.Box[0], m.Box[1], m.Box[2], m.Box[3]))
 				break
 			}
 		}
 	}
 	return out
+}
+
+// hits is whether the mark reaches into the convex polygon q: one of its
+// segments crosses it, or, for a filled or curved mark, its bounding box
+// does.
+func (m Mark) hits(q [][2]float64) bool {
+	if m.Segs != nil {
+		for _, s := range m.Segs {
+			if overlap(s[:], q) {
+				return true
+			}
+		}
+		return false
+	}
+	b := m.Box
+	return overlap([][2]float64{{b[0], b[1]}, {b[2], b[1]}, {b[2], b[3]}, {b[0], b[3]}}, q)
+}
+
+// bounds is the axis-aligned bounding box (x0, y0, x1, y1) of a box.
+func bounds(q [4][2]float64) [4]float64 {
+	b := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for _, c := range q {
+		b[0], b[1] = math.Min(b[0], c[0]), math.Min(b[1], c[1])
+		b[2], b[3] = math.Max(b[2], c[0]), math.Max(b[3], c[1])
+	}
+	return b
 }
 
 // shrink moves each corner of a box toward its centre by d.
@@ -364,11 +489,12 @@ func shrink(b [4][2]float64, d float64) [4][2]float64 {
 	return b
 }
 
-// overlap is whether two convex quadrilaterals intersect (separating axes).
-func overlap(a, b [4][2]float64) bool {
-	for _, q := range [][4][2]float64{a, b} {
+// overlap is whether two convex polygons (a segment is one of two
+// corners) intersect: no separating axis among their edges' normals.
+func overlap(a, b [][2]float64) bool {
+	for _, q := range [][][2]float64{a, b} {
 		for i := range q {
-			j := (i + 1) % 4
+			j := (i + 1) % len(q)
 			nx, ny := q[j][1]-q[i][1], q[i][0]-q[j][0]
 			amin, amax := project(a, nx, ny)
 			bmin, bmax := project(b, nx, ny)
@@ -380,11 +506,17 @@ func overlap(a, b [4][2]float64) bool {
 	return true
 }
 
-func project(q [4][2]float64, nx, ny float64) (lo, hi float64) {
+func project(q [][2]float64, nx, ny float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, c := range q {
 		v := c[0]*nx + c[1]*ny
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
 	return lo, hi
+}
+
+// sh is shrink as a polygon.
+func sh(b [4][2]float64, d float64) [][2]float64 {
+	s := shrink(b, d)
+	return s[:]
 }
