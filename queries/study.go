@@ -242,7 +242,8 @@ type Study struct {
 	// single-trial study.
 	TrialScores []StudyTrialScores
 	TrialPoints []StudyTrialPoints
-	Simulators  []StudySimulator // by name
+
+	Simulators []StudySimulator // by name
 	// ProfileMoves counts the study judge's moves of the moments of each
 	// developer's profile sessions (study_profile_moves.sql), by developer
 	// and move: the mix the chance and majority lines are formed from.
