@@ -236,14 +236,13 @@ type Study struct {
 	Outcomes         []StudyOutcomes        // by setting, developer, real, generated; LoadStudy: at the Anchor (N, K) only
 	LengthWords      []StudyLengthWords     // by setting, words; LoadStudy: at the Anchor (N, K) only
 	LengthDevelopers []StudyLengthDeveloper // by setting, developer; LoadStudy: at the Anchor (N, K) only
+	Simulators       []StudySimulator       // by name
 	// TrialScores and TrialPoints are the trials of the settings with more
 	// than one, apart (at the Anchor (N, K) only): by setting, developer,
 	// trial, and by setting, trials, hits, disagree. Empty for a
 	// single-trial study.
 	TrialScores []StudyTrialScores
 	TrialPoints []StudyTrialPoints
-
-	Simulators []StudySimulator // by name
 	// ProfileMoves counts the study judge's moves of the moments of each
 	// developer's profile sessions (study_profile_moves.sql), by developer
 	// and move: the mix the chance and majority lines are formed from.
