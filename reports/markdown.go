@@ -194,7 +194,7 @@ func (r *Report) markdown(out []built, sum Summary) string {
 		if f.mdTable != nil {
 			t = *f.mdTable
 		}
-		b.WriteString(mdTable(t))
+		b.WriteString(mdTable(t) + f.extra)
 		fmt.Fprintf(&b, "\nFiles: [%s.svg](%s.svg), [%s.png](%s.png), [%s.csv](%s.csv). Figure name: `%s`.\n\n", f.name, f.name, f.name, f.name, f.name, f.name, f.name)
 	}
 	r.userFidelity(&b)
