@@ -11,7 +11,7 @@ import (
 )
 
 type synthOptions struct {
-	seed  uint64
+	seed   uint64
 	scale  int
 	db     string
 	trials int
