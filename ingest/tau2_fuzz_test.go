@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"testing"
+	"unicode/utf8"
 )
 
 // epCollect is an EpisodeSink that keeps everything, for tests.
@@ -39,6 +40,12 @@ func FuzzParseEpisodes(f *testing.F) {
 				if e.Path != "f.json" {
 					t.Errorf("%s: error without the file: %v", name, e)
 				}
+			}
+			if name == "policy" { // Markdown: any UTF-8 text is a policy
+				if want := utf8.Valid(in); (len(c.files) == 1) != want || len(c.errs)+len(c.files) != 1 {
+					t.Errorf("policy: %d errors and %d files (valid UTF-8: %v)", len(c.errs), len(c.files), want)
+				}
+				continue
 			}
 			if !validJSON(in) {
 				if len(c.errs) != 1 || len(c.files) != 0 {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ub-bench/ub/queries"
 )
@@ -83,9 +84,26 @@ func ParsePolicy(path string, r io.Reader, sink EpisodeSink) error {
 	if err != nil {
 		return err
 	}
+	if !utf8.Valid(data) {
+		line := 1 + bytes.Count(data[:invalidAt(data)], []byte("\n"))
+		sink.Error(&ParseError{Path: path, Line: line, Reason: "policy: invalid UTF-8"})
+		return nil
+	}
 	text := string(data)
 	f := &EpisodeFile{}
 	f.Run.SourceFile, f.Run.Format = path, "policy"
 	f.Policy = &queries.NewEpDomain{Domain: filepath.Base(filepath.Dir(path)), Policy: text, PolicySHA: sha([]byte(text)), SourceFile: path}
 	return sink.EpisodeFile(f)
+}
+
+// invalidAt is the offset of data's first byte that is not valid UTF-8.
+func invalidAt(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
 }

@@ -38,6 +38,10 @@ type GenerationRow struct {
 	LatencyMS                         int64
 	Error                             string
 	PromptVersion, Experiment         string
+	// Trial is the sample index of the request (runner.Request.Sample):
+	// 0 for the first trial, 1 .. k-1 for the further trials of an
+	// experiment with trials = k.
+	Trial int
 }
 
 // ExistingGeneration is what is stored of a generation.

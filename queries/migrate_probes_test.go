@@ -42,15 +42,19 @@ func TestMigrationDropsTheProbeList(t *testing.T) {
 	// The tables and views of migrations after 0011, found in their text,
 	// dropped last made first.
 	var later []string
-	made := regexp.MustCompile(`(?m)^CREATE (TABLE|VIEW) (\w+)`)
+	made := regexp.MustCompile(`(?m)^CREATE (TABLE|VIEW) (?:IF NOT EXISTS )?(\w+)`)
+	added := regexp.MustCompile(`(?m)^ALTER TABLE (\w+) ADD COLUMN (?:IF NOT EXISTS )?(\w+)`)
 	for _, m := range ms {
 		if m.Version > 11 {
 			for _, x := range made.FindAllStringSubmatch(m.SQL, -1) {
 				later = append([]string{"DROP " + x[1] + " " + x[2]}, later...)
 			}
+			for _, x := range added.FindAllStringSubmatch(m.SQL, -1) {
+				later = append([]string{"ALTER TABLE " + x[1] + " DROP COLUMN " + x[2]}, later...)
+			}
 		}
 	}
-	for _, q := range append(append([]string{`DROP TABLE ep_probe_findings`, old}, later...), `ALTER TABLE ep_messages DROP COLUMN tick_id`, `DELETE FROM schema_migrations WHERE version >= 11`) {
+	for _, q := range append(append([]string{`DROP TABLE ep_probe_findings`, old}, later...), `DELETE FROM schema_migrations WHERE version >= 11`) {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}

@@ -183,7 +183,7 @@ func generationValues(g GenerationRow) []driver.Value {
 	}
 	return []driver.Value{g.ID, g.PointID, g.Simulator, g.Condition, int32(g.WindowN), int32(g.HistoryK),
 		g.RequestKey, g.KeyParts, text, int32(g.TokensIn), int32(g.TokensOut), g.Cost, int32(g.LatencyMS),
-		nullable(g.Error), g.PromptVersion, nullable(g.Experiment), words}
+		nullable(g.Error), g.PromptVersion, nullable(g.Experiment), words, int32(g.Trial)}
 }
 
 // Label appends a row of labels; Label7, PromptVersion, RequestKey and Raw

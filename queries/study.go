@@ -36,6 +36,7 @@ type StudyGeneration struct {
 	Words                int    // length of the text in words, as StudyPoint.Words
 	TokensIn, TokensOut  int
 	Cost                 float64 // USD
+	Trial                int     // the generation's trial, from 0 (generations.trial)
 }
 
 // StudySetting is one setting (a simulator in a condition at live window N
@@ -46,6 +47,10 @@ type StudySetting struct {
 	Generations          int
 	TokensOut            int
 	Cost                 float64 // USD
+	// Trials is the setting's number of trials, k: the highest trial
+	// index of its generations plus one. Every scorable point is scored
+	// k times (StudyScores); 1 for a single-trial study.
+	Trials int
 }
 
 // The default prompt setting: the leaderboard's live window N and history
@@ -116,6 +121,31 @@ type StudyScores struct {
 	DoseHits, DoseMoments int // the same at constant-dose points
 	Failed, Missing       int // moments of these kinds
 	Unlabelled            int // generations the judge has not labelled (not moments)
+}
+
+// StudyTrialScores counts the moments of one setting, developer and trial
+// as StudyScores does for all trials together. LoadStudy reads them at the
+// Anchor setting only, for the settings with more than one trial
+// (study_trial_scores.sql).
+type StudyTrialScores struct {
+	Simulator, Condition string
+	N, K                 int
+	Developer            string
+	Trial                int // from 0
+	Hits, Moments        int
+}
+
+// StudyTrialPoints counts the scorable points of one setting at which
+// Trials trials were counted (scored or failed; at least two), Hits of
+// them hits, and whose generated moves differ among those trials
+// (Disagree) or not. LoadStudy reads them at the Anchor setting only, for
+// the settings with more than one trial (study_trial_points.sql).
+type StudyTrialPoints struct {
+	Simulator, Condition string
+	N, K                 int
+	Trials, Hits         int
+	Disagree             bool
+	Count                int
 }
 
 // StudyLengthWords counts the generations with text of one setting that
@@ -207,6 +237,12 @@ type Study struct {
 	LengthWords      []StudyLengthWords     // by setting, words; LoadStudy: at the Anchor (N, K) only
 	LengthDevelopers []StudyLengthDeveloper // by setting, developer; LoadStudy: at the Anchor (N, K) only
 	Simulators       []StudySimulator       // by name
+	// TrialScores and TrialPoints are the trials of the settings with more
+	// than one, apart (at the Anchor (N, K) only): by setting, developer,
+	// trial, and by setting, trials, hits, disagree. Empty for a
+	// single-trial study.
+	TrialScores []StudyTrialScores
+	TrialPoints []StudyTrialPoints
 	// ProfileMoves counts the study judge's moves of the moments of each
 	// developer's profile sessions (study_profile_moves.sql), by developer
 	// and move: the mix the chance and majority lines are formed from.
@@ -524,7 +560,7 @@ func LoadGenerations(ctx context.Context, db Querier, judge string, points []Stu
 	var pid, sim, cond, move, text sql.RawBytes
 	err := scanAll(ctx, db, "study_generations", []any{judge}, func(rows *sql.Rows) error {
 		var g StudyGeneration
-		if err := rows.Scan(&pid, &sim, &cond, &g.N, &g.K, &move, &g.Failed, &text, &g.TokensIn, &g.TokensOut, &g.Cost); err != nil {
+		if err := rows.Scan(&pid, &sim, &cond, &g.N, &g.K, &move, &g.Failed, &text, &g.TokensIn, &g.TokensOut, &g.Cost, &g.Trial); err != nil {
 			return err
 		}
 		g.Words = Words(text)
@@ -565,15 +601,15 @@ func studyCells(ctx context.Context, db Querier, judge string) (drop func() erro
 	return drop, nil
 }
 
-// studyAggregates fills st's Settings, Scores, and Outcomes, LengthWords
-// and LengthDevelopers at the Anchor setting: it joins the generations at
+// studyAggregates fills st's Settings, Scores, and Outcomes, TrialScores,
+// TrialPoints, LengthWords and LengthDevelopers at the Anchor setting: it joins the generations at
 // frozen points to judge's labels once, into a temporary table
 // (study_cells) that the aggregate queries read. They give settings and
 // developers by number (the temporary tables of studyCells): they are
 // resolved here to names.
 func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) error {
 	settings, err := scanNumbered(ctx, db, "study_settings", "setting", func(x *StudySetting) []any {
-		return []any{&x.Simulator, &x.Condition, &x.N, &x.K, &x.Generations, &x.TokensOut, &x.Cost}
+		return []any{&x.Simulator, &x.Condition, &x.N, &x.K, &x.Generations, &x.TokensOut, &x.Cost, &x.Trials}
 	})
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
@@ -638,6 +674,38 @@ func studyAggregates(ctx context.Context, db Querier, judge string, st *Study) e
 	})
 	if err != nil {
 		return fmt.Errorf("outcomes: %w", err)
+	}
+	err = scanAll(ctx, db, "study_trial_scores", []any{n, k}, func(rows *sql.Rows) error {
+		var x StudyTrialScores
+		if err := rows.Scan(&set, &dev, &x.Trial, &x.Hits, &x.Moments); err != nil {
+			return err
+		}
+		s, d, err := at(set, dev)
+		if err != nil {
+			return err
+		}
+		x.Simulator, x.Condition, x.N, x.K, x.Developer = s.Simulator, s.Condition, s.N, s.K, d
+		st.TrialScores = append(st.TrialScores, x)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("trial scores: %w", err)
+	}
+	err = scanAll(ctx, db, "study_trial_points", []any{n, k}, func(rows *sql.Rows) error {
+		var x StudyTrialPoints
+		if err := rows.Scan(&set, &x.Trials, &x.Hits, &x.Disagree, &x.Count); err != nil {
+			return err
+		}
+		s, _, err := at(set, 0)
+		if err != nil {
+			return err
+		}
+		x.Simulator, x.Condition, x.N, x.K = s.Simulator, s.Condition, s.N, s.K
+		st.TrialPoints = append(st.TrialPoints, x)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("trial points: %w", err)
 	}
 	err = scanAll(ctx, db, "study_length_words", nil, func(rows *sql.Rows) error {
 		var x StudyLengthWords

@@ -190,6 +190,7 @@ func (r *Report) leaderboard() (*figure, error) {
 			"never from the moments they are scored on; run ub judge --target profile).")
 	}
 	f.caption = b.String()
+	f.extra = r.trialSpreadMarkdown()
 	return f, nil
 }
 

@@ -141,7 +141,7 @@ func figureMarkdown(b *strings.Builder, f *figure) {
 	if f.mdTable != nil {
 		t = *f.mdTable
 	}
-	b.WriteString(mdTable(t))
+	b.WriteString(mdTable(t) + f.extra)
 	fmt.Fprintf(b, "\nFiles: [%s.svg](%s.svg), [%s.png](%s.png), [%s.csv](%s.csv). Figure name: `%s`.\n\n", f.name, f.name, f.name, f.name, f.name, f.name, f.name)
 }
 

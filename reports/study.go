@@ -344,12 +344,13 @@ func aggregate(st *queries.Study) *queries.Study {
 	out := *st
 	out.Generations = nil
 	out.Settings, out.Scores, out.Outcomes, out.LengthWords, out.LengthDevelopers = nil, nil, nil, nil, nil
+	out.TrialScores, out.TrialPoints = nil, nil
 	type setting struct {
 		sim, cond string
 		n, k      int
 	}
 	sets := map[setting]*queries.StudySetting{}
-	present := map[setting]map[int]bool{}
+	present := map[setting]map[[2]int]bool{} // point, trial
 	var order []setting
 	for _, g := range st.Generations {
 		key := setting{g.Simulator, g.Condition, g.N, g.K}
@@ -357,13 +358,13 @@ func aggregate(st *queries.Study) *queries.Study {
 		if s == nil {
 			s = &queries.StudySetting{Simulator: g.Simulator, Condition: g.Condition, N: g.N, K: g.K}
 			sets[key] = s
-			present[key] = map[int]bool{}
+			present[key] = map[[2]int]bool{}
 			order = append(order, key)
 		}
 		s.Generations++
 		s.TokensOut += g.TokensOut
 		s.Cost += g.Cost
-		present[key][g.Point] = true
+		present[key][[2]int{g.Point, g.Trial}] = true
 		if !g.Failed {
 			out.LengthWords = append(out.LengthWords, queries.StudyLengthWords{Simulator: g.Simulator, Condition: g.Condition,
 				N: g.N, K: g.K, Words: g.Words, Count: 1})
@@ -375,6 +376,7 @@ func aggregate(st *queries.Study) *queries.Study {
 		out.Settings = append(out.Settings, *sets[key])
 	}
 	an, ak := queries.Anchor(out.Settings)
+	trials := aggregateTrials(st, &out, an, ak)
 	// moment counts one moment at point p in the setting key: generated
 	// is the judge's move of a scored one, "" of a failed or missing one,
 	// which kind counts (Failed or Missing 1).
@@ -411,8 +413,10 @@ func aggregate(st *queries.Study) *queries.Study {
 	}
 	for _, key := range order {
 		for pi, p := range st.Points {
-			if scorable(p.Real) && !present[key][pi] {
-				moment(key, p, "", queries.StudyScores{Missing: 1})
+			for tr := range trials(key.sim, key.cond, key.n, key.k) {
+				if scorable(p.Real) && !present[key][[2]int{pi, tr}] {
+					moment(key, p, "", queries.StudyScores{Missing: 1})
+				}
 			}
 		}
 	}
@@ -505,6 +509,9 @@ type figure struct {
 	// mdRows, when set, is the table the Markdown report shows instead of
 	// the full CSV table (the case study shortens its texts).
 	mdTable *table
+	// extra is Markdown the report shows after the table (the
+	// leaderboard's between-trial spread); "" for none.
+	extra string
 }
 
 type builder struct {

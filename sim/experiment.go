@@ -108,8 +108,20 @@ type Experiment struct {
 	HistoryK   int               `toml:"history_k"`  // the main run's K
 	Simulators []SimulatorConfig `toml:"simulator"`
 	Sweeps     []Sweep           `toml:"sweep"`
-	Hash       string            `toml:"-"` // short sha256 of the file
+	// Trials is k, the generations made per point in every cell (the main
+	// run and every sweep), each trial its own request (runner.Request.Sample
+	// 0 .. k-1, so its own cache key and generation id); 0 means 1.
+	Trials int    `toml:"trials"`
+	Hash   string `toml:"-"` // short sha256 of the file
 }
+
+// MaxTrials bounds Experiment.Trials: a typing slip (trials = 300) would
+// otherwise multiply the cost of a run by hundreds.
+const MaxTrials = 100
+
+// TrialCount is the number of trials of the experiment: Trials, or 1 when
+// it is 0.
+func (e Experiment) TrialCount() int { return max(e.Trials, 1) }
 
 // LoadExperiment reads and checks an experiment TOML file. Errors name the
 // file and, where TOML gives it, the line.
@@ -155,6 +167,9 @@ func (e *Experiment) Check() error {
 	}
 	if e.WindowN < 1 || e.HistoryK < 0 {
 		return fmt.Errorf("window_n must be >= 1 and history_k >= 0")
+	}
+	if e.Trials < 0 || e.Trials > MaxTrials {
+		return fmt.Errorf("trials %d: want 1 .. %d (0 means 1)", e.Trials, MaxTrials)
 	}
 	if len(e.Simulators) == 0 {
 		return fmt.Errorf("no [[simulator]]")
@@ -312,9 +327,15 @@ func (e Experiment) Simulator(name string) (SimulatorConfig, bool) {
 }
 
 // GenerationID is the stable id of the generation for (simulator, point,
-// condition, N, K): 16 hex digits of sha256 over the five, NUL-separated.
-func GenerationID(simulator, pointID, condition string, windowN, historyK int) string {
-	h := sha256.Sum256([]byte(strings.Join([]string{simulator, pointID, condition,
-		strconv.Itoa(windowN), strconv.Itoa(historyK)}, "\x00")))
+// condition, N, K) in trial (the sample index, from 0): 16 hex digits of
+// sha256 over the five, NUL-separated, and for a trial after the first
+// (trial > 0) its index as a sixth part. The first trial keeps the id a
+// single-trial study gives.
+func GenerationID(simulator, pointID, condition string, windowN, historyK, trial int) string {
+	parts := []string{simulator, pointID, condition, strconv.Itoa(windowN), strconv.Itoa(historyK)}
+	if trial > 0 {
+		parts = append(parts, strconv.Itoa(trial))
+	}
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(h[:8])
 }

@@ -67,8 +67,41 @@ func TestCost(t *testing.T) {
 }
 
 func TestGenerationIDStable(t *testing.T) {
-	a := GenerationID("mix", "p1", "profile", 14, 0)
-	if a != GenerationID("mix", "p1", "profile", 14, 0) || a == GenerationID("mix", "p1", "profile", 1, 40) || len(a) != 16 {
+	a := GenerationID("mix", "p1", "profile", 14, 0, 0)
+	if a != GenerationID("mix", "p1", "profile", 14, 0, 0) || a == GenerationID("mix", "p1", "profile", 1, 40, 0) || len(a) != 16 {
 		t.Errorf("id %q", a)
+	}
+}
+
+// TestGenerationIDTrials checks the ids of trials against sha256sum: the
+// first trial keeps the id of a single-trial study (the five parts), a
+// later trial hashes its index as a sixth part.
+//
+//	printf 'mix\0p1\0profile\00014\0000' | sha256sum | cut -c1-16        # d0c3d3b487c4973e
+//	printf 'mix\0p1\0profile\00014\0000\0002' | sha256sum | cut -c1-16  # f3314ed2a0b01518
+func TestGenerationIDTrials(t *testing.T) {
+	if got := GenerationID("mix", "p1", "profile", 14, 0, 0); got != "d0c3d3b487c4973e" {
+		t.Errorf("trial 0 id = %s, want d0c3d3b487c4973e (the single-trial id)", got)
+	}
+	if got := GenerationID("mix", "p1", "profile", 14, 0, 2); got != "f3314ed2a0b01518" {
+		t.Errorf("trial 2 id = %s, want f3314ed2a0b01518", got)
+	}
+}
+
+func TestExperimentTrials(t *testing.T) {
+	for _, tc := range []struct {
+		trials int
+		ok     bool
+		count  int
+	}{{0, true, 1}, {1, true, 1}, {3, true, 3}, {MaxTrials, true, MaxTrials}, {-1, false, 0}, {MaxTrials + 1, false, 0}} {
+		e := Experiment{Trials: tc.trials, Simulators: []SimulatorConfig{{Name: "mix", Backend: "mix"}}}
+		err := e.Check()
+		if (err == nil) != tc.ok {
+			t.Errorf("trials %d: err %v, want ok %v", tc.trials, err, tc.ok)
+			continue
+		}
+		if tc.ok && e.TrialCount() != tc.count {
+			t.Errorf("trials %d: TrialCount %d, want %d", tc.trials, e.TrialCount(), tc.count)
+		}
 	}
 }

@@ -98,6 +98,7 @@ func Generate(ctx context.Context, ws *queries.Workspace, e Experiment, opts Gen
 type Generation struct {
 	ID      string
 	Cell    Cell
+	Trial   int // the sample index, 0 .. k-1 (Experiment.Trials)
 	Point   queries.PointRow
 	Request runner.Request
 	Parts   runner.KeyParts // what the request key is made of (ExplainMiss)
@@ -107,13 +108,15 @@ type Generation struct {
 }
 
 // PrepareGeneration builds the generation of simulator s at the frozen
-// point pointID under cell, as Generate would send or write it now.
-func PrepareGeneration(ctx context.Context, db queries.Querier, s SimulatorConfig, cell Cell, pointID string, opts InputsOptions) (Generation, error) {
+// point pointID under cell in trial (0 for the first), as Generate would
+// send or write it now.
+func PrepareGeneration(ctx context.Context, db queries.Querier, s SimulatorConfig, cell Cell, pointID string, trial int, opts InputsOptions) (Generation, error) {
 	pd, err := queries.PointContext(ctx, db, pointID)
 	if err != nil {
 		return Generation{}, fmt.Errorf("point %s: %w", pointID, err)
 	}
-	j := &job{Generation: Generation{ID: GenerationID(s.Name, pointID, cell.Condition, cell.WindowN, cell.HistoryK), Cell: cell, Point: pd.Point}}
+	j := &job{Generation: Generation{ID: GenerationID(s.Name, pointID, cell.Condition, cell.WindowN, cell.HistoryK, trial),
+		Cell: cell, Trial: trial, Point: pd.Point}}
 	err = prepare(ctx, NewInputs(db, opts), s, pd, j, map[string]TemplateRecord{})
 	return j.Generation, err
 }
@@ -166,16 +169,19 @@ func (g *generator) simulator(s SimulatorConfig) (sum SimSummary, retErr error) 
 			continue
 		}
 		for _, p := range g.points {
-			j := &job{Generation: Generation{ID: GenerationID(s.Name, p.ID, cell.Condition, cell.WindowN, cell.HistoryK), Cell: cell, Point: p}}
-			pd, err := g.pointData(p.ID)
-			if err != nil {
-				return sum, err
+			for t := range g.e.TrialCount() {
+				j := &job{Generation: Generation{ID: GenerationID(s.Name, p.ID, cell.Condition, cell.WindowN, cell.HistoryK, t),
+					Cell: cell, Trial: t, Point: p}}
+				pd, err := g.pointData(p.ID)
+				if err != nil {
+					return sum, err
+				}
+				if err := prepare(g.ctx, g.in, s, pd, j, templates); err != nil {
+					return sum, err
+				}
+				j.key = j.Request.Key()
+				jobs = append(jobs, j)
 			}
-			if err := prepare(g.ctx, g.in, s, pd, j, templates); err != nil {
-				return sum, err
-			}
-			j.key = j.Request.Key()
-			jobs = append(jobs, j)
 		}
 	}
 	sum.Generations = len(jobs)
@@ -279,7 +285,7 @@ func (g *generator) row(s SimulatorConfig, j *job) queries.GenerationRow {
 	parts, _ := json.Marshal(j.Parts)
 	return queries.GenerationRow{ID: j.ID, PointID: j.Point.ID, Simulator: s.Name, Condition: j.Cell.Condition,
 		WindowN: j.Cell.WindowN, HistoryK: j.Cell.HistoryK, RequestKey: j.key, KeyParts: parts,
-		PromptVersion: j.Version, Experiment: g.e.Name}
+		PromptVersion: j.Version, Experiment: g.e.Name, Trial: j.Trial}
 }
 
 // prepare builds a job's request at point pd: the exact prompt for a model
@@ -290,7 +296,8 @@ func prepare(ctx context.Context, in *Inputs, s SimulatorConfig, pd queries.Poin
 		oin, err := in.Offline(ctx, pd, j.Cell.Condition, j.Cell.WindowN, j.Cell.HistoryK)
 		if err != nil {
 			j.Err = err.Error()
-			j.Request = runner.Request{Backend: s.Backend, Model: s.Backend, Messages: []runner.Message{{Role: "user", Content: j.Point.ID + "\x00" + j.Cell.Condition}}}
+			j.Request = runner.Request{Backend: s.Backend, Model: s.Backend, Messages: []runner.Message{{Role: "user", Content: j.Point.ID + "\x00" + j.Cell.Condition}},
+				Sample: j.Trial}
 			j.Parts = j.Request.Parts()
 			return nil
 		}
@@ -298,6 +305,7 @@ func prepare(ctx context.Context, in *Inputs, s SimulatorConfig, pd queries.Poin
 		if err != nil {
 			return err
 		}
+		oin.Sample = j.Trial
 		j.Request = OfflineRequest(s.Backend, s.Seed, oin)
 		j.Parts = j.Request.Parts()
 		j.Version = j.Request.Model
@@ -328,7 +336,7 @@ func prepare(ctx context.Context, in *Inputs, s SimulatorConfig, pd queries.Poin
 	if backend == "openai-batch" {
 		backend = "openai"
 	}
-	j.Request = runner.Request{Backend: backend, BaseURL: s.BaseURL, Model: s.Model, Params: s.Params(), Messages: msgs}
+	j.Request = runner.Request{Backend: backend, BaseURL: s.BaseURL, Model: s.Model, Params: s.Params(), Messages: msgs, Sample: j.Trial}
 	j.Version = ver
 	j.Parts = j.Request.Parts()
 	j.Parts.Template = ver

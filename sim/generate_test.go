@@ -16,6 +16,7 @@ import (
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim/runner"
 	"github.com/ub-bench/ub/sim/runner/runnertest"
+	"github.com/ub-bench/ub/sim/simtest"
 	"github.com/ub-bench/ub/sim/synth"
 )
 
@@ -122,7 +123,7 @@ func TestGenerateOfflineWritesEachCellOnceAndKeepsWhatIsStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	cell := sim.Cell{Simulator: "retrieve", Condition: sim.CondNoProfile, WindowN: sim.DefaultWindow}
-	g, err := sim.PrepareGeneration(ctx, ws.Conn(), e.Simulators[1], cell, points[0].ID, sim.InputsOptions{})
+	g, err := sim.PrepareGeneration(ctx, ws.Conn(), e.Simulators[1], cell, points[0].ID, 0, sim.InputsOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,5 +199,83 @@ func TestGenerateWithoutPointsIsNoSplit(t *testing.T) {
 	}
 	if _, err := sim.Generate(context.Background(), ws, e, sim.GenerateOptions{}); !errors.Is(err, queries.ErrNoSplit) {
 		t.Errorf("err %v, want ErrNoSplit", err)
+	}
+}
+
+// TestGenerateTrialsPayOnlyForNewTrials raises trials from 1 to 3 on a
+// workspace whose first trial is stored: for a model simulator behind the
+// fake endpoint (simtest) only trials 2 and 3 are requested, each once per
+// point and condition, and a re-run with trials = 3 requests nothing; for
+// the offline mix only trials 2 and 3 are written, and mix draws again in
+// them (some trial's text differs from the first's).
+func TestGenerateTrialsPayOnlyForNewTrials(t *testing.T) {
+	ctx := context.Background()
+	ws, st := synthWorkspace(t)
+	srv := simtest.New(simtest.Options{})
+	defer srv.Close()
+	e := sim.Experiment{Name: "t", Seed: 1, Conditions: []string{sim.CondNoProfile},
+		Simulators: []sim.SimulatorConfig{{Name: "m", Backend: "openai", Model: "fake", BaseURL: srv.BaseURL()},
+			{Name: "mix", Backend: "mix"}}}
+	if err := e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	n := st.Points // one condition
+	run := func(trials int) map[string]sim.SimSummary {
+		t.Helper()
+		e.Trials = trials
+		res, err := sim.Generate(ctx, ws, e, sim.GenerateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]sim.SimSummary{}
+		for _, s := range res.Simulators {
+			out[s.Simulator] = s
+		}
+		return out
+	}
+	sent := func() int { return len(srv.Log()) }
+
+	first := run(1)
+	if s := first["m"]; s.Generations != n || s.Sent != n || sent() != n {
+		t.Fatalf("trials 1: %+v, %d requests at the endpoint; want %d sent", s, sent(), n)
+	}
+	three := run(3)
+	if s := three["m"]; s.Generations != 3*n || s.Unchanged != n || s.Written != 2*n || s.Sent != 2*n || sent() != 3*n {
+		t.Errorf("trials 1 -> 3: %+v, %d requests at the endpoint in all; want %d unchanged, %d sent and written", s, sent(), n, 2*n)
+	}
+	if s := three["mix"]; s.Generations != 3*n || s.Unchanged != n || s.Written != 2*n {
+		t.Errorf("mix trials 1 -> 3: %+v, want %d unchanged and %d written", s, n, 2*n)
+	}
+	again := run(3)
+	if s := again["m"]; s.Unchanged != 3*n || s.Written != 0 || s.Sent != 0 || sent() != 3*n {
+		t.Errorf("trials 3 again: %+v, %d requests in all; want nothing sent", s, sent())
+	}
+
+	// What is stored: three trials per point, each with its own request key
+	// and the request's sample index as its trial.
+	var rows, trials, keys, points int
+	if err := ws.Conn().QueryRowContext(ctx, `SELECT count(*), count(DISTINCT trial), count(DISTINCT request_key), count(DISTINCT point_id)
+		FROM generations WHERE simulator = 'm'`).Scan(&rows, &trials, &keys, &points); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 3*n || trials != 3 || keys != 3*n || points != n {
+		t.Errorf("stored %d rows, %d trials, %d keys, %d points; want %d, 3, %d, %d", rows, trials, keys, points, 3*n, 3*n, n)
+	}
+	var badSample int
+	if err := ws.Conn().QueryRowContext(ctx, `SELECT count(*) FROM generations g JOIN responses r ON r.key = g.request_key
+		WHERE g.simulator = 'm' AND CAST(json_extract(r.request, '$.sample') AS INTEGER) <> g.trial`).Scan(&badSample); err != nil {
+		t.Fatal(err)
+	}
+	if badSample != 0 {
+		t.Errorf("%d generations whose request's sample index is not their trial", badSample)
+	}
+	var differ int
+	if err := ws.Conn().QueryRowContext(ctx, `SELECT count(*) FROM generations a JOIN generations b
+		ON b.point_id = a.point_id AND b.simulator = a.simulator AND b.condition = a.condition AND b.trial > 0
+		WHERE a.simulator = 'mix' AND a.trial = 0 AND b.text IS DISTINCT FROM a.text`).Scan(&differ); err != nil {
+		t.Fatal(err)
+	}
+	if differ == 0 {
+		t.Error("mix: every later trial repeats the first trial's text; want fresh draws")
 	}
 }

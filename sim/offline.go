@@ -113,6 +113,12 @@ type OfflineInput struct {
 	// sessions, MOST RECENT FIRST, as the prompt prepends them at K > 0;
 	// nil at K = 0.
 	History []string
+	// Sample is the trial: 0 for the first, t for trial t + 1 of an
+	// experiment with trials > 1. mix draws again for every trial
+	// (drawIndex); retrieve is deterministic and differs between trials
+	// only where it falls back to the mix draw. It is the request's
+	// Sample, so that each trial has its own key.
+	Sample int
 }
 
 // Visible returns the turns a prompt at live window n shows of turns (the
@@ -173,7 +179,7 @@ func (in OfflineInput) seen() []string {
 //   - mix draws one developer reply uniformly from the pool's replies
 //     followed by the developer messages the prompt shows (the visible
 //     developer turns of the window, then the K history messages), seeded by
-//     the simulator's seed and the point id. With the profile the pool is this
+//     the simulator's seed, the point id and (after the first) the trial. With the profile the pool is this
 //     developer's profile-session replies, so its moves follow the
 //     developer's own move mix (the chance line made concrete); without, all
 //     training developers' replies. The visible messages shift that mix
@@ -218,7 +224,8 @@ type Mix struct{ Seed int64 }
 // Name is "mix".
 func (Mix) Name() string { return "mix" }
 
-// Generate returns candidate sha256("mix", seed, point id) mod c, where the
+// Generate returns candidate sha256("mix", seed, point id[, trial]) mod c
+// (drawIndex), where the
 // c candidates are the pool's replies in pool order followed by the
 // developer messages the prompt shows (OfflineInput.seen). With nothing of
 // the developer in view, that is the pool's reply of the same index.
@@ -231,15 +238,23 @@ func (m Mix) Generate(in OfflineInput) (string, error) {
 
 func mixDraw(seed int64, in OfflineInput) string {
 	seen := in.seen()
-	i := drawIndex(seed, in.PointID, in.Pool.Len()+len(seen))
+	i := drawIndex(seed, in.PointID, in.Sample, in.Pool.Len()+len(seen))
 	if i < in.Pool.Len() {
 		return in.Pool.pairs[i].Reply
 	}
 	return seen[i-in.Pool.Len()]
 }
 
-func drawIndex(seed int64, pointID string, n int) int {
-	h := sha256.Sum256([]byte("mix\x00" + strconv.FormatInt(seed, 10) + "\x00" + pointID))
+// drawIndex is the mix draw of one of n candidates: the first 8 bytes of
+// sha256("mix" NUL seed NUL point id), big-endian, mod n; a trial after the
+// first (sample > 0) appends NUL and its index, so that every trial draws
+// on its own and the first trial draws what a single-trial study does.
+func drawIndex(seed int64, pointID string, sample, n int) int {
+	msg := "mix\x00" + strconv.FormatInt(seed, 10) + "\x00" + pointID
+	if sample > 0 {
+		msg += "\x00" + strconv.Itoa(sample)
+	}
+	h := sha256.Sum256([]byte(msg))
 	return int(binary.BigEndian.Uint64(h[:8]) % uint64(n))
 }
 
@@ -272,7 +287,7 @@ var offlineAlgorithm = map[string]string{"mix": "mix-v2", "retrieve": TokenizerV
 // Messages what it sees (the K history messages, oldest first, with role
 // "history", then the visible turns with their roles; the agent turn alone,
 // with role "user", when nothing else is in view), and Params.Extra the
-// seed, point, condition and pool version. Its Key recognises a re-run: it
+// seed, point, condition and pool version; Sample the trial. Its Key recognises a re-run: it
 // changes with any of them and with nothing else, so N and K change it
 // exactly where they change what the simulator sees, and a generation made
 // at one N or K is never taken for another's.
@@ -290,6 +305,7 @@ func OfflineRequest(backend string, seed int64, in OfflineInput) runner.Request 
 		Model:    offlineAlgorithm[backend],
 		Messages: offlineMessages(in),
 		Params:   runner.Params{Extra: extra},
+		Sample:   in.Sample,
 	}
 }
 

@@ -28,6 +28,7 @@ func newCacheCommand(io *streams) *cli.Command {
 				&cli.IntFlag{Name: "history", Value: 0, Usage: "K"},
 				&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of an offline simulator without --experiment"},
 				&cli.StringFlag{Name: "persona", Value: "stats", Usage: "stats|model"},
+				&cli.IntFlag{Name: "trial", Value: 1, Usage: "the trial `T` (1 .. the experiment's trials)"},
 			},
 			Action: func(c *cli.Context) error {
 				a, err := args(c)
@@ -70,8 +71,12 @@ func runCacheExplain(c *cli.Context, sio *streams, arg string) error {
 	if err != nil {
 		return err
 	}
+	trial := c.Int("trial")
+	if trial < 1 {
+		return usagef("cache explain: --trial %d: trials count from 1", trial)
+	}
 	cell := sim.Cell{Simulator: s.Name, Condition: opts.conditions[0], WindowN: opts.window, HistoryK: opts.history}
-	gen, err := sim.PrepareGeneration(c.Context, ws.Conn(), s, cell, id, sim.InputsOptions{PersonaKind: opts.persona})
+	gen, err := sim.PrepareGeneration(c.Context, ws.Conn(), s, cell, id, trial-1, sim.InputsOptions{PersonaKind: opts.persona})
 	if err != nil {
 		return err
 	}
@@ -79,8 +84,12 @@ func runCacheExplain(c *cli.Context, sio *streams, arg string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(sio.out, "generation %s (simulator %s, point %s, %s, N=%d, K=%d)\nrequest key now: %s\n",
-		gen.ID, s.Name, id, cell.Condition, cell.WindowN, cell.HistoryK, gen.Request.Key())
+	of := ""
+	if trial > 1 {
+		of = fmt.Sprintf(", trial %d", trial)
+	}
+	fmt.Fprintf(sio.out, "generation %s (simulator %s, point %s, %s, N=%d, K=%d%s)\nrequest key now: %s\n",
+		gen.ID, s.Name, id, cell.Condition, cell.WindowN, cell.HistoryK, of, gen.Request.Key())
 	if !ok {
 		fmt.Fprintln(sio.out, "no stored generation: ub generate has not made it yet")
 		return nil

@@ -23,6 +23,7 @@ type generateOptions struct {
 	persona     string
 	json        bool
 	batchDir    string
+	trials      int // 0: the experiment's (1 without --experiment)
 }
 
 func newGenerateCommand(io *streams) *cli.Command {
@@ -38,6 +39,7 @@ func newGenerateCommand(io *streams) *cli.Command {
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "without --experiment: seed of the offline simulators"},
 			&cli.BoolFlag{Name: "retry-failed", Usage: "send again the requests that failed after all retries (permanent errors stay)"},
 			&cli.StringFlag{Name: "persona", Value: "stats", Usage: "persona of the profile condition: stats|model"},
+			&cli.IntFlag{Name: "trials", Usage: "make `K` generations (trials) per point in every cell, each its own request; overrides the experiment's trials (default: the experiment's, else 1)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
 			&cli.StringFlag{Name: "batch-write", Usage: "write the unanswered requests of batch simulators (openai-batch, anthropic-batch) as provider batch files into `DIR`"},
 		},
@@ -47,7 +49,10 @@ func newGenerateCommand(io *streams) *cli.Command {
 			}
 			opts := generateOptions{experiment: c.String("experiment"), window: c.Int("window"), history: c.Int("history"),
 				seed: c.Int64("seed"), retryFailed: c.Bool("retry-failed"), persona: c.String("persona"), json: c.Bool("json"),
-				batchDir: c.String("batch-write")}
+				batchDir: c.String("batch-write"), trials: c.Int("trials")}
+			if c.IsSet("trials") && opts.trials < 1 {
+				return usagef("generate: --trials %d: want at least 1", opts.trials)
+			}
 			if s := c.String("sim"); s != "" {
 				opts.sims = strings.Split(s, ",")
 			}
@@ -60,7 +65,8 @@ func newGenerateCommand(io *streams) *cli.Command {
 // experimentFromFlags builds the experiment of a quick run: built-in
 // simulators only (a model endpoint needs prices and limits: use a file).
 func experimentFromFlags(opts generateOptions) (sim.Experiment, error) {
-	e := sim.Experiment{Name: "flags", Seed: opts.seed, Conditions: opts.conditions, WindowN: opts.window, HistoryK: opts.history}
+	e := sim.Experiment{Name: "flags", Seed: opts.seed, Conditions: opts.conditions, WindowN: opts.window, HistoryK: opts.history,
+		Trials: opts.trials}
 	if len(opts.sims) == 0 {
 		return e, usagef("generate: give --experiment FILE or --sim mix,retrieve")
 	}
@@ -83,6 +89,12 @@ func runGenerate(c *cli.Context, sio *streams, opts generateOptions) error {
 	if opts.experiment != "" {
 		if e, err = sim.LoadExperiment(opts.experiment); err != nil {
 			return usageError{fmt.Errorf("generate: %w", err)}
+		}
+		if opts.trials > 0 {
+			e.Trials = opts.trials
+			if err := e.Check(); err != nil {
+				return usagef("generate: --trials: %v", err)
+			}
 		}
 	} else if e, err = experimentFromFlags(opts); err != nil {
 		return err

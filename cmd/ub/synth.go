@@ -6,13 +6,15 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim"
 	"github.com/ub-bench/ub/sim/synth"
 )
 
 type synthOptions struct {
-	seed  uint64
-	scale int
-	db    string
+	seed   uint64
+	scale  int
+	db     string
+	trials int
 }
 
 func newSynthCommand(io *streams) *cli.Command {
@@ -23,6 +25,7 @@ func newSynthCommand(io *streams) *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of every draw"},
 			&cli.IntFlag{Name: "scale", Value: 1, Usage: "multiply the developers, points and generations: 1 (the seed's shape), 10 or 100"},
 			&cli.StringFlag{Name: "db", Usage: "workspace `FILE` to create (default: the global --db)"},
+			&cli.IntFlag{Name: "trials", Value: 1, Usage: "userbench: `K` generations per point in every setting, each drawn again (as ub generate --trials)"},
 			&cli.StringFlag{Name: "study", Value: "userbench", Usage: "`STUDY` to write: userbench (seed 000) or fidelity (seed 002: UserProxyBench episodes, rubrics, verdicts)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -34,7 +37,7 @@ func newSynthCommand(io *streams) *cli.Command {
 				// The command's own --db shadows the global one; fall back to it.
 				db = c.Lineage()[1].String("db")
 			}
-			opts := synthOptions{seed: c.Uint64("seed"), scale: c.Int("scale"), db: db}
+			opts := synthOptions{seed: c.Uint64("seed"), scale: c.Int("scale"), db: db, trials: c.Int("trials")}
 			switch c.String("study") {
 			case "userbench":
 			case "fidelity":
@@ -53,6 +56,9 @@ func runSynth(c *cli.Context, io *streams, opts synthOptions) error {
 	default:
 		return usagef("synth: --scale %d: want 1, 10 or 100", opts.scale)
 	}
+	if opts.trials < 1 || opts.trials > sim.MaxTrials {
+		return usagef("synth: --trials %d: want 1 .. %d", opts.trials, sim.MaxTrials)
+	}
 	ws, err := queries.Open(c.Context, opts.db, queries.Options{})
 	if err != nil {
 		return err
@@ -62,11 +68,15 @@ func runSynth(c *cli.Context, io *streams, opts synthOptions) error {
 	if io.tty {
 		progress = func(stage string) { fmt.Fprintf(io.err, "synth: %s\n", stage) }
 	}
-	st, err := synth.Write(c.Context, ws, synth.Options{Seed: opts.seed, Scale: opts.scale, Progress: progress})
+	st, err := synth.Write(c.Context, ws, synth.Options{Seed: opts.seed, Scale: opts.scale, Trials: opts.trials, Progress: progress})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "synthetic study, seed %d, scale %d\n", opts.seed, opts.scale)
+	fmt.Fprintf(io.out, "synthetic study, seed %d, scale %d", opts.seed, opts.scale)
+	if opts.trials > 1 {
+		fmt.Fprintf(io.out, ", trials %d", opts.trials)
+	}
+	fmt.Fprintln(io.out)
 	fmt.Fprintf(io.out, "corpus      %d developers, %d repos, %d components, %d sessions, %d turns\n",
 		st.Developers, st.Repos, st.Components, st.Sessions, st.Turns)
 	fmt.Fprintf(io.out, "split       hash %s\n", st.SplitHash)

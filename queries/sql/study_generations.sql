@@ -11,7 +11,8 @@ SELECT g.point_id, g.simulator, g.condition, g.window_n, g.history_k,
        coalesce(l.move, '') AS move,
        g.error IS NOT NULL OR g.text IS NULL AS failed,
        coalesce(g.text, '') AS text,
-       coalesce(g.tokens_in, 0), coalesce(g.tokens_out, 0), coalesce(g.cost, 0)
+       coalesce(g.tokens_in, 0), coalesce(g.tokens_out, 0), coalesce(g.cost, 0),
+       coalesce(g.trial, 0) AS trial
 FROM generations g
 JOIN points p ON p.id = g.point_id
 LEFT JOIN labels l ON l.target = 'generation' AND l.target_id = g.id AND l.judge = $1

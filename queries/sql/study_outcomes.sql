@@ -4,11 +4,13 @@
 -- moves), counted per setting, developer (by number), real move and move
 -- generated: a scored moment has the judge's move as generated, a failed
 -- or missing one ''. Read from study_cells. The missing moments of a real
--- move are the developer's scorable points with that move less those with
--- a generation of the setting (a point has at most one), labelled or not.
+-- move are the developer's scorable points with that move, times the
+-- setting's trials, less the generations of the setting there (a point
+-- has at most one in each trial), labelled or not; the moments of every
+-- trial are counted together (study_scores).
 -- The last column is the number of rows, for the reader's slice.
 WITH anchor AS (
-    SELECT setting FROM ub_study_settings WHERE window_n = $1 AND history_k = $2
+    SELECT setting, trials FROM ub_study_settings WHERE window_n = $1 AND history_k = $2
 ),
 gens AS (
     SELECT c.setting, c.dev, sp.real_move,
@@ -28,11 +30,11 @@ pairs AS (
 ),
 missing AS (
     SELECT a.setting, p.dev, p.real_move, '' AS generated,
-           p.points - coalesce(sum(g.present), 0) AS n
+           a.trials * p.points - coalesce(sum(g.present), 0) AS n
     FROM anchor a
     CROSS JOIN pairs p
     LEFT JOIN gens g ON g.setting = a.setting AND g.dev = p.dev AND g.real_move = p.real_move
-    GROUP BY a.setting, p.dev, p.real_move, p.points
+    GROUP BY a.setting, a.trials, p.dev, p.real_move, p.points
 ),
 moments AS (
     SELECT setting, dev, real_move, generated, sum(n)::BIGINT AS n

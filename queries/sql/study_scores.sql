@@ -13,8 +13,14 @@
 --   dose_hits, dose_moments  the same at constant-dose points
 --   failed, missing, unlabelled
 -- A developer without a generation of the setting has every scorable
--- point missing. A point has at most one generation of a setting
--- (study_cells), so the points present are the generations counted.
+-- point missing. A setting of k trials (ub_study_settings.trials) scores
+-- every scorable point k times, and a point has at most one generation of
+-- a setting in each trial (study_cells), so the missing moments are k
+-- times the points less the generations present. The hits and moments of
+-- a developer are summed over the trials: their ratio is the mean of the
+-- developer's per-trial accuracies whenever every trial scores the same
+-- moments (every generation labelled), and with one trial it is the
+-- single-trial accuracy.
 WITH devs AS (
     SELECT dev, count(*) AS points, count(*) FILTER (WHERE constant_dose) AS dose_points
     FROM ub_study_points
@@ -37,11 +43,11 @@ agg AS (
 )
 SELECT st.setting, d.dev,
        coalesce(a.hits, 0) AS hits,
-       coalesce(a.scored + a.failed, 0) + d.points - coalesce(a.present, 0) AS moments,
+       coalesce(a.scored + a.failed, 0) + st.trials * d.points - coalesce(a.present, 0) AS moments,
        coalesce(a.dose_hits, 0) AS dose_hits,
-       coalesce(a.dose_counted, 0) + d.dose_points - coalesce(a.dose_present, 0) AS dose_moments,
+       coalesce(a.dose_counted, 0) + st.trials * d.dose_points - coalesce(a.dose_present, 0) AS dose_moments,
        coalesce(a.failed, 0) AS failed,
-       d.points - coalesce(a.present, 0) AS missing,
+       st.trials * d.points - coalesce(a.present, 0) AS missing,
        coalesce(a.unlabelled, 0) AS unlabelled
 FROM ub_study_settings st
 CROSS JOIN devs d

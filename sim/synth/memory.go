@@ -26,6 +26,8 @@ type MemoryOptions struct {
 	// is a planted null: equal planted accuracy, independent noise. The
 	// other simulators' draws do not change.
 	Twin bool
+	// Trials is Options.Trials: generations per point; 0 means 1.
+	Trials int
 }
 
 // InMemory draws the leaderboard of the synthetic study of opts (every
@@ -80,9 +82,10 @@ func InMemory(opts MemoryOptions) (*queries.Study, error) {
 			}
 		}
 	}
-	c.drawGenerations(opts.Seed, sims, runsOf(sims, true), rows, func(g drawn) {
+	c.drawGenerations(opts.Seed, sims, runsOf(sims, true), opts.Trials, rows, func(g drawn) {
 		st.Generations = append(st.Generations, queries.StudyGeneration{Point: index[g.point.ID], Simulator: g.run.Simulator,
-			Condition: g.run.Condition, N: g.run.WindowN, K: g.run.HistoryK, Move: g.move, Words: g.words, TokensIn: g.tin, TokensOut: g.tout, Cost: g.cost})
+			Condition: g.run.Condition, N: g.run.WindowN, K: g.run.HistoryK, Move: g.move, Words: g.words, TokensIn: g.tin, TokensOut: g.tout, Cost: g.cost,
+			Trial: g.trial})
 	})
 	count := map[[2]string]int{}
 	for _, m := range c.profile {

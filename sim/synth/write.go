@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 
 	"github.com/ub-bench/ub/graph"
@@ -46,6 +47,11 @@ type Options struct {
 	// components, sessions, points and generations: 1 (the seed's shape),
 	// 10 or 100 for benchmarks. 0 means 1.
 	Scale int
+	// Trials is the number of generations per point in every run (ub
+	// generate's trials = k): trial 0 is what a single-trial study
+	// draws, each later trial draws again from its own stream, with the
+	// same planted hit probability. 0 means 1.
+	Trials int
 	// Progress is called at the start of each stage; nil means silent.
 	Progress func(stage string)
 }
@@ -127,11 +133,15 @@ func Write(ctx context.Context, ws *queries.Workspace, opts Options) (Stats, err
 	progress("generations")
 	err = ws.InTx(ctx, func(*sql.Conn) error {
 		var err error
-		st.Simulators, st.Generations, st.Labels, err = c.writeGenerations(ctx, ws, opts.Seed, scale, points)
+		st.Simulators, st.Generations, st.Labels, err = c.writeGenerations(ctx, ws, opts.Seed, scale, max(opts.Trials, 1), points)
 		if err != nil {
 			return err
 		}
-		return queries.MarkSynthetic(ctx, ws.Conn(), queries.Origin{Maker: MakerUserBench, Detail: fmt.Sprintf("seed %d, scale %d", opts.Seed, scale)})
+		detail := fmt.Sprintf("seed %d, scale %d", opts.Seed, scale)
+		if opts.Trials > 1 {
+			detail += fmt.Sprintf(", trials %d", opts.Trials)
+		}
+		return queries.MarkSynthetic(ctx, ws.Conn(), queries.Origin{Maker: MakerUserBench, Detail: detail})
 	})
 	if err != nil {
 		return st, fmt.Errorf("synth: generations: %w", err)
@@ -256,7 +266,7 @@ func moveIndex(m string) int {
 	return 2
 }
 
-func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, seed uint64, scale int, points []queries.PointRow) (nsim, ngen, nlab int, err error) {
+func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, seed uint64, scale, trials int, points []queries.PointRow) (nsim, ngen, nlab int, err error) {
 	sims := Planted()
 	rw := queries.NewRowWriter(ctx, ws)
 	byName := map[string]Simulator{}
@@ -295,12 +305,15 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 	}
 
 	experiment := fmt.Sprintf("%s:seed=%d,scale=%d", Experiment, seed, scale)
-	c.drawGenerations(seed, sims, runsOf(sims, false), points, func(g drawn) {
+	if trials > 1 {
+		experiment += fmt.Sprintf(",trials=%d", trials)
+	}
+	c.drawGenerations(seed, sims, runsOf(sims, false), trials, points, func(g drawn) {
 		r := g.run
-		parts, _ := json.Marshal(map[string]any{"backend": Backend, "model": byName[r.Simulator].Model, "sample": 0, "template": g.version})
+		parts, _ := json.Marshal(map[string]any{"backend": Backend, "model": byName[r.Simulator].Model, "sample": g.trial, "template": g.version})
 		rw.Generation(queries.GenerationRow{ID: g.id, PointID: g.point.ID, Simulator: r.Simulator, Condition: r.Condition,
 			WindowN: r.WindowN, HistoryK: r.HistoryK, RequestKey: g.key, KeyParts: parts, Text: g.text, TokensIn: g.tin, TokensOut: g.tout,
-			Cost: g.cost, LatencyMS: int64(300 + 8*g.tout), PromptVersion: g.version, Experiment: experiment})
+			Cost: g.cost, LatencyMS: int64(300 + 8*g.tout), PromptVersion: g.version, Experiment: experiment, Trial: g.trial})
 		rw.Label(queries.Label{Target: "generation", TargetID: g.id, Judge: Judge, Move: g.move, Label7: label7(lab7RNG, g.move), PromptVersion: JudgeVersion})
 		ngen++
 		nlab++
@@ -327,6 +340,7 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 type drawn struct {
 	run       Run
 	point     queries.PointRow
+	trial     int    // from 0
 	move      string // the planted move: the judge's label
 	words     int
 	text      string
@@ -336,12 +350,15 @@ type drawn struct {
 	cost      float64
 }
 
-// drawGenerations draws the generations of runs at points, in order, and
-// gives each to emit: the one generator of Write and [InMemory]. Every run
-// draws from its own stream and every (simulator, condition) pair its
-// per-developer offsets v from its own, so a subset of the runs draws
-// exactly what the whole study draws for them.
-func (c *corpus) drawGenerations(seed uint64, sims []Simulator, runs []Run, points []queries.PointRow, emit func(drawn)) {
+// drawGenerations draws the generations of runs at points, trials times
+// each, in order, and gives each to emit: the one generator of Write and
+// [InMemory]. Every run draws from its own stream, every later trial of it
+// from its own, and every (simulator, condition) pair its per-developer
+// offsets v from its own, so a subset of the runs draws exactly what the
+// whole study draws for them, and the first trial what a single-trial
+// study draws. The trials of a run share its planted hit probabilities:
+// they differ by the draws alone.
+func (c *corpus) drawGenerations(seed uint64, sims []Simulator, runs []Run, trials int, points []queries.PointRow, emit func(drawn)) {
 	byName := map[string]Simulator{}
 	for _, s := range sims {
 		byName[s.Name] = s
@@ -369,30 +386,48 @@ func (c *corpus) drawGenerations(seed uint64, sims []Simulator, runs []Run, poin
 		s := byName[r.Simulator]
 		b := s.Conditions[r.Condition]
 		v := vfor(r.Simulator, r.Condition)
-		rng := stream(seed, fmt.Sprintf("gen/%s/%s/%d/%d", r.Simulator, r.Condition, r.WindowN, r.HistoryK))
 		version := templateVersion(r.Condition)
-		for _, p := range points {
-			d := c.byName[p.Developer]
-			real := moveIndex(c.moments[p.ID].move)
-			hit := HitProbability(b, d.u, v[d.name], real, p.PriorTurns, r.WindowN, r.HistoryK)
-			gen := real
-			if rng.Float64() >= hit {
-				w := b.Miss
-				w[real] = 0
-				gen = draw(rng, w)
+		for trial := range max(trials, 1) {
+			name := fmt.Sprintf("gen/%s/%s/%d/%d", r.Simulator, r.Condition, r.WindowN, r.HistoryK)
+			id := []string{r.Simulator, "", r.Condition, fmt.Sprint(r.WindowN), fmt.Sprint(r.HistoryK)}
+			key := []string{"request", Backend, s.Model, r.Simulator, "", r.Condition, fmt.Sprint(r.WindowN), fmt.Sprint(r.HistoryK)}
+			if trial > 0 {
+				name += fmt.Sprintf("/trial/%d", trial)
+				id = append(id, fmt.Sprint(trial))
+				key = append(key, fmt.Sprint(trial))
 			}
-			move := Moves[gen]
-			words := lengthOf(rng, b.Words)
-			text := message(rng, move, words)
-			tin := 600 + 45*min(r.WindowN, p.PriorTurns) + 12*r.HistoryK
-			if r.Condition == queries.CondProfile {
-				tin += 250
-			}
-			tout := int(math.Round(1.35*float64(words))) + s.Reasoning
-			emit(drawn{run: r, point: p, move: move, words: words, text: text, version: version, tin: tin, tout: tout,
-				cost: (float64(tin)*s.PriceIn + float64(tout)*s.PriceOut) / 1e6,
-				id:   shortHash(r.Simulator, p.ID, r.Condition, fmt.Sprint(r.WindowN), fmt.Sprint(r.HistoryK)),
-				key:  fullHash("request", Backend, s.Model, r.Simulator, p.ID, r.Condition, fmt.Sprint(r.WindowN), fmt.Sprint(r.HistoryK))})
+			c.drawRun(stream(seed, name), r, s, b, v, version, trial, id, key, points, emit)
 		}
+	}
+}
+
+// drawRun draws one trial of run r at points from rng (drawGenerations);
+// id and key are the parts of the generation id and request key hashes,
+// the point's id going at index 1 of id and 4 of key.
+func (c *corpus) drawRun(rng *rand.Rand, r Run, s Simulator, b Behaviour, v map[string]float64, version string, trial int,
+	id, key []string, points []queries.PointRow, emit func(drawn)) {
+	for _, p := range points {
+		d := c.byName[p.Developer]
+		real := moveIndex(c.moments[p.ID].move)
+		hit := HitProbability(b, d.u, v[d.name], real, p.PriorTurns, r.WindowN, r.HistoryK)
+		gen := real
+		if rng.Float64() >= hit {
+			w := b.Miss
+			w[real] = 0
+			gen = draw(rng, w)
+		}
+		move := Moves[gen]
+		words := lengthOf(rng, b.Words)
+		text := message(rng, move, words)
+		tin := 600 + 45*min(r.WindowN, p.PriorTurns) + 12*r.HistoryK
+		if r.Condition == queries.CondProfile {
+			tin += 250
+		}
+		tout := int(math.Round(1.35*float64(words))) + s.Reasoning
+		id[1], key[4] = p.ID, p.ID
+		emit(drawn{run: r, point: p, trial: trial, move: move, words: words, text: text, version: version, tin: tin, tout: tout,
+			cost: (float64(tin)*s.PriceIn + float64(tout)*s.PriceOut) / 1e6,
+			id:   shortHash(id...),
+			key:  fullHash(key...)})
 	}
 }
