@@ -50,8 +50,10 @@ for s in "${scales[@]}"; do
 	db="$dir/fidelity-$s.duckdb"
 	rm -f "$db" "$db.wal"
 	step "$s" synth "$UB" --db "$db" synth --study fidelity --scale "$s"
+	# The synthetic study names a failing turn by the agent message after
+	# the user's (odd turn_idx); the import wants the user message itself.
 	step "$s" export "$UB" --db "$db" export --out "$dir/verdicts-$s.jsonl" \
-		--query "select simulation_id, criterion_id, verdict, turn_idx, reason from ep_verdicts order by simulation_id, criterion_id"
+		--query "select simulation_id, criterion_id, verdict, turn_idx - 1 as turn_idx, reason from ep_verdicts order by simulation_id, criterion_id"
 	step "$s" import "$UB" --db "$db" verdicts import --grader bench-import "$dir/verdicts-$s.jsonl"
 	step "$s" probes "$UB" --db "$db" probes
 	step "$s" report "$UB" --db "$db" report --out "$dir/report-$s"
