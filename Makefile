@@ -1,7 +1,7 @@
 # ub: the README's two commands are `make demo` and `make test`.
 GO ?= go
 
-.PHONY: build test bench demo fuzz
+.PHONY: build test bench bench-scale demo fuzz
 
 # The version and commit ub --version prints and manifest.json records.
 VERSION ?= $(shell git describe --tags --always 2>/dev/null || echo devel)
@@ -19,6 +19,14 @@ test:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Time and peak RSS of synth, verdict export and import, probes and report
+# at 1x, 10x, 100x of the seed's 2,625 episodes and at one million, with the
+# growth exponent of each step (docs/performance.md). Not part of test.
+# SCALES=1 10 runs only those.
+SCALES ?= 1 10 100 381
+bench-scale: build
+	UB=./ub scripts/bench-scale.sh $(SCALES)
 
 demo: build
 	./ub demo

@@ -99,16 +99,34 @@ func jsonValue(v any) json.RawMessage {
 }
 
 // ReplaceGenerations writes generations, replacing stored ones with the same
-// id, in one transaction.
+// id, in one transaction of a fixed number of statements: the ids are
+// appended to a scratch table and deleted in one statement, the rows
+// appended.
 func ReplaceGenerations(ctx context.Context, ws *Workspace, gens []GenerationRow) error {
 	if len(gens) == 0 {
 		return nil
 	}
 	return ws.InTx(ctx, func(c *sql.Conn) error {
-		for _, g := range gens {
-			if _, err := c.ExecContext(ctx, q("gen_delete"), g.ID); err != nil {
+		for _, name := range []string{"gen_prepare_ids", "gen_clear_ids"} {
+			if _, err := c.ExecContext(ctx, q(name)); err != nil {
 				return err
 			}
+		}
+		a, err := ws.appender(ctx, "temp", "main", "generation_ids")
+		if err != nil {
+			return err
+		}
+		for _, g := range gens {
+			if err := a.AppendRow(g.ID); err != nil {
+				a.Close()
+				return err
+			}
+		}
+		if err := a.Close(); err != nil {
+			return err
+		}
+		if _, err := c.ExecContext(ctx, q("gen_delete_ids")); err != nil {
+			return err
 		}
 		return appendRows(ctx, ws, "generations", len(gens), func(i int) []driver.Value { return generationValues(gens[i]) })
 	})

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
+	"sync"
 
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim/runner"
@@ -131,11 +133,11 @@ type generator struct {
 	contexts map[string]queries.PointData
 }
 
-func (g *generator) pointData(id string) (queries.PointData, error) {
+func (g *generator) pointData(ctx context.Context, id string) (queries.PointData, error) {
 	if pd, ok := g.contexts[id]; ok {
 		return pd, nil
 	}
-	pd, err := queries.PointContext(g.ctx, g.ws.Conn(), id)
+	pd, err := queries.PointContext(ctx, g.ws.Conn(), id)
 	if err != nil {
 		return pd, fmt.Errorf("point %s: %w", id, err)
 	}
@@ -162,46 +164,39 @@ func (g *generator) simulator(s SimulatorConfig) (sum SimSummary, retErr error) 
 	if err != nil {
 		return sum, err
 	}
-	var jobs []*job
-	templates := map[string]TemplateRecord{}
-	for _, cell := range g.e.Cells() {
-		if cell.Simulator != s.Name {
-			continue
+	// The jobs are built as they are sent (a point's context is a query):
+	// on the workspace through the store while the runner writes to it,
+	// and to the end even when the run is stopped, so that every
+	// generation not answered is recorded as such.
+	live := !IsOffline(s.Backend) && !runner.IsBatch(s.Backend)
+	store := runner.NewDuckStore(g.ws)
+	hold := func(fn func() error) error { return fn() }
+	if !IsOffline(s.Backend) {
+		hold = store.Do
+	}
+	var bar func(runner.RunStats)
+	var barMu sync.Mutex
+	done := func() {}
+	started := false
+	todo := g.jobs(context.WithoutCancel(g.ctx), s, existing, hold, &sum, func() error {
+		if started || !live {
+			return nil
 		}
-		for _, p := range g.points {
-			for t := range g.e.TrialCount() {
-				j := &job{Generation: Generation{ID: GenerationID(s.Name, p.ID, cell.Condition, cell.WindowN, cell.HistoryK, t),
-					Cell: cell, Trial: t, Point: p}}
-				pd, err := g.pointData(p.ID)
-				if err != nil {
-					return sum, err
-				}
-				if err := prepare(g.ctx, g.in, s, pd, j, templates); err != nil {
-					return sum, err
-				}
-				j.key = j.Request.Key()
-				jobs = append(jobs, j)
+		// The first generation to make: what was checked before the run
+		// is checked now (a run with nothing to make needs no key).
+		started = true
+		if g.opts.Preflight != nil {
+			if err := g.opts.Preflight(s); err != nil {
+				return err
 			}
 		}
-	}
-	sum.Generations = len(jobs)
-	for _, t := range templates {
-		if err := queries.StorePromptTemplate(g.ctx, g.ws.Conn(), t.Version, t.Name, t.Text); err != nil {
-			return sum, err
+		if g.opts.Progress != nil {
+			barMu.Lock()
+			bar, done = g.opts.Progress(s.Name)
+			barMu.Unlock()
 		}
-	}
-	// What is stored with the same request key and text stays as it is.
-	var todo []*job
-	for _, j := range jobs {
-		if ex, ok := existing[j.ID]; ok && ex.RequestKey == j.key && ex.OK {
-			sum.Unchanged++
-			continue
-		}
-		todo = append(todo, j)
-	}
-	if len(todo) == 0 {
-		return sum, nil
-	}
+		return nil
+	})
 	var awaiting []runner.Request
 	step := runner.Step[*job, queries.GenerationRow]{
 		Endpoint: s.Endpoint(),
@@ -233,24 +228,23 @@ func (g *generator) simulator(s SimulatorConfig) (sum SimSummary, retErr error) 
 	}
 	var rows []queries.GenerationRow
 	if IsOffline(s.Backend) {
-		for _, j := range todo {
+		for j, err := range todo {
+			if err != nil {
+				return sum, err
+			}
 			r, _ := step.Parse(j, runner.Answer{})
 			rows = append(rows, r...)
 		}
 	} else {
-		var bar func(runner.RunStats)
-		done := func() {}
-		if !runner.IsBatch(s.Backend) {
-			if g.opts.Preflight != nil {
-				if err := g.opts.Preflight(s); err != nil {
-					return sum, err
-				}
-			}
-			if g.opts.Progress != nil {
-				bar, done = g.opts.Progress(s.Name)
+		progress := func(st runner.RunStats) {
+			barMu.Lock()
+			b := bar
+			barMu.Unlock()
+			if b != nil {
+				b(st)
 			}
 		}
-		res, err := runner.RunStep(g.ctx, runner.NewDuckStore(g.ws), todo, step, runner.StepOptions{RetryFailed: g.opts.RetryFailed, Progress: bar, Client: g.opts.Client, Clock: g.opts.Clock})
+		res, err := runner.RunStepSeq(g.ctx, store, todo, step, runner.StepOptions{RetryFailed: g.opts.RetryFailed, Progress: progress, Client: g.opts.Client, Clock: g.opts.Clock})
 		done()
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return sum, err
@@ -278,6 +272,62 @@ func (g *generator) simulator(s SimulatorConfig) (sum SimSummary, retErr error) 
 	}
 	sum.Written = len(rows)
 	return sum, nil
+}
+
+// jobs yields, in cell and point order, the jobs of simulator s that are
+// missing or whose request changed, each built when it is asked for (inside
+// hold, which owns the workspace meanwhile) and its new prompt template
+// stored; it counts every job in sum.Generations and those stored with the
+// same request key in sum.Unchanged. first is called before the first job
+// is yielded; its error ends the sequence.
+func (g *generator) jobs(ctx context.Context, s SimulatorConfig, existing map[string]queries.ExistingGeneration,
+	hold func(func() error) error, sum *SimSummary, first func() error) iter.Seq2[*job, error] {
+	return func(yield func(*job, error) bool) {
+		templates := map[string]TemplateRecord{}
+		for _, cell := range g.e.Cells() {
+			if cell.Simulator != s.Name {
+				continue
+			}
+			for _, p := range g.points {
+				for t := range g.e.TrialCount() {
+					j := &job{Generation: Generation{ID: GenerationID(s.Name, p.ID, cell.Condition, cell.WindowN, cell.HistoryK, t), Cell: cell, Trial: t, Point: p}}
+					err := hold(func() error {
+						pd, err := g.pointData(ctx, p.ID)
+						if err != nil {
+							return err
+						}
+						n := len(templates)
+						if err := prepare(ctx, g.in, s, pd, j, templates); err != nil {
+							return err
+						}
+						if len(templates) > n {
+							t := templates[j.Version]
+							return queries.StorePromptTemplate(ctx, g.ws.Conn(), t.Version, t.Name, t.Text)
+						}
+						return nil
+					})
+					if err != nil {
+						yield(nil, err)
+						return
+					}
+					j.key = j.Request.Key()
+					sum.Generations++
+					// What is stored with the same request key and text stays as it is.
+					if ex, ok := existing[j.ID]; ok && ex.RequestKey == j.key && ex.OK {
+						sum.Unchanged++
+						continue
+					}
+					if err := first(); err != nil {
+						yield(nil, err)
+						return
+					}
+					if !yield(j, nil) {
+						return
+					}
+				}
+			}
+		}
+	}
 }
 
 // row is the generation row of a job, without its answer.

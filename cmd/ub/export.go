@@ -13,6 +13,7 @@ import (
 
 type exportOptions struct {
 	table, query, out, format string
+	partitionBy               string
 }
 
 func newExportCommand(io *streams) *cli.Command {
@@ -24,6 +25,7 @@ func newExportCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "query", Usage: "export the result of this SQL instead of a table"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `FILE` (required)"},
 			&cli.StringFlag{Name: "format", Usage: strings.Join(queries.ExportFormats, "|") + " (default: from the file extension)"},
+			&cli.StringFlag{Name: "partition-by", Usage: "write Parquet into the new directory --out, one subdirectory per value of `COLUMN` (COLUMN=value/, Hive partitioning: e.g. run_id)"},
 		},
 		Action: func(c *cli.Context) error {
 			a, err := args(c)
@@ -38,7 +40,7 @@ func newExportCommand(io *streams) *cli.Command {
 				table = a[0]
 			}
 			return runExport(c, io, exportOptions{table: table, query: c.String("query"),
-				out: c.String("out"), format: c.String("format")})
+				out: c.String("out"), format: c.String("format"), partitionBy: c.String("partition-by")})
 		},
 	}
 }
@@ -51,6 +53,14 @@ func runExport(c *cli.Context, io *streams, opts exportOptions) error {
 		return usagef("export: --out FILE is required")
 	}
 	format := opts.format
+	if opts.partitionBy != "" {
+		if format == "" {
+			format = "parquet"
+		}
+		if format != "parquet" || opts.out == "-" {
+			return usagef("export: --partition-by writes Parquet into a directory: give --out DIR and no other --format")
+		}
+	}
 	if format == "" {
 		format = queries.ExportFormatFor(opts.out)
 		if format == "" {
@@ -72,10 +82,14 @@ func runExport(c *cli.Context, io *streams, opts exportOptions) error {
 		}
 	}
 	var n int64
-	err = writeOut(opts.out, io.out, func(path string) (err error) {
-		n, err = queries.Export(c.Context, ws.Conn(), query, path, format)
-		return err
-	})
+	if opts.partitionBy != "" {
+		n, err = queries.ExportPartitioned(c.Context, ws.Conn(), query, opts.out, opts.partitionBy)
+	} else {
+		err = writeOut(opts.out, io.out, func(path string) (err error) {
+			n, err = queries.Export(c.Context, ws.Conn(), query, path, format)
+			return err
+		})
+	}
 	if errors.Is(err, queries.ErrRefusedSQL) {
 		return usagef("export: %v", err)
 	}

@@ -12,7 +12,7 @@ import (
 var examples = map[string][]string{
 	"ingest":        {"ub ingest ~/.claude/projects", "ub ingest --format codex --developer ada ~/.codex/sessions", "ub ingest --prices prices.toml results/", "ub ingest --tasks data/tau2/domains/airline"},
 	"sql":           {"ub sql 'select developer, count(*) from sessions group by 1 order by 2 desc'", "ub sql --format csv 'select * from points order by id' > points.csv"},
-	"export":        {"ub export --out sessions.parquet sessions", "ub export --query 'select * from turns where role = ''developer''' --out dev.jsonl"},
+	"export":        {"ub export --out sessions.parquet sessions", "ub export --query 'select * from turns where role = ''developer''' --out dev.jsonl", "ub export --partition-by run_id --out episodes ep_episodes"},
 	"split":         {"ub split --seed 7", "ub split --ratios train=0.8,test=0.2 --by sessions", "ub split --report --out figures", "ub split --json"},
 	"points":        {"ub points --per-developer 30 --seed 1", "ub points export --out points.jsonl"},
 	"points export": {"ub points export --out points.jsonl"},

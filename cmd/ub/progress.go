@@ -21,6 +21,9 @@ func generateProgress(io *streams, name string) (func(runner.RunStats), func()) 
 				bar = progressbar.NewOptions(st.Unique, progressbar.OptionSetWriter(io.err), progressbar.OptionShowCount(),
 					progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
 			}
+			if st.Unique != bar.GetMax() {
+				bar.ChangeMax(st.Unique) // the total grows as the requests are made
+			}
 			bar.Describe(fmt.Sprintf("%s: %d failed, %d/%d tokens, $%.4f, ETA %s", name, st.Failed(), st.TokensIn, st.TokensOut,
 				st.Cost, st.ETA().Round(time.Second)))
 			bar.Set(st.Done())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -168,52 +169,110 @@ var ErrEndpoint = errors.New("endpoint refused the call")
 // returns an error wrapping ErrEndpoint when the endpoint refuses us, and
 // the store's error when a commit fails.
 func Run(ctx context.Context, reqs []Request, backend Backend, store Store, opts RunOptions) (RunStats, error) {
+	return RunSeq(ctx, func(yield func(Request, error) bool) {
+		for _, q := range reqs {
+			if !yield(q, nil) {
+				return
+			}
+		}
+	}, backend, store, opts)
+}
+
+// RunSeq is Run over requests that are still being made: the first are sent
+// while the rest are read from reqs, and the store is asked about their keys
+// in chunks (of 1, 2, 4, ... up to 512 keys: the keys of one chunk are sent
+// while the next is made), so that the first call starts as soon as the first
+// request is made, however many follow. reqs runs on a goroutine of its
+// own, never concurrently with itself, and has ended when RunSeq returns.
+//
+// The totals are those of Run over the same requests: they grow as reqs is
+// read, and when the run stops early (ctx done, the endpoint refusing us) the
+// rest of reqs is still read and looked up, unsent, so that it counts among
+// ToSend and Unfinished. An error from reqs stops the run at once (nothing
+// more is sent; the calls in flight are stored) and is returned.
+func RunSeq(ctx context.Context, reqs iter.Seq2[Request, error], backend Backend, store Store, opts RunOptions) (RunStats, error) {
 	opts = opts.withDefaults()
 	r := &runner{opts: opts, backend: backend, store: store, start: opts.Clock.Now()}
-	r.stats.Requests = len(reqs)
+	return r.run(ctx, reqs)
+}
 
-	index := make(map[string]bool, len(reqs))
-	var items []*item
-	for _, q := range reqs {
+// maxLookup is the most keys looked up in the store at once.
+const maxLookup = 512
+
+// read pulls reqs, drops the keys seen before, looks up the new ones in the
+// store in chunks and sends the chunks' keys to send on todo. Once runCtx
+// is done it reads on and counts, but sends nothing.
+func (r *runner) read(ctx, runCtx context.Context, reqs iter.Seq2[Request, error], todo chan<- []*item) error {
+	lctx := context.WithoutCancel(ctx) // the rest is counted after a stop too
+	index := map[string]bool{}
+	var pending []*item
+	size := 1
+	flush := func() error {
+		keys := make([]string, len(pending))
+		for i, it := range pending {
+			keys[i] = it.key
+		}
+		var stored map[string]Stored
+		if len(keys) > 0 {
+			var err error
+			if stored, err = r.store.Lookup(lctx, keys); err != nil {
+				return fmt.Errorf("run: look up the cache: %w", err)
+			}
+		}
+		var send []*item
+		r.mu.Lock()
+		for _, it := range pending {
+			s, ok := stored[it.key]
+			switch {
+			case !ok:
+			case s.Answered():
+				r.stats.Cached++
+				continue
+			case s.Permanent && !r.opts.RetryPermanent, !s.Permanent && !r.opts.RetryFailed:
+				r.stats.SkippedFailed++
+				continue
+			default:
+				it.prior = s.Attempts
+			}
+			send = append(send, it)
+		}
+		r.stats.ToSend += len(send)
+		r.mu.Unlock()
+		r.progress()
+		pending = nil
+		size = min(2*size, maxLookup)
+		if len(send) > 0 && runCtx.Err() == nil {
+			select {
+			case todo <- send:
+			case <-runCtx.Done():
+			}
+		}
+		return nil
+	}
+	for q, err := range reqs {
+		if err != nil {
+			return err
+		}
 		canon := q.Canonical()
 		k := keyOf(canon)
+		r.mu.Lock()
+		r.stats.Requests++
+		if !index[k] {
+			r.stats.Unique++
+		}
+		r.mu.Unlock()
 		if index[k] {
 			continue
 		}
 		index[k] = true
-		items = append(items, &item{req: q, key: k, canonical: canon})
-	}
-	r.stats.Unique = len(items)
-	keys := make([]string, len(items))
-	for i, it := range items {
-		keys[i] = it.key
-	}
-	stored, err := store.Lookup(ctx, keys)
-	if err != nil {
-		return r.stats, fmt.Errorf("run: look up the cache: %w", err)
-	}
-	var todo []*item
-	for _, it := range items {
-		s, ok := stored[it.key]
-		switch {
-		case !ok:
-		case s.Answered():
-			r.stats.Cached++
-			continue
-		case s.Permanent && !opts.RetryPermanent, !s.Permanent && !opts.RetryFailed:
-			r.stats.SkippedFailed++
-			continue
-		default:
-			it.prior = s.Attempts
+		pending = append(pending, &item{req: q, key: k, canonical: canon})
+		if len(pending) >= size {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
-		todo = append(todo, it)
 	}
-	r.stats.ToSend = len(todo)
-	r.progress()
-	if len(todo) == 0 {
-		return r.snapshot(), ctx.Err()
-	}
-	return r.run(ctx, todo)
+	return flush()
 }
 
 type item struct {
@@ -246,7 +305,7 @@ type commit struct {
 	done  chan error
 }
 
-func (r *runner) run(ctx context.Context, todo []*item) (RunStats, error) {
+func (r *runner) run(ctx context.Context, reqs iter.Seq2[Request, error]) (RunStats, error) {
 	opts := r.opts
 	r.bucket = newBucket(opts.RatePerSecond, opts.Burst, opts.Clock)
 	runCtx, stop := context.WithCancelCause(ctx)
@@ -342,9 +401,8 @@ func (r *runner) run(ctx context.Context, todo []*item) (RunStats, error) {
 	// slot, and another can use it meanwhile.
 	slots := make(chan struct{}, opts.Concurrency)
 	jobs := make(chan *item)
-	nw := min(4*opts.Concurrency, len(todo))
 	var workers errgroup.Group // a worker's outcome is in r.stats and r.runErr
-	for range nw {
+	for range 4 * opts.Concurrency {
 		workers.Go(func() error {
 			for it := range jobs {
 				r.do(runCtx, callCtx, slots, it)
@@ -352,15 +410,46 @@ func (r *runner) run(ctx context.Context, todo []*item) (RunStats, error) {
 			return nil
 		})
 	}
+	// The reader looks the requests up as they come; the keys to send wait
+	// in queue until a worker takes them.
+	chunks := make(chan []*item)
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		defer close(chunks)
+		if err := r.read(ctx, runCtx, reqs, chunks); err != nil {
+			r.fail(err)
+		}
+	}()
+	var queue []*item
+	in := chunks
 feed:
-	for _, it := range todo {
+	for in != nil || len(queue) > 0 {
+		var out chan *item
+		var head *item
+		if len(queue) > 0 {
+			out, head = jobs, queue[0]
+		}
 		select {
-		case jobs <- it:
+		case c, ok := <-in:
+			if !ok {
+				in = nil
+				continue
+			}
+			queue = append(queue, c...)
+		case out <- head:
+			queue[0] = nil
+			queue = queue[1:]
 		case <-runCtx.Done():
 			break feed
 		}
 	}
 	close(jobs)
+	if in != nil {
+		for range in { // stopped: the reader counts the rest and sends none
+		}
+	}
+	<-readDone
 	workers.Wait()
 	close(r.writes)
 	<-writerDone

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"time"
 )
@@ -131,20 +132,70 @@ type StepFailure struct {
 // can keep the finished part. Any other error of the runner (the endpoint
 // refusing us, the store failing) is returned with the totals and no rows.
 func RunStep[I, R any](ctx context.Context, store Store, items []I, s Step[I, R], opts StepOptions) (StepResult[R], error) {
-	var res StepResult[R]
-	res.Requests = make([]Request, len(items))
+	reqs := make([]Request, len(items))
 	for i, it := range items {
 		r, err := s.Build(it)
 		if err != nil {
-			return res, err
+			return StepResult[R]{Requests: reqs[:i]}, err
 		}
-		res.Requests[i] = r
+		reqs[i] = r
 	}
-	res.Keys = Keys(res.Requests)
+	built := s
+	next := 0
+	built.Build = func(I) (Request, error) { // RunStepSeq builds in item order
+		next++
+		return reqs[next-1], nil
+	}
+	return RunStepSeq(ctx, store, func(yield func(I, error) bool) {
+		for _, it := range items {
+			if !yield(it, nil) {
+				return
+			}
+		}
+	}, built, opts)
+}
+
+// RunStepSeq is RunStep over items that are still being made: each item's
+// request is built as it comes and sent through RunSeq while the rest are
+// made, so the first call starts as soon as the first item is ready. items
+// runs on the runner's reading goroutine (never concurrently with itself)
+// and has ended when RunStepSeq returns; if it reads the workspace of a
+// DuckStore, it reads through DuckStore.Do. An error from items or Build
+// stops the step: nothing more is sent, the calls in flight are stored, and
+// the error is returned with no rows. When ctx is done, the rest of items is
+// still read, so that every item is parsed (the unsent ones see Stored
+// false).
+func RunStepSeq[I, R any](ctx context.Context, store Store, items iter.Seq2[I, error], s Step[I, R], opts StepOptions) (StepResult[R], error) {
+	var res StepResult[R]
+	var all []I
+	reqs := func(yield func(Request, error) bool) {
+		for it, err := range items {
+			if err != nil {
+				yield(Request{}, err)
+				return
+			}
+			r, err := s.Build(it)
+			if err != nil {
+				yield(Request{}, err)
+				return
+			}
+			all = append(all, it)
+			res.Requests = append(res.Requests, r)
+			res.Keys = append(res.Keys, r.Key())
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
 
 	var stored map[string]Response
 	var runErr error
 	if IsBatch(s.Endpoint.Backend) {
+		for _, err := range reqs {
+			if err != nil {
+				return res, err
+			}
+		}
 		var err error
 		if stored, err = store.Get(ctx, res.Keys); err != nil {
 			return res, err
@@ -156,7 +207,7 @@ func RunStep[I, R any](ctx context.Context, store Store, items []I, s Step[I, R]
 				}
 			}
 		}
-		res.Stats = RunStats{Requests: len(items), Cached: len(stored)}
+		res.Stats = RunStats{Requests: len(all), Cached: len(stored)}
 	} else {
 		client := opts.Client
 		if client == nil {
@@ -166,7 +217,7 @@ func RunStep[I, R any](ctx context.Context, store Store, items []I, s Step[I, R]
 			client = NewOpenAI(OpenAIConfig{BaseURL: s.Endpoint.BaseURL, APIKeyEnv: s.Endpoint.APIKeyEnv, Timeout: s.Endpoint.Timeout})
 		}
 		ep := s.Endpoint
-		res.Stats, runErr = Run(ctx, res.Requests, client, store, RunOptions{
+		res.Stats, runErr = RunSeq(ctx, reqs, client, store, RunOptions{
 			Concurrency: ep.Concurrency, RatePerSecond: ep.RateLimit, MaxAttempts: ep.MaxAttempts,
 			RetryFailed: opts.RetryFailed, Progress: opts.Progress, Clock: opts.Clock,
 			Cost: func(_ Request, r Response) float64 { return ep.Cost(r.TokensIn, r.TokensOut, r.ViaBatch) },
@@ -181,7 +232,7 @@ func RunStep[I, R any](ctx context.Context, store Store, items []I, s Step[I, R]
 			return res, err
 		}
 	}
-	for i, it := range items {
+	for i, it := range all {
 		resp, ok := stored[res.Keys[i]]
 		rows, err := s.Parse(it, Answer{Key: res.Keys[i], Response: resp, Stored: ok})
 		if err != nil {

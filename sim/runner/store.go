@@ -73,6 +73,16 @@ func NewDuckStore(ws *queries.Workspace) *DuckStore {
 	return &DuckStore{ws: ws, seen: map[string]bool{}}
 }
 
+// Do runs fn holding the store's use of the workspace: the way to read the
+// workspace while a Run writes through the store (the requests of RunSeq
+// made from the workspace), since its one connection would otherwise run
+// fn's statements inside the store's open transaction.
+func (s *DuckStore) Do(fn func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fn()
+}
+
 // Lookup implements Store.
 func (s *DuckStore) Lookup(ctx context.Context, keys []string) (map[string]Stored, error) {
 	s.mu.Lock()

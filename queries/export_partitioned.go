@@ -1,0 +1,59 @@
+package queries
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// columnRE is a plain column name: what ExportPartitioned partitions by.
+var columnRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// ExportPartitioned writes the result of query as Parquet into a new
+// directory dir, one subdirectory per value of column (Hive partitioning:
+// dir/column=value/*.parquet), which Spark, Trino and DuckDB read as one
+// table and prune by that column. It writes into a temporary directory
+// beside dir and renames it into place, so a failed export leaves nothing;
+// an existing dir is refused. It returns the number of rows written.
+func ExportPartitioned(ctx context.Context, db Querier, query, dir, column string) (int64, error) {
+	if !columnRE.MatchString(column) {
+		return 0, fmt.Errorf("partition column %q is not a column name", column)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return 0, fmt.Errorf("%s exists: a partitioned export writes a new directory", dir)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return 0, err
+	}
+	if err := CheckUserSQL(query); err != nil {
+		return 0, err
+	}
+	if err := lockConfiguration(ctx, db); err != nil {
+		return 0, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".*.tmp")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	var n int64
+	err = db.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM (%s)", query)).Scan(&n)
+	if err == nil {
+		lit := "'" + strings.ReplaceAll(tmp, "'", "''") + "'"
+		_, err = db.ExecContext(ctx, fmt.Sprintf(`COPY (%s) TO %s (FORMAT PARQUET, PARTITION_BY ("%s"), OVERWRITE_OR_IGNORE)`, query, lit, column))
+	}
+	if err := refusedByDuckDB(err); errors.Is(err, ErrRefusedSQL) {
+		return 0, err
+	}
+	if err != nil {
+		if msg, _, ok := strings.Cut(err.Error(), "\n\nLINE "); ok {
+			return 0, errors.New(msg)
+		}
+		return 0, err
+	}
+	return n, os.Rename(tmp, dir)
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# bench-scale: time and peak RSS of ub's pipeline over a synthetic fidelity
+# study at growing scale, and the growth exponent of each step (the slope of
+# log time and log RSS against log episodes, least squares over the scales
+# run). Not part of `make test`: it writes gigabytes at the largest scales.
+#
+#   scripts/bench-scale.sh [SCALE...]     default: 1 10 100 381
+#
+# Scale 1 is the seed's 2,625 episodes; 381 is one million. Steps per scale,
+# each a separate ub process measured by /usr/bin/time -v:
+#   synth    ub synth --study fidelity --scale N (episodes, rubrics, verdicts)
+#   export   the verdicts to JSONL (ub export)
+#   import   that file back through the verdict import path (ub verdicts import)
+#   probes   ub probes
+#   report   ub report
+# BENCH_DIR (default: a temporary directory) holds the workspaces; UB is the
+# binary (default: builds ./ub with make build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scales=("$@")
+[ ${#scales[@]} -gt 0 ] || scales=(1 10 100 381)
+UB=${UB:-}
+if [ -z "$UB" ]; then
+	make -s build
+	UB=./ub
+fi
+[ -x /usr/bin/time ] || { echo "bench-scale: needs /usr/bin/time (GNU time)" >&2; exit 2; }
+dir=${BENCH_DIR:-$(mktemp -d -t ub-bench-scale-XXXXXX)}
+mkdir -p "$dir"
+results="$dir/results.tsv"
+: >"$results"
+
+# step SCALE NAME CMD...: runs CMD, records wall seconds and peak RSS (MiB).
+step() {
+	local scale=$1 name=$2
+	shift 2
+	local log="$dir/$name-$scale.time"
+	if ! /usr/bin/time -v -o "$log" "$@" >"$dir/$name-$scale.out" 2>"$dir/$name-$scale.err"; then
+		echo "bench-scale: $name at scale $scale failed; see $dir/$name-$scale.err" >&2
+		exit 1
+	fi
+	local wall rss
+	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$log")
+	rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$log")
+	printf '%s\t%s\t%s\t%s\n' "$scale" "$name" "$wall" "$rss" >>"$results"
+	printf '%-6s x%-4s %9.2f s %7d MiB\n' "$name" "$scale" "$wall" "$rss"
+}
+
+for s in "${scales[@]}"; do
+	db="$dir/fidelity-$s.duckdb"
+	rm -f "$db" "$db.wal"
+	step "$s" synth "$UB" --db "$db" synth --study fidelity --scale "$s"
+	# The synthetic study names a failing turn by the agent message after
+	# the user's (odd turn_idx); the import wants the user message itself.
+	step "$s" export "$UB" --db "$db" export --out "$dir/verdicts-$s.jsonl" \
+		--query "select simulation_id, criterion_id, verdict, turn_idx - 1 as turn_idx, reason from ep_verdicts order by simulation_id, criterion_id"
+	step "$s" import "$UB" --db "$db" verdicts import --grader bench-import "$dir/verdicts-$s.jsonl"
+	step "$s" probes "$UB" --db "$db" probes
+	step "$s" report "$UB" --db "$db" report --out "$dir/report-$s"
+	rm -f "$dir/verdicts-$s.jsonl"
+done
+
+# The growth exponent: episodes are 2,625 per unit of scale.
+echo
+echo "growth exponent (log-log slope over scales ${scales[*]}; 1 is linear, 0 flat)"
+awk -F'\t' '
+	{ x = log($1 * 2625); n[$2]++; sx[$2] += x; sxx[$2] += x * x
+	  st[$2] += log($3 > 0 ? $3 : 0.01); sxt[$2] += x * log($3 > 0 ? $3 : 0.01)
+	  sr[$2] += log($4); sxr[$2] += x * log($4); if (!($2 in seen)) { seen[$2] = 1; order[++k] = $2 } }
+	END {
+		printf "%-8s %6s %6s\n", "step", "time", "rss"
+		for (i = 1; i <= k; i++) { s = order[i]; d = n[s] * sxx[s] - sx[s] * sx[s]
+			if (n[s] < 2 || d == 0) { printf "%-8s %6s %6s\n", s, "-", "-"; continue }
+			printf "%-8s %6.2f %6.2f\n", s, (n[s] * sxt[s] - sx[s] * st[s]) / d, (n[s] * sxr[s] - sx[s] * sr[s]) / d }
+	}' "$results"
+echo "results: $results"
