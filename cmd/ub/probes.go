@@ -23,7 +23,7 @@ type probesOptions struct {
 func newProbesCommand(io *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "probes",
-		Usage: "run the judge-free fidelity probes " + analysis.ProbeRange() + " on the workspace's episodes (SPEC 6.3)",
+		Usage: "run the judge-free fidelity probes " + analysis.ProbeRange() + " on the workspace's episodes",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "probe", Usage: "list the findings of one probe `P` (" + strings.Join(analysis.Probes(), ", ") + ")"},
 			&cli.BoolFlag{Name: "json", Usage: "print rates and findings as JSON"},

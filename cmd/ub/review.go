@@ -20,7 +20,7 @@ import (
 func newReviewCommand(io *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "review",
-		Usage: "measure a simulator's error rate with human reviewers in a browser (SPEC 7)",
+		Usage: "measure a simulator's error rate with human reviewers in a browser",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "sample",

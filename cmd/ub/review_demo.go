@@ -22,7 +22,7 @@ import (
 // no episode in the workspace (no tau2 results ingested) it says so and
 // does nothing.
 func runReviewDemo(ctx context.Context, io *streams, ws *queries.Workspace, dir string) error {
-	fmt.Fprintf(io.out, "\n== review (SPEC 7)\n")
+	fmt.Fprintf(io.out, "\n== review\n")
 
 	cands, err := queries.ReviewCandidates(ctx, ws.Conn())
 	if err != nil {

@@ -18,7 +18,7 @@ func newRubricsCommand(io *streams) *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:      "import",
-				Usage:     "import rubric criteria (JSONL, SPEC 6.2 fields); each quote must occur in its source of that task",
+				Usage:     "import rubric criteria (JSONL: task_id, domain, criterion_id, family, mode, quote, quote_source, text; docs/fidelity.md); each quote must occur in its source of that task",
 				ArgsUsage: "FILE.jsonl...",
 				Action: func(c *cli.Context) error {
 					files, err := args(c)
