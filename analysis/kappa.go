@@ -146,8 +146,31 @@ func CohenKappa(c Confusion) Kappa {
 	z := distuv.UnitNormal.Quantile(1 - (1-Confidence)/2)
 	if r.SE == 0 {
 		r.Degenerate = "no disagreement: the standard error is 0, so the table gives no interval"
+		if diag < n {
+			r.Degenerate = "the standard error is 0 (" + singleRater(row, col) + "), so the table gives no interval"
+		}
 		return r
 	}
 	r.Lo, r.Hi = math.Max(-1, kap-z*r.SE), math.Min(1, kap+z*r.SE)
 	return r
+}
+
+// singleRater says which rater used one label throughout, the usual reason
+// a table with disagreement has a standard error of 0.
+func singleRater(row, col []float64) string {
+	one := func(m []float64) bool {
+		for _, v := range m {
+			if v == 1 {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case one(row):
+		return "the first rater used one label throughout"
+	case one(col):
+		return "the second rater used one label throughout"
+	}
+	return "the disagreements leave kappa's variance at 0"
 }

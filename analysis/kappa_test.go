@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -71,4 +72,21 @@ func TestCohenKappa(t *testing.T) {
 			t.Error("Add accepted an unknown label")
 		}
 	})
+}
+
+// TestKappaZeroSEWithDisagreement: the table [[85, 0], [1, 0]] (the second
+// rater said "no" to all 86 items, the first said "yes" once) has one
+// disagreement, so "no disagreement" would be false. By hand: po = 85/86,
+// pe = (85/86)(86/86) + (1/86)(0) = 85/86, kappa = 0; the
+// Fleiss-Cohen-Everitt variance is 0 (every term carries col[1] = 0 or
+// 1 - kappa times a zero cell), so there is no interval, and the reason
+// names the rater who used one label.
+func TestKappaZeroSEWithDisagreement(t *testing.T) {
+	k := CohenKappa(Confusion{Labels: []string{"no", "yes"}, Counts: [][]int{{85, 0}, {1, 0}}})
+	if k.Kappa != 0 || !math.IsNaN(k.Lo) {
+		t.Fatalf("kappa %v [%v, %v], want 0 with no interval", k.Kappa, k.Lo, k.Hi)
+	}
+	if strings.Contains(k.Degenerate, "no disagreement") || !strings.Contains(k.Degenerate, "second rater used one label") {
+		t.Errorf("degenerate reason %q", k.Degenerate)
+	}
 }
