@@ -18,6 +18,7 @@ func PublishTables() []PublishTable {
 		{File: "split/developer_splits.jsonl", Query: q("publish_developer_splits"), About: "each developer's component and split"},
 		{File: "split/repo_splits.jsonl", Query: q("publish_repo_splits"), About: "each repository's component and split"},
 		{File: "generations.jsonl", Query: q("publish_generations"), About: "every generation (simulator, condition, window N, history K, text or error, tokens, cost) with every judge's label of it"},
+		{File: "generation_trials.jsonl", Query: q("publish_generation_trials"), About: "the trial of every generation after the first trial of its simulator, point, condition, N and K (experiments with trials > 1; a generation not listed is trial 0)", Optional: true},
 		{File: "point_labels.jsonl", Query: q("publish_point_labels"), About: "every judge's label of each frozen point's real message"},
 		{File: "fidelity/rubric_criteria.jsonl", Query: q("publish_rubric_criteria"), About: "the user-fidelity rubric: each criterion with its quote, family, mode, writer and verifier", Optional: true},
 		{File: "fidelity/verdicts.jsonl", Query: q("publish_verdicts"), About: "every grader's pass, fail or na per (episode, criterion)", Optional: true},
