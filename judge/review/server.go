@@ -717,20 +717,30 @@ func (s *Server) renderEpisode(w http.ResponseWriter, r *http.Request, sess sess
 	s.render(w, "episode.html", d)
 }
 
-// saveDecision stores the posted decision and answers only after it is
-// committed: the redirect is the acknowledgement.
-func (s *Server) saveDecision(w http.ResponseWriter, r *http.Request, sess session) {
+// acceptWrite checks a posted form before any write: same origin, a body
+// of at most limit bytes that parses, and the session's CSRF token. It
+// answers the refusal itself and returns false when one check fails.
+func acceptWrite(w http.ResponseWriter, r *http.Request, sess session, limit int64) bool {
 	if !sameOrigin(r) {
 		http.Error(w, "cross-site write refused", http.StatusForbidden)
-		return
+		return false
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	if err := r.ParseForm(); err != nil {
 		http.Error(w, "bad form: "+err.Error(), http.StatusBadRequest)
-		return
+		return false
 	}
 	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(sess.csrf)) != 1 {
 		http.Error(w, "bad or missing CSRF token: reload the page", http.StatusForbidden)
+		return false
+	}
+	return true
+}
+
+// saveDecision stores the posted decision and answers only after it is
+// committed: the redirect is the acknowledgement.
+func (s *Server) saveDecision(w http.ResponseWriter, r *http.Request, sess session) {
+	if !acceptWrite(w, r, sess, 1<<20) {
 		return
 	}
 	id := r.PostForm.Get("id")
@@ -841,17 +851,7 @@ func clientSeconds(ms string) sql.NullFloat64 {
 // undo withdraws the reviewer's latest standing revision on an episode
 // (queries.UndoDecision) and shows the episode again.
 func (s *Server) undo(w http.ResponseWriter, r *http.Request, sess session) {
-	if !sameOrigin(r) {
-		http.Error(w, "cross-site write refused", http.StatusForbidden)
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, 1<<16)
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, "bad form: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(sess.csrf)) != 1 {
-		http.Error(w, "bad or missing CSRF token: reload the page", http.StatusForbidden)
+	if !acceptWrite(w, r, sess, 1<<16) {
 		return
 	}
 	id := r.PostForm.Get("id")
