@@ -17,11 +17,7 @@ import (
 // or failed cell.
 func TestEveryEligibleAiderDeveloperGetsEveryGeneration(t *testing.T) {
 	t.Parallel()
-	root := os.Getenv("UB_CORPUS")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "shared", "corpus")
-	}
-	corpus := filepath.Join(root, "aider")
+	corpus := filepath.Join(sharedCorpus(), "aider")
 	if _, err := os.Stat(corpus); err != nil {
 		t.Fatalf("corpus not found at %s (set UB_CORPUS): %v", corpus, err)
 	}
@@ -76,4 +72,13 @@ func TestEveryEligibleAiderDeveloperGetsEveryGeneration(t *testing.T) {
 			t.Errorf("developer,simulator,condition,points,ok,rows = %s: want one generation with text per point", c)
 		}
 	}
+}
+
+// sharedCorpus is the shared corpus the tests read: UB_CORPUS, else
+// ../shared/corpus beside the repository.
+func sharedCorpus() string {
+	if root := os.Getenv("UB_CORPUS"); root != "" {
+		return root
+	}
+	return filepath.Join("..", "..", "..", "shared", "corpus")
 }

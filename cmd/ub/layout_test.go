@@ -52,7 +52,7 @@ func TestDemoFiguresRead(t *testing.T) {
 // airline result files of the shared corpus with their probes, rubrics
 // and verdicts, pass the layout check; each draws its study's figures.
 func TestStudyFiguresRead(t *testing.T) {
-	corpus := filepath.Join("..", "..", "..", "shared", "corpus", "tau2")
+	corpus := filepath.Join(sharedCorpus(), "tau2")
 	for _, tc := range []struct {
 		name  string
 		steps [][]string

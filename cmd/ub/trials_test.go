@@ -20,7 +20,7 @@ import (
 // where it is flipped.
 func TestRepeatedTrialsPassK(t *testing.T) {
 	const stem = "airline__agent-claude-sonnet-4-5__user-gpt-4.1__50tasks"
-	corpus := filepath.Join("..", "..", "..", "shared", "corpus", "tau2")
+	corpus := filepath.Join(sharedCorpus(), "tau2")
 	raw, err := os.ReadFile(filepath.Join(corpus, "results", stem+".json"))
 	if err != nil {
 		t.Fatalf("shared corpus: %v", err)
@@ -167,7 +167,7 @@ func TestRepeatedTrialsPassK(t *testing.T) {
 // .6192), telehealth 20 5 0.057632 0.006316 0.088684 (.3776 .0414 .5810),
 // airline 60 2 0.094915 0 0.151977 (.3844 0 .6156).
 func TestTauTraitVarianceDecomposition(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "tau2", "tau_trait", "*.json"))
+	files, err := filepath.Glob(filepath.Join(sharedCorpus(), "tau2", "tau_trait", "*.json"))
 	if err != nil || len(files) != 12 {
 		t.Fatalf("shared corpus: %d files, %v", len(files), err)
 	}
