@@ -79,7 +79,42 @@ func checkWorkspaceFile(path string) error {
 // Options configures Open. The zero value opens read-write and migrates.
 type Options struct {
 	ReadOnly bool
+	// MemoryLimit is DuckDB's memory_limit for this process ("512MiB",
+	// "2GB"); "" is DefaultMemoryLimit. DuckDB spills what does not fit to
+	// a temporary directory beside the workspace and removes it on close.
+	MemoryLimit string
 }
+
+// DefaultMemoryLimit bounds what DuckDB holds in memory, whatever the size
+// of the input: ingest, probes and reports stream their work through it and
+// spill to disk past it. DuckDB's own default is 80% of the machine, which
+// lets a large ingest grow to gigabytes for no gain in speed. ub --memory-limit
+// (or UB_MEMORY_LIMIT) overrides it.
+const DefaultMemoryLimit = "512MiB"
+
+// memorySettings are the DSN settings of the process's memory: the limit,
+// and preserve_insertion_order off, which lets DuckDB stream an INSERT ...
+// SELECT or COPY without holding its input in order. Every query of ub that
+// needs an order says ORDER BY.
+func memorySettings(limit string) (string, error) {
+	if limit == "" {
+		limit = DefaultMemoryLimit
+	}
+	if err := CheckMemoryLimit(limit); err != nil {
+		return "", err
+	}
+	return "&memory_limit=" + strings.ReplaceAll(limit, " ", "") + "&preserve_insertion_order=false", nil
+}
+
+// CheckMemoryLimit says whether limit is a size DuckDB's memory_limit takes.
+func CheckMemoryLimit(limit string) error {
+	if !memoryLimitRE.MatchString(limit) {
+		return fmt.Errorf("memory limit %q: want a size such as 512MiB, 2GB or 4GiB", limit)
+	}
+	return nil
+}
+
+var memoryLimitRE = regexp.MustCompile(`^\s*[0-9]+(\.[0-9]+)?\s*([KMGT]i?B|[KMGT]|B)?\s*$`)
 
 var lockRE = regexp.MustCompile(`(?i)could not set lock on file`)
 
@@ -94,7 +129,7 @@ func Open(ctx context.Context, path string, opts Options) (*Workspace, error) {
 	}
 	if path != "" && !opts.ReadOnly {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			if err := create(ctx, path); err != nil {
+			if err := create(ctx, path, opts.MemoryLimit); err != nil {
 				return nil, err
 			}
 		}
@@ -107,7 +142,7 @@ func Open(ctx context.Context, path string, opts Options) (*Workspace, error) {
 // when whole, so an interrupted creation leaves no workspace (a killed one
 // may leave the hidden temporary file). A workspace another process created
 // meanwhile is kept as it is.
-func create(ctx context.Context, path string) error {
+func create(ctx context.Context, path, memoryLimit string) error {
 	dir, base := filepath.Split(path)
 	tmp, err := os.CreateTemp(dir, "."+base+".new-*")
 	if err != nil {
@@ -120,7 +155,7 @@ func create(ctx context.Context, path string) error {
 	os.Remove(name)
 	defer os.Remove(name + ".wal")
 	defer os.Remove(name)
-	ws, err := open(ctx, name, Options{})
+	ws, err := open(ctx, name, Options{MemoryLimit: memoryLimit})
 	if err != nil {
 		return fmt.Errorf("create workspace %s: %w", path, err)
 	}
@@ -138,7 +173,11 @@ func open(ctx context.Context, path string, opts Options) (*Workspace, error) {
 	// download and load an extension for a file or function it does not
 	// know (an SQLite file given as --db, a parquet URL in ub sql); see
 	// extensionSettings and CheckUserSQL.
-	dsn := path + "?" + extensionSettings
+	mem, err := memorySettings(opts.MemoryLimit)
+	if err != nil {
+		return nil, err
+	}
+	dsn := path + "?" + extensionSettings + mem
 	if opts.ReadOnly && path != "" {
 		dsn += "&access_mode=read_only"
 	}

@@ -230,3 +230,46 @@ func schemaVersion(t *testing.T, path string) int {
 	}
 	return v
 }
+
+// TestOpenSetsMemory: every workspace opens with DuckDB's memory bounded
+// (DefaultMemoryLimit, or the caller's) and insertion order not preserved,
+// read-only opens and new workspaces included; a size DuckDB would not
+// take is refused before anything is opened.
+func TestOpenSetsMemory(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ub.duckdb")
+	for _, o := range []struct {
+		name, path string
+		opts       Options
+		want       string // DuckDB's own rendering of the limit
+	}{
+		{"default", path, Options{}, "512.0 MiB"},
+		{"given", path, Options{MemoryLimit: "2GiB"}, "2.0 GiB"},
+		{"read-only", path, Options{ReadOnly: true, MemoryLimit: "768MiB"}, "768.0 MiB"},
+		{"memory", "", Options{MemoryLimit: "1GB"}, "953.6 MiB"}, // 10^9 bytes
+	} {
+		t.Run(o.name, func(t *testing.T) {
+			ws, err := Open(ctx, o.path, o.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			var limit, order string
+			if err := ws.Conn().QueryRowContext(ctx, `SELECT current_setting('memory_limit'), current_setting('preserve_insertion_order')::VARCHAR`).Scan(&limit, &order); err != nil {
+				t.Fatal(err)
+			}
+			if limit != o.want || order != "false" {
+				t.Errorf("memory_limit %q, preserve_insertion_order %s; want %q, false", limit, order, o.want)
+			}
+		})
+	}
+	other := filepath.Join(t.TempDir(), "none.duckdb")
+	for _, bad := range []string{"lots", "-1GB", "512MiB; SET x=1", "12 parsecs"} {
+		if _, err := Open(ctx, other, Options{MemoryLimit: bad}); err == nil || !strings.Contains(err.Error(), "memory limit") {
+			t.Errorf("MemoryLimit %q: err %v, want a refusal", bad, err)
+		}
+	}
+	if _, err := os.Stat(other); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused limit left %s behind (%v)", other, err)
+	}
+}

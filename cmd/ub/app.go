@@ -87,7 +87,15 @@ func newApp(io *streams) *cli.App {
 		ErrWriter: io.err,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Value: "ub.duckdb", EnvVars: []string{"UB_DB"}, Usage: "workspace `FILE`"},
+			&cli.StringFlag{Name: "memory-limit", EnvVars: []string{"UB_MEMORY_LIMIT"}, Value: queries.DefaultMemoryLimit,
+				Usage: "what DuckDB may hold in memory (`SIZE`, e.g. 2GiB); past it, it spills to a temporary folder beside the workspace"},
 			&cli.BoolFlag{Name: "version", Usage: "print the version and commit of ub and exit"},
+		},
+		Before: func(c *cli.Context) error {
+			if err := queries.CheckMemoryLimit(c.String("memory-limit")); err != nil {
+				return usagef("--memory-limit: %v", err)
+			}
+			return nil
 		},
 		Commands: []*cli.Command{
 			newIngestCommand(io),
@@ -199,6 +207,7 @@ func createWorkspace(c *cli.Context) (*queries.Workspace, error) {
 // openExplained opens the workspace at path; a lock held by ub review serve
 // is named as such, with its pid.
 func openExplained(c *cli.Context, path string, opts queries.Options) (*queries.Workspace, error) {
+	opts.MemoryLimit = c.String("memory-limit")
 	ws, err := queries.Open(c.Context, path, opts)
 	if errors.Is(err, queries.ErrLocked) {
 		if holder := serveHolder(path, err); holder != "" {

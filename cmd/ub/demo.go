@@ -58,7 +58,7 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 		return fmt.Errorf("demo: write corpus: %w", err)
 	}
 	fmt.Fprintf(io.out, "demo corpus: %s (%d inputs, seed %d)\n", corpus, len(paths), opts.seed)
-	ws, err := queries.Open(c.Context, opts.db, queries.Options{})
+	ws, err := queries.Open(c.Context, opts.db, queries.Options{MemoryLimit: c.String("memory-limit")})
 	if err != nil {
 		return err
 	}

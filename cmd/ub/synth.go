@@ -59,7 +59,7 @@ func runSynth(c *cli.Context, io *streams, opts synthOptions) error {
 	if opts.trials < 1 || opts.trials > sim.MaxTrials {
 		return usagef("synth: --trials %d: want 1 .. %d", opts.trials, sim.MaxTrials)
 	}
-	ws, err := queries.Open(c.Context, opts.db, queries.Options{})
+	ws, err := queries.Open(c.Context, opts.db, queries.Options{MemoryLimit: c.String("memory-limit")})
 	if err != nil {
 		return err
 	}

@@ -155,7 +155,7 @@ func runSynthFidelity(c *cli.Context, io *streams, opts synthOptions) error {
 	if opts.scale < 1 || opts.scale > 1000 {
 		return usagef("synth: --study fidelity --scale %d: want 1 to 1000", opts.scale)
 	}
-	ws, err := queries.Open(c.Context, opts.db, queries.Options{})
+	ws, err := queries.Open(c.Context, opts.db, queries.Options{MemoryLimit: c.String("memory-limit")})
 	if err != nil {
 		return err
 	}
