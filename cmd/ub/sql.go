@@ -61,7 +61,7 @@ func runSQL(c *cli.Context, sio *streams, opts sqlOptions) error {
 	}
 	defer ws.Close()
 	started := false
-	err = queries.Adhoc(c.Context, ws.Conn(), query, func(cols []queries.Column, row []any) error {
+	err = ws.Adhoc(c.Context, query, func(cols []queries.Column, row []any) error {
 		if !started {
 			names := make([]string, len(cols))
 			for i, col := range cols {
