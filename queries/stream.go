@@ -145,7 +145,9 @@ func (ws *Workspace) adhocStream(ctx context.Context, query string, fn func(cols
 		cols[i] = Column{Name: mapping.PreparedStatementColumnName(stmt, mapping.IdxT(i)), Type: name}
 	}
 
-	// From here the query runs: no fallback.
+	// From here the query runs: no fallback. DuckDB does its work in
+	// execute and in every fetch; an end of ctx interrupts either.
+	defer s.interruptOn(ctx)()
 	res, err := s.execute(ctx, stmt)
 	if err != nil {
 		return refusedByDuckDB(err)
@@ -200,15 +202,9 @@ func (s *streamConn) lockedConfiguration() (bool, error) {
 	return locked, err
 }
 
-// execute runs stmt to a streaming result, interrupted when ctx ends.
-func (s *streamConn) execute(ctx context.Context, stmt mapping.PreparedStatement) (*mapping.Result, error) {
-	var pending mapping.PendingResult
-	if bindings.PendingPreparedStreaming(stmt, &pending) == mapping.StateError {
-		err := errors.New(mapping.PendingError(pending))
-		mapping.DestroyPending(&pending)
-		return nil, err
-	}
-	defer mapping.DestroyPending(&pending)
+// interruptOn interrupts the connection's query when ctx ends, until the
+// returned stop is called.
+func (s *streamConn) interruptOn(ctx context.Context) (stop func()) {
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -219,11 +215,23 @@ func (s *streamConn) execute(ctx context.Context, stmt mapping.PreparedStatement
 		case <-done:
 		}
 	}()
+	return func() {
+		close(done)
+		<-stopped
+	}
+}
+
+// execute runs stmt to a streaming result.
+func (s *streamConn) execute(ctx context.Context, stmt mapping.PreparedStatement) (*mapping.Result, error) {
+	var pending mapping.PendingResult
+	if bindings.PendingPreparedStreaming(stmt, &pending) == mapping.StateError {
+		err := errors.New(mapping.PendingError(pending))
+		mapping.DestroyPending(&pending)
+		return nil, err
+	}
+	defer mapping.DestroyPending(&pending)
 	var res mapping.Result
-	state := mapping.ExecutePending(pending, &res)
-	close(done)
-	<-stopped
-	if state == mapping.StateError {
+	if mapping.ExecutePending(pending, &res) == mapping.StateError {
 		err := errors.Join(ctx.Err(), errors.New(mapping.ResultError(&res)))
 		mapping.DestroyResult(&res)
 		return nil, err
