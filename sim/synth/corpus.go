@@ -94,15 +94,15 @@ type moment struct {
 
 // corpus is the generated study before any simulator runs.
 type corpus struct {
-	devs     []*developer // by name
-	byName   map[string]*developer
-	edges    []graph.Edge
+	devs   []*developer // by name
+	byName map[string]*developer
+	edges  []graph.Edge
 	// sessions holds the sessions of the developer being drawn only:
 	// each developer's are given to the caller of buildCorpus and
 	// dropped, so the corpus's text is never all in memory.
 	sessions  []session
-	nsessions int // sessions drawn before those in sessions
-	moments  map[string]moment // by point id
+	nsessions int               // sessions drawn before those in sessions
+	moments   map[string]moment // by point id
 	// profile holds the move of every moment of an eligible developer's
 	// profile (not held-out) sessions, by queries.TurnTargetID.
 	profile map[string]profileMoment
