@@ -16,7 +16,12 @@ import (
 // enough that DuckDB writes its row groups (122,880 rows) straight to the
 // file, and small enough that its buffers stay well inside the workspace's
 // memory_limit.
-const chunkRows = 400_000
+var chunkRows = 400_000
+
+// afterCommit, if not nil, is called after each commit of a chunkWriter with
+// the rows that transaction held (tests: the bound on a transaction, and a
+// failure after a commit).
+var afterCommit func(rows int)
 
 // chunkWriter is a queries.RowWriter whose rows are committed every
 // chunkRows rows: call Row after each row, or after each group of rows that
@@ -27,7 +32,7 @@ type chunkWriter struct {
 	ctx   context.Context
 	ws    *queries.Workspace
 	limit int
-	rows  int
+	rows  int // since the last commit
 	open  bool
 	err   error
 }
@@ -58,7 +63,6 @@ func (w *chunkWriter) Row(n int) error {
 	if w.err == nil && w.rows >= w.limit {
 		w.commit()
 		w.begin()
-		w.rows = 0
 	}
 	return w.err
 }
@@ -77,7 +81,12 @@ func (w *chunkWriter) commit() {
 	w.open = false
 	if _, err := w.ws.Conn().ExecContext(w.ctx, "COMMIT"); err != nil {
 		w.err = err
+		return
 	}
+	if afterCommit != nil {
+		afterCommit(w.rows)
+	}
+	w.rows = 0
 }
 
 func (w *chunkWriter) rollback() {
