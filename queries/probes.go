@@ -138,23 +138,67 @@ func (p *probePending) messages() []ProbeMessageRow {
 	return p.msgs
 }
 
+// probeSize is a stored episode's row counts in ep_messages and
+// ep_tool_calls, and its task key (an index into the keys; -1: none).
+type probeSize struct{ needM, needC, task int32 }
+
 func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn func(ProbeEpisodeRef, []ProbeMessageRow) error) error {
+	// Every episode is in sizes until its first row comes, then in
+	// pending until its last: sizes holds a few words per episode,
+	// pending the rows of those begun.
+	sizes := map[string]probeSize{}
+	var keys []*string
+	keyIdx := map[string]int32{}
 	pending := map[string]*probePending{}
 	var ready []*probePending
+	begin := func(sim string, sz probeSize) *probePending {
+		p := &probePending{ref: ProbeEpisodeRef{SimulationID: sim}, needM: int(sz.needM), needC: int(sz.needC)}
+		if sz.task >= 0 {
+			p.ref.TaskKey = keys[sz.task]
+		}
+		return p
+	}
 	err := epScan(ctx, db, "ep_probe_episode_sizes", func(r *sql.Rows) error {
-		p := &probePending{}
-		if err := r.Scan(&p.ref.SimulationID, &p.ref.TaskKey, &p.needM, &p.needC); err != nil {
+		var sim string
+		var key *string
+		sz := probeSize{task: -1}
+		if err := r.Scan(&sim, &key, &sz.needM, &sz.needC); err != nil {
 			return err
 		}
-		if p.complete() {
-			ready = append(ready, p)
+		if key != nil {
+			i, ok := keyIdx[*key]
+			if !ok {
+				i = int32(len(keys))
+				keys = append(keys, key)
+				keyIdx[*key] = i
+			}
+			sz.task = i
+		}
+		if sz.needM == 0 && sz.needC == 0 {
+			ready = append(ready, begin(sim, sz))
 		} else {
-			pending[p.ref.SimulationID] = p
+			sizes[sim] = sz
 		}
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	keyIdx = nil
+	// row finds the episode a row of sim belongs to (nil: no stored
+	// episode), beginning it at its first row.
+	row := func(sim string) *probePending {
+		if p := pending[sim]; p != nil {
+			return p
+		}
+		sz, ok := sizes[sim]
+		if !ok {
+			return nil
+		}
+		delete(sizes, sim)
+		p := begin(sim, sz)
+		pending[sim] = p
+		return p
 	}
 	emit := func() error {
 		sort.Slice(ready, func(i, j int) bool { return ready[i].ref.SimulationID < ready[j].ref.SimulationID })
@@ -170,7 +214,7 @@ func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn fu
 	if err := emit(); err != nil {
 		return err
 	}
-	if len(pending) == 0 {
+	if len(sizes) == 0 {
 		return nil
 	}
 	var extM, extC int64
@@ -188,7 +232,7 @@ func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn fu
 				if err := r.Scan(&m.SimulationID, &m.Idx, &m.TurnIdx, &m.Role, &m.Content, &m.Requestor, &m.ToolCallID); err != nil {
 					return err
 				}
-				p := pending[m.SimulationID]
+				p := row(m.SimulationID)
 				if p == nil {
 					return nil // a message of no stored episode
 				}
@@ -211,7 +255,7 @@ func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn fu
 				if err := r.Scan(&sim, &c.msgIdx, &c.callIdx, &call); err != nil {
 					return err
 				}
-				p := pending[sim]
+				p := row(sim)
 				if p == nil {
 					return nil
 				}
@@ -233,7 +277,7 @@ func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn fu
 			return err
 		}
 	}
-	if len(pending) > 0 {
+	if n := len(pending) + len(sizes); n > 0 {
 		// The counts and the rows come from one snapshot: only rows
 		// beyond the extent (appended since) would leave one here.
 		first := ""
@@ -242,7 +286,12 @@ func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn fu
 				first = sim
 			}
 		}
-		return fmt.Errorf("queries: probes: %d episodes (first %s) have rows beyond rowid %d of ep_messages or %d of ep_tool_calls", len(pending), first, extM, extC)
+		for sim := range sizes {
+			if first == "" || sim < first {
+				first = sim
+			}
+		}
+		return fmt.Errorf("queries: probes: %d episodes (first %s) have rows beyond rowid %d of ep_messages or %d of ep_tool_calls", n, first, extM, extC)
 	}
 	return nil
 }
