@@ -5,9 +5,15 @@
 -- messages) and whether turn_idx is a turn of the user. A repeat is not
 -- checked further. The episodes' turns are read only for the fails.
 CREATE OR REPLACE TEMP TABLE ub_verdict_refused AS
-WITH dup AS (
+WITH repeat AS ( -- a hash given twice: few, if any, so the keys are compared only there
+    SELECT hash(simulation_id, criterion_id, grader) AS h
+    FROM ub_verdict_stage
+    GROUP BY h
+    HAVING count(*) > 1
+), dup AS (
     SELECT simulation_id, criterion_id, grader, min(line) AS first_line
     FROM ub_verdict_stage
+    SEMI JOIN repeat ON repeat.h = hash(simulation_id, criterion_id, grader)
     GROUP BY simulation_id, criterion_id, grader
     HAVING count(*) > 1
 ), staged AS (
