@@ -235,11 +235,37 @@ type VerdictImport struct {
 func ParseVerdicts(r io.Reader, file, grader string) (VerdictImport, error) {
 	var out VerdictImport
 	seen := map[[3]string]int{}
-	err := eachLine(r, file, &out.Refused, func(n int, line []byte) {
+	err := EachVerdict(r, file, grader, &out.Refused, func(v Verdict) error {
+		k := [3]string{v.SimulationID, v.CriterionID, v.Grader}
+		if prev, ok := seen[k]; ok {
+			out.Refused = append(out.Refused, DuplicateVerdict(file, v.Line, prev, v.SimulationID, v.CriterionID, v.Grader))
+			return nil
+		}
+		seen[k] = v.Line
+		out.Verdicts = append(out.Verdicts, v)
+		return nil
+	})
+	return out, err
+}
+
+// DuplicateVerdict is the refusal of line, whose (simulation, criterion,
+// grader) was given already on line first.
+func DuplicateVerdict(file string, line, first int, simulationID, criterionID, grader string) LineError {
+	return LineError{file, line, fmt.Sprintf("verdict of %s on %s by %s already given on line %d", criterionID, simulationID, grader, first)}
+}
+
+// EachVerdict reads verdicts as ParseVerdicts does, one line at a time,
+// and calls fn with every verdict that passes the checks of its own line;
+// the lines that do not are added to refused. It does not look for a
+// (simulation, criterion, grader) given twice: that needs every line
+// (ParseVerdicts keeps them in memory; the import asks DuckDB).
+func EachVerdict(r io.Reader, file, grader string, refused *[]LineError, fn func(Verdict) error) error {
+	return lines.EachLine(r, file, MaxLineBytes, func(n int, raw []byte) error {
+		line := bytes.TrimSpace(raw)
 		var v Verdict
 		if err := strictUnmarshal(line, &v); err != nil {
-			out.Refused = append(out.Refused, LineError{file, n, err.Error()})
-			return
+			*refused = append(*refused, LineError{file, n, err.Error()})
+			return nil
 		}
 		v.Line = n
 		if grader != "" {
@@ -263,21 +289,14 @@ func ParseVerdicts(r io.Reader, file, grader string) (VerdictImport, error) {
 			msg = fmt.Sprintf("turn_idx %d given for a %s verdict (only a fail has a failing turn)", *v.TurnIdx, v.Verdict)
 		}
 		if msg != "" {
-			out.Refused = append(out.Refused, LineError{file, n, msg})
-			return
+			*refused = append(*refused, LineError{file, n, msg})
+			return nil
 		}
-		k := [3]string{v.SimulationID, v.CriterionID, v.Grader}
-		if prev, ok := seen[k]; ok {
-			out.Refused = append(out.Refused, LineError{file, n, fmt.Sprintf("verdict of %s on %s by %s already given on line %d", v.CriterionID, v.SimulationID, v.Grader, prev)})
-			return
-		}
-		seen[k] = n
-		out.Verdicts = append(out.Verdicts, v)
+		return fn(v)
+	}, func(n int, reason string) error {
+		*refused = append(*refused, LineError{file, n, reason})
+		return nil
 	})
-	if err != nil {
-		return out, err
-	}
-	return out, nil
 }
 
 // MaxLineBytes is the longest line a rubrics or verdicts file may hold

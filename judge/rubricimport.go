@@ -1,7 +1,9 @@
 package judge
 
 import (
+	"bufio"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"os"
@@ -71,77 +73,83 @@ func ImportRubricFile(ctx context.Context, ws *queries.Workspace, path string, s
 	return res, recordRefused(ctx, ws, path, "rubrics", res.Refused)
 }
 
-// VerdictIndex is what verdicts are checked against: the task of every
-// criterion and of every episode of the workspace.
-type VerdictIndex struct {
-	criteria, episodes map[string]queries.TaskRef
-}
-
-// LoadVerdictIndex reads the workspace's criteria and episodes.
-func LoadVerdictIndex(ctx context.Context, db queries.Querier) (VerdictIndex, error) {
-	crit, err := queries.CriterionIndex(ctx, db)
-	if err != nil {
-		return VerdictIndex{}, err
-	}
-	eps, err := queries.EpisodeIndex(ctx, db)
-	return VerdictIndex{crit, eps}, err
-}
-
-// ImportVerdictFile imports the verdicts of one JSONL file (ParseVerdicts;
-// grader, when not "", names the grader of every line). A verdict whose
-// criterion or episode is not in idx, whose criterion is of another task
-// than its episode, or whose turn_idx is past the episode's end or not a
-// turn of the user, is refused; refused lines are recorded in
-// ingest_errors (format "verdicts").
-func ImportVerdictFile(ctx context.Context, ws *queries.Workspace, path, grader string, idx VerdictIndex) (ImportedFile, error) {
+// ImportVerdictFile imports the verdicts of one JSONL file (EachVerdict;
+// grader, when not "", names the grader of every line) in one
+// transaction. A verdict whose (simulation, criterion, grader) an earlier
+// line gave, whose criterion or episode is not in the workspace, whose
+// criterion is of another task than its episode, or whose turn_idx is
+// past the episode's end or not a turn of the user, is refused; refused
+// lines are recorded in ingest_errors (format "verdicts") and the others
+// stored. The lines are staged in DuckDB as they are read and checked by
+// one query over all of them (queries.VerdictStage), so that the import
+// takes the same memory for any size of file.
+func ImportVerdictFile(ctx context.Context, ws *queries.Workspace, path, grader string) (ImportedFile, error) {
 	res := ImportedFile{Path: path}
 	f, err := os.Open(path)
 	if err != nil {
 		return res, err
 	}
-	imp, err := ParseVerdicts(f, path, grader)
-	f.Close()
+	defer f.Close()
+	err = ws.InTx(ctx, func(*sql.Conn) error {
+		st, err := queries.StageVerdicts(ctx, ws)
+		if err != nil {
+			return err
+		}
+		defer st.Close(context.Background())
+		var refused []LineError
+		err = EachVerdict(bufio.NewReaderSize(f, 1<<20), path, grader, &refused, func(v Verdict) error {
+			return st.Add(v.Line, v.SimulationID, v.CriterionID, v.Grader, v.Verdict, v.TurnIdx, v.Reason)
+		})
+		if err != nil {
+			return err
+		}
+		checked, err := st.Check(ctx)
+		if err != nil {
+			return err
+		}
+		for _, r := range checked {
+			refused = append(refused, LineError{File: path, Line: r.Line, Msg: verdictRefusal(r)})
+		}
+		sort.SliceStable(refused, func(i, j int) bool { return refused[i].Line < refused[j].Line })
+		res.Refused = refused
+		if res.Imported, res.Graders, err = st.Store(ctx, path); err != nil {
+			return fmt.Errorf("verdicts import %s: %w", path, err)
+		}
+		if err := queries.ClearIngestErrors(ctx, ws.Conn(), path); err != nil {
+			return err
+		}
+		rows := make([]queries.IngestErrorRow, len(refused))
+		for i, r := range refused {
+			rows[i] = queries.IngestErrorRow{Path: path, Line: r.Line, Reason: r.Msg}
+		}
+		if err := queries.AddIngestErrors(ctx, ws, "verdicts", rows); err != nil {
+			return err
+		}
+		return st.Close(ctx)
+	})
 	if err != nil {
-		return res, err
+		return ImportedFile{Path: path}, err
 	}
-	var rows []queries.StoredVerdict
-	graders := map[string]bool{}
-	refused := imp.Refused
-	for _, v := range imp.Verdicts {
-		cr, okC := idx.criteria[v.CriterionID]
-		ep, okE := idx.episodes[v.SimulationID]
-		msg := ""
-		switch {
-		case !okC:
-			msg = fmt.Sprintf("criterion %s is not in the workspace (run ub rubrics import)", v.CriterionID)
-		case !okE:
-			msg = fmt.Sprintf("simulation %s is not in the workspace (ingest its result file)", v.SimulationID)
-		case cr.Domain != ep.Domain || cr.TaskID != ep.TaskID:
-			msg = fmt.Sprintf("criterion %s is of task %s/%s, simulation %s of task %s/%s", v.CriterionID, cr.Domain, cr.TaskID, v.SimulationID, ep.Domain, ep.TaskID)
-		case v.TurnIdx != nil && *v.TurnIdx > ep.LastTurn:
-			msg = fmt.Sprintf("turn_idx %d is past the end of simulation %s (its last turn is %d)", *v.TurnIdx, v.SimulationID, ep.LastTurn)
-		case v.TurnIdx != nil && !ep.UserTurns[*v.TurnIdx]:
-			msg = fmt.Sprintf("turn_idx %d of simulation %s is not a user turn (a fail names the first failing user turn)", *v.TurnIdx, v.SimulationID)
-		}
-		if msg != "" {
-			refused = append(refused, LineError{File: path, Line: v.Line, Msg: msg})
-			continue
-		}
-		graders[v.Grader] = true
-		rows = append(rows, queries.StoredVerdict{SimulationID: v.SimulationID, CriterionID: v.CriterionID, Grader: v.Grader,
-			Verdict: v.Verdict, TurnIdx: v.TurnIdx, Reason: v.Reason, SourceFile: path, SourceLine: v.Line})
+	return res, nil
+}
+
+// verdictRefusal says why the workspace refuses a staged verdict.
+func verdictRefusal(r queries.StagedRefusal) string {
+	turn := r.TurnIdx.Int64
+	switch {
+	case r.FirstLine > 0:
+		return DuplicateVerdict("", r.Line, r.FirstLine, r.SimulationID, r.CriterionID, r.Grader).Msg
+	case !r.CriterionKnown:
+		return fmt.Sprintf("criterion %s is not in the workspace (run ub rubrics import)", r.CriterionID)
+	case !r.EpisodeKnown:
+		return fmt.Sprintf("simulation %s is not in the workspace (ingest its result file)", r.SimulationID)
+	case r.CriterionDomain != r.EpisodeDomain || r.CriterionTask != r.EpisodeTask:
+		return fmt.Sprintf("criterion %s is of task %s/%s, simulation %s of task %s/%s", r.CriterionID, r.CriterionDomain, r.CriterionTask, r.SimulationID, r.EpisodeDomain, r.EpisodeTask)
+	case r.TurnIdx.Valid && turn > int64(r.LastTurn):
+		return fmt.Sprintf("turn_idx %d is past the end of simulation %s (its last turn is %d)", turn, r.SimulationID, r.LastTurn)
+	default:
+		return fmt.Sprintf("turn_idx %d of simulation %s is not a user turn (a fail names the first failing user turn)", turn, r.SimulationID)
 	}
-	sort.Slice(refused, func(i, j int) bool { return refused[i].Line < refused[j].Line })
-	res.Refused = refused
-	if err := queries.PutVerdicts(ctx, ws, rows); err != nil {
-		return res, fmt.Errorf("verdicts import %s: %w", path, err)
-	}
-	res.Imported = len(rows)
-	for g := range graders {
-		res.Graders = append(res.Graders, g)
-	}
-	sort.Strings(res.Graders)
-	return res, recordRefused(ctx, ws, path, "verdicts", res.Refused)
 }
 
 // WriteRubric writes criteria as ub rubrics show prints them: id, task,

@@ -87,61 +87,6 @@ func RubricOf(ctx context.Context, db Querier, domain, taskID string) ([]Criteri
 	return out, rows.Err()
 }
 
-// TaskRef is a stored criterion's or episode's task.
-type TaskRef struct {
-	Domain, TaskID string
-	Accepted       bool // criteria: status accepted (episodes: always true)
-	// Episodes only: the last turn_idx (-1 without messages) and the
-	// turns of the user's messages.
-	LastTurn  int
-	UserTurns map[int]bool
-}
-
-// CriterionIndex maps every stored criterion id to its task.
-func CriterionIndex(ctx context.Context, db Querier) (map[string]TaskRef, error) {
-	rows, err := db.QueryContext(ctx, q("fidelity_criteria_index"))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]TaskRef{}
-	for rows.Next() {
-		var id, status string
-		var t TaskRef
-		if err := rows.Scan(&id, &t.Domain, &t.TaskID, &status); err != nil {
-			return nil, err
-		}
-		t.Accepted = status == "accepted"
-		out[id] = t
-	}
-	return out, rows.Err()
-}
-
-// EpisodeIndex maps every stored episode's simulation id to its task.
-func EpisodeIndex(ctx context.Context, db Querier) (map[string]TaskRef, error) {
-	rows, err := db.QueryContext(ctx, q("fidelity_episode_index"))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]TaskRef{}
-	for rows.Next() {
-		var id string
-		var users []any
-		t := TaskRef{Accepted: true, UserTurns: map[int]bool{}}
-		if err := rows.Scan(&id, &t.Domain, &t.TaskID, &t.LastTurn, &users); err != nil {
-			return nil, err
-		}
-		for _, u := range users {
-			if n, ok := u.(int32); ok {
-				t.UserTurns[int(n)] = true
-			}
-		}
-		out[id] = t
-	}
-	return out, rows.Err()
-}
-
 // StoredVerdict is one verdict to store (ep_verdicts).
 type StoredVerdict struct {
 	SimulationID, CriterionID, Grader, Verdict string

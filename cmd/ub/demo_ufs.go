@@ -41,11 +41,7 @@ func demoFidelity(c *cli.Context, io *streams, ws *queries.Workspace, demoDir, d
 	if err != nil {
 		return fmt.Errorf("demo: rubrics import: %w", err)
 	}
-	idx, err := judge.LoadVerdictIndex(ctx, ws.Conn())
-	if err != nil {
-		return err
-	}
-	vf, err := judge.ImportVerdictFile(ctx, ws, verdicts, "", idx)
+	vf, err := judge.ImportVerdictFile(ctx, ws, verdicts, "")
 	if err == nil && len(vf.Refused) > 0 {
 		err = fmt.Errorf("%s: %d lines refused: %v", verdicts, len(vf.Refused), vf.Refused[0])
 	}

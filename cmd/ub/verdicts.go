@@ -42,13 +42,9 @@ func runVerdictsImport(c *cli.Context, sio *streams, grader string, files []stri
 		return err
 	}
 	defer ws.Close()
-	idx, err := judge.LoadVerdictIndex(ctx, ws.Conn())
-	if err != nil {
-		return err
-	}
 	var bad []error
 	for _, path := range files {
-		f, err := judge.ImportVerdictFile(ctx, ws, path, grader, idx)
+		f, err := judge.ImportVerdictFile(ctx, ws, path, grader)
 		if err != nil {
 			return err
 		}
