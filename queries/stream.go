@@ -2,8 +2,10 @@ package queries
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"net/url"
 	"strings"
 	"time"
@@ -138,7 +140,10 @@ func (ws *Workspace) adhocStream(ctx context.Context, query string, fn func(cols
 		t, alias := mapping.GetTypeId(lt), mapping.LogicalTypeGetAlias(lt)
 		mapping.DestroyLogicalType(&lt)
 		name, ok := streamType[t]
-		if !ok || alias != "" {
+		switch {
+		case alias == "JSON" && t == mapping.TypeVarchar:
+			t, name = streamJSON, "JSON"
+		case !ok || alias != "":
 			return errNoStream
 		}
 		kinds[i] = t
@@ -261,7 +266,12 @@ var streamType = map[mapping.Type]string{
 	mapping.TypeTimestampS:  "TIMESTAMP_S",
 	mapping.TypeTimestampMS: "TIMESTAMP_MS",
 	mapping.TypeTimestampNS: "TIMESTAMP_NS",
+	mapping.TypeHugeInt:     "HUGEINT",
 }
+
+// streamJSON stands for a VARCHAR of alias JSON (no DuckDB type has its
+// number): the driver gives its value decoded (encoding/json into any).
+const streamJSON = mapping.Type(1 << 20)
 
 // readChunk sets vals to each row of chunk in turn, as the driver scans
 // them (rows.Next, then database/sql into *any), and calls row.
@@ -278,6 +288,14 @@ func readChunk(chunk mapping.DataChunk, kinds []mapping.Type, vals []any, row fu
 		for c, t := range kinds {
 			if isNull(mask[c], r) {
 				vals[c] = nil
+				continue
+			}
+			if t == streamJSON {
+				var v any
+				if err := json.Unmarshal([]byte(stringAt(data[c], r)), &v); err != nil {
+					return fmt.Errorf("column %d: %w", c+1, err)
+				}
+				vals[c] = v
 				continue
 			}
 			vals[c] = value(t, data[c], r)
@@ -346,6 +364,14 @@ func value(t mapping.Type, data unsafe.Pointer, r int) any {
 		return time.UnixMilli(at[int64](data, r)).UTC()
 	case mapping.TypeTimestampNS:
 		return time.Unix(0, at[int64](data, r)).UTC()
+	case mapping.TypeHugeInt:
+		h := at[struct {
+			lower uint64
+			upper int64
+		}](data, r)
+		i := big.NewInt(h.upper)
+		i.Lsh(i, 64)
+		return i.Add(i, new(big.Int).SetUint64(h.lower))
 	}
 	panic(fmt.Sprintf("queries: no streamed value of DuckDB type %d", t))
 }

@@ -55,18 +55,18 @@ const streamTypesQuery = `SELECT * FROM (VALUES
    0::UTINYINT, 0::USMALLINT, 0::UINTEGER, 0::UBIGINT, 'nan'::FLOAT, 'inf'::DOUBLE,
    '', ''::BLOB, DATE '1969-12-31', TIMESTAMP '1969-12-31 23:59:59.999999',
    TIMESTAMPTZ '2024-02-29 12:00:00+00', TIMESTAMP_S '1900-01-01 00:00:01', TIMESTAMP_MS '2000-01-01 00:00:00.123',
-   TIMESTAMP_NS '2262-04-11 23:47:16.854775', 1),
+   TIMESTAMP_NS '2262-04-11 23:47:16.854775', '{"a": [1, 2.5, null], "b": "x"}'::JSON, (-170141183460469231731687303715884105728)::HUGEINT, 1),
   (false, 127::TINYINT, 32767::SMALLINT, 2147483647::INTEGER, 9223372036854775807::BIGINT,
    255::UTINYINT, 65535::USMALLINT, 4294967295::UINTEGER, 18446744073709551615::UBIGINT, (-0.1)::FLOAT, 1e300::DOUBLE,
    'twelve bytes', 'a\x00b'::BLOB, DATE 'infinity', TIMESTAMP '-infinity',
    TIMESTAMPTZ 'infinity', TIMESTAMP_S '2038-01-19 03:14:08', TIMESTAMP_MS '1960-06-01 01:02:03.004',
-   TIMESTAMP_NS '1677-09-22 00:00:00', 2),
+   TIMESTAMP_NS '1677-09-22 00:00:00', '[true, "ü", 1e300]'::JSON, 170141183460469231731687303715884105727::HUGEINT, 2),
   (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-   'thirteen byte', 'a longer blob past twelve'::BLOB, NULL, NULL, NULL, NULL, NULL, NULL, 3),
+   'thirteen byte', 'a longer blob past twelve'::BLOB, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 3),
   (true, 0::TINYINT, 0::SMALLINT, 0::INTEGER, 0::BIGINT, 1::UTINYINT, 1::USMALLINT, 1::UINTEGER, 1::UBIGINT, 0.5::FLOAT, (-2.5e-308)::DOUBLE,
    'ünïcödé ☃ and more than twelve', NULL, DATE '0044-03-15', TIMESTAMP '2025-01-01 00:00:00',
-   NULL, NULL, NULL, NULL, 4)
-) t(b, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, s, bl, d, ts, tstz, tss, tsms, tsns, k)
+   NULL, NULL, NULL, NULL, '"a string"'::JSON, (-1)::HUGEINT, 4)
+) t(b, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, s, bl, d, ts, tstz, tss, tsms, tsns, j, h, k)
 ORDER BY k`
 
 // TestStreamedValuesAreTheDriversValues: every type the streaming path
@@ -114,7 +114,6 @@ func TestStreamCoversOnlyWhatItReads(t *testing.T) {
 		"SELECT [1, 2] AS l",
 		"SELECT 1.5::DECIMAL(4,1) AS d",
 		"SELECT {'a': 1} AS s, 1 AS n",
-		"SELECT '{}'::JSON AS j",
 		"SELECT INTERVAL 1 DAY AS i",
 	} {
 		if err := ws.adhocStream(ctx, q, func([]Column, []any) error { return nil }); !errors.Is(err, errNoStream) {

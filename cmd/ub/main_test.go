@@ -26,7 +26,20 @@ func TestMain(m *testing.M) {
 	if a := os.Getenv("UB_TEST_MAIN_ARGS"); a != "" {
 		var args []string
 		json.Unmarshal([]byte(a), &args)
-		os.Exit(run(append([]string{"ub"}, args...), defaultStreams()))
+		code := run(append([]string{"ub"}, args...), defaultStreams())
+		// A child of TestSQLMemoryBounded: write the peak resident set of
+		// this process since it started (Linux's VmHWM; the rusage of a
+		// child Go starts counts the parent's peak too).
+		if f := os.Getenv("UB_TEST_PEAK_RSS"); f != "" {
+			if st, err := os.ReadFile("/proc/self/status"); err == nil {
+				for _, l := range strings.Split(string(st), "\n") {
+					if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+						os.WriteFile(f, []byte(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB"))), 0o644)
+					}
+				}
+			}
+		}
+		os.Exit(code)
 	}
 	// A child of TestWorkspaceLock: hold a workspace open until killed.
 	if p := os.Getenv("UB_TEST_HOLD_WORKSPACE"); p != "" {
