@@ -409,3 +409,49 @@ func ResetCheckpointOnCommit(ctx context.Context, c *sql.Conn) error {
 	}
 	return nil
 }
+
+// IngestMemoryShare is the share of the workspace's memory_limit that DuckDB
+// keeps while ub ingest writes (ScaleMemoryLimit). An ingest only appends:
+// what DuckDB holds past its write buffers is a cache of table blocks
+// already written to the file, which it fills up to the limit before it
+// evicts anything. The Go side (parsing, batches, appender chunks) takes
+// about as much again, so half the limit keeps the whole process near it.
+const IngestMemoryShare = 0.5
+
+// ScaleMemoryLimit sets DuckDB's memory_limit on the connection's database
+// to share of its current value and returns a function that restores it.
+func ScaleMemoryLimit(ctx context.Context, c *sql.Conn, share float64) (restore func(context.Context) error, err error) {
+	var text string
+	if err := c.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&text); err != nil {
+		return nil, fmt.Errorf("memory limit: %w", err)
+	}
+	limit, err := parseSize(text) // as DuckDB prints it: "512.0 MiB"
+	if err != nil {
+		return nil, fmt.Errorf("memory limit %q: %w", text, err)
+	}
+	set := func(ctx context.Context, bytes int64) error {
+		_, err := c.ExecContext(ctx, fmt.Sprintf("SET memory_limit = '%dB'", bytes))
+		return err
+	}
+	if err := set(ctx, int64(float64(limit)*share)); err != nil {
+		return nil, fmt.Errorf("memory limit: %w", err)
+	}
+	return func(ctx context.Context) error { return set(ctx, limit) }, nil
+}
+
+var sizeRE = regexp.MustCompile(`^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGTP]i?B|B|bytes)?\s*$`)
+
+// parseSize reads a size as DuckDB prints one ("488.2 MiB", "1.5 GB").
+func parseSize(s string) (int64, error) {
+	m := sizeRE.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("not a size")
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return 0, err
+	}
+	mult := map[string]float64{"": 1, "B": 1, "bytes": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15,
+		"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50}[m[2]]
+	return int64(v * mult), nil
+}
