@@ -18,49 +18,54 @@ type ProbeStats struct {
 // RunProbes runs the judge-free probes (analysis.RunProbes, SPEC 6.3) on
 // every stored episode and replaces the stored findings and applicability
 // rows in one transaction. The result depends only on the stored episodes;
-// it is what ingest stores for each episode it adds (appendProbes).
+// it is what ingest stores for each episode it adds (appendProbes). The
+// episodes stream from storage a range of rows at a time
+// (queries.StreamProbeEpisodes) and their results are appended as they
+// come, so memory does not grow with the workspace.
 func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
 	var st ProbeStats
-	d, err := queries.LoadProbeData(ctx, ws.Conn())
-	if err != nil {
-		return st, err
-	}
-	eps := probeEpisodes(d)
-	var res probeResults
-	// Episodes and messages both come by simulation_id: walk them together,
-	// probing each episode as its messages arrive (and those without any).
-	next := 0
-	err = queries.StreamProbeMessages(ctx, ws.Conn(), func(sim string, msgs []queries.ProbeMessageRow) error {
-		for next < len(eps) && eps[next].SimulationID < sim {
-			res.run(eps[next])
-			next++
+	err := ws.InTx(ctx, func(c *sql.Conn) error {
+		tasks, err := storedProbeTasks(ctx, c)
+		if err != nil {
+			return err
 		}
-		if next < len(eps) && eps[next].SimulationID == sim {
-			e := eps[next]
-			e.Messages = probeMessages(msgs)
-			res.run(e)
-			e.Messages = nil
-			next++
-		}
-		return nil
-	})
-	if err != nil {
-		return st, err
-	}
-	for ; next < len(eps); next++ {
-		res.run(eps[next])
-	}
-	st.Episodes, st.Findings = len(eps), len(res.findings)
-	err = ws.InTx(ctx, func(c *sql.Conn) error {
 		if err := queries.ClearProbeResults(ctx, c); err != nil {
 			return err
 		}
 		rw := queries.NewRowWriter(ctx, ws)
-		appendProbeResults(rw, &res)
-		return rw.Close()
+		var res probeResults
+		flush := func() error {
+			st.Findings += len(res.findings)
+			appendProbeResults(rw, &res)
+			res = probeResults{}
+			return rw.FlushLarge(probeFlushRows)
+		}
+		err = queries.StreamProbeEpisodes(ctx, c, func(ref queries.ProbeEpisodeRef, msgs []queries.ProbeMessageRow) error {
+			e := &analysis.ProbeEpisode{SimulationID: ref.SimulationID, Messages: probeMessages(msgs)}
+			if ref.TaskKey != nil {
+				e.Task = tasks.task(*ref.TaskKey)
+			}
+			res.run(e)
+			st.Episodes++
+			if len(res.findings)+len(res.apps) >= probeFlushRows {
+				return flush()
+			}
+			return nil
+		})
+		if err == nil {
+			err = flush()
+		}
+		if cerr := rw.Close(); err == nil {
+			err = cerr
+		}
+		return err
 	})
 	return st, err
 }
+
+// probeFlushRows is how many result rows RunProbes holds before it
+// appends them, and how many an appender holds before it is flushed.
+const probeFlushRows = 8192
 
 // probeResults collects the probes' findings and applicability rows.
 type probeResults struct {
@@ -174,11 +179,23 @@ func appendProbeResults(rw *queries.RowWriter, res *probeResults) {
 	}
 }
 
-// probeEpisodes makes the probes' episodes (without messages) from the
-// stored blueprints and gold user actions, by simulation_id.
-func probeEpisodes(d *queries.ProbeData) []*analysis.ProbeEpisode {
-	actions := map[string][]analysis.GoldAction{}
-	for _, a := range d.Actions {
+// probeTasks are the probes' tasks of the stored episodes, made from the
+// stored blueprints and gold user actions, one per task key: the
+// episodes of a task share it (and what the probes derive from it), as
+// ingest's do (probeEpisodeOf).
+type probeTasks struct {
+	made    map[string]*analysis.ProbeTask
+	actions map[string][]analysis.GoldAction
+}
+
+// storedProbeTasks reads the tasks the stored episodes refer to.
+func storedProbeTasks(ctx context.Context, db queries.Querier) (*probeTasks, error) {
+	rows, acts, err := queries.ProbeTasks(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	t := &probeTasks{made: map[string]*analysis.ProbeTask{}, actions: map[string][]analysis.GoldAction{}}
+	for _, a := range acts {
 		var args, cmp []byte
 		if a.Arguments != nil {
 			args = []byte(*a.Arguments)
@@ -186,22 +203,28 @@ func probeEpisodes(d *queries.ProbeData) []*analysis.ProbeEpisode {
 		if a.CompareArgs != nil {
 			cmp = []byte(*a.CompareArgs)
 		}
-		actions[a.TaskKey] = append(actions[a.TaskKey], goldAction(a.Name, args, cmp))
+		t.actions[a.TaskKey] = append(t.actions[a.TaskKey], goldAction(a.Name, args, cmp))
 	}
-	var out []*analysis.ProbeEpisode
-	for _, r := range d.Episodes {
-		e := &analysis.ProbeEpisode{SimulationID: r.SimulationID}
-		if r.TaskKey != nil {
-			var is []byte
-			if r.InitialState != nil {
-				is = []byte(*r.InitialState)
-			}
-			e.Task = probeTask([7]*string{r.ReasonForCall, r.KnownInfo, r.UnknownInfo, r.TaskInstructions, r.Persona, r.Instruction, r.UserID},
-				is, actions[*r.TaskKey])
+	for _, r := range rows {
+		var is []byte
+		if r.InitialState != nil {
+			is = []byte(*r.InitialState)
 		}
-		out = append(out, e)
+		t.made[r.TaskKey] = probeTask([7]*string{r.ReasonForCall, r.KnownInfo, r.UnknownInfo, r.TaskInstructions, r.Persona, r.Instruction, r.UserID},
+			is, t.actions[r.TaskKey])
 	}
-	return out
+	return t, nil
+}
+
+// task is the probes' task of key. A key no stored task has gives a task
+// without blueprint (and the key's gold user actions, if any).
+func (t *probeTasks) task(key string) *analysis.ProbeTask {
+	pt := t.made[key]
+	if pt == nil {
+		pt = probeTask([7]*string{}, nil, t.actions[key])
+		t.made[key] = pt
+	}
+	return pt
 }
 
 // probeEpisodeOf makes the probes' episode from a parsed one. tasks holds

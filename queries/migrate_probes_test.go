@@ -39,11 +39,12 @@ func TestMigrationDropsTheProbeList(t *testing.T) {
 	if !strings.Contains(old, "CHECK (probe IN") {
 		t.Fatalf("0005 has no probe list: %q", old)
 	}
-	// The tables and views of migrations after 0011, found in their text,
-	// dropped last made first.
+	// The tables, views, columns and indexes of migrations after 0011,
+	// found in their text, dropped last made first.
 	var later []string
 	made := regexp.MustCompile(`(?m)^CREATE (TABLE|VIEW) (?:IF NOT EXISTS )?(\w+)`)
 	added := regexp.MustCompile(`(?m)^ALTER TABLE (\w+) ADD COLUMN (?:IF NOT EXISTS )?(\w+)`)
+	indexed := regexp.MustCompile(`(?m)^CREATE INDEX (?:IF NOT EXISTS )?(\w+)`)
 	for _, m := range ms {
 		if m.Version > 11 {
 			for _, x := range made.FindAllStringSubmatch(m.SQL, -1) {
@@ -51,6 +52,9 @@ func TestMigrationDropsTheProbeList(t *testing.T) {
 			}
 			for _, x := range added.FindAllStringSubmatch(m.SQL, -1) {
 				later = append([]string{"ALTER TABLE " + x[1] + " DROP COLUMN " + x[2]}, later...)
+			}
+			for _, x := range indexed.FindAllStringSubmatch(m.SQL, -1) {
+				later = append([]string{"DROP INDEX " + x[1]}, later...)
 			}
 		}
 	}

@@ -5,15 +5,22 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"sort"
 )
 
-// ProbeEpisodeRow is an episode and its task's blueprint, for the probes.
-// Nil strings are SQL NULL (no task, or a field the task lacks).
-type ProbeEpisodeRow struct {
-	SimulationID                                            string
-	TaskKey                                                 *string
+// ProbeTaskRow is a task's blueprint, for the probes. Nil strings are SQL
+// NULL (a field the task lacks).
+type ProbeTaskRow struct {
+	TaskKey                                                 string
 	ReasonForCall, KnownInfo, UnknownInfo, TaskInstructions *string
 	Persona, Instruction, UserID, InitialState              *string
+}
+
+// ProbeEpisodeRef is a stored episode the probes run on: its id and its
+// task's key (nil: no task).
+type ProbeEpisodeRef struct {
+	SimulationID string
+	TaskKey      *string
 }
 
 // ProbeMessageRow is one message of an episode with its tool calls.
@@ -41,76 +48,252 @@ type ProbeActionRow struct {
 	Arguments, CompareArgs *string
 }
 
-// ProbeData is what the probes read besides the messages: every episode
-// with its task's blueprint (by simulation_id) and the gold user actions (by
-// task_key, idx).
-type ProbeData struct {
-	Episodes []ProbeEpisodeRow
-	Actions  []ProbeActionRow
-}
-
-// LoadProbeData reads every stored episode with its task's blueprint and
-// the gold user actions.
-func LoadProbeData(ctx context.Context, db Querier) (*ProbeData, error) {
-	d := &ProbeData{}
-	err := epScan(ctx, db, "ep_probe_episodes", func(r *sql.Rows) error {
-		var e ProbeEpisodeRow
-		err := r.Scan(&e.SimulationID, &e.TaskKey, &e.ReasonForCall, &e.KnownInfo, &e.UnknownInfo, &e.TaskInstructions,
-			&e.Persona, &e.Instruction, &e.UserID, &e.InitialState)
-		d.Episodes = append(d.Episodes, e)
+// ProbeTasks reads the blueprint of every task a stored episode refers to
+// (by task_key) and the gold user actions (by task_key, idx): what the
+// probes read besides the episodes, once per task.
+func ProbeTasks(ctx context.Context, db Querier) ([]ProbeTaskRow, []ProbeActionRow, error) {
+	var tasks []ProbeTaskRow
+	err := epScan(ctx, db, "ep_probe_tasks", func(r *sql.Rows) error {
+		var t ProbeTaskRow
+		err := r.Scan(&t.TaskKey, &t.ReasonForCall, &t.KnownInfo, &t.UnknownInfo, &t.TaskInstructions,
+			&t.Persona, &t.Instruction, &t.UserID, &t.InitialState)
+		tasks = append(tasks, t)
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var actions []ProbeActionRow
 	err = epScan(ctx, db, "ep_probe_user_actions", func(r *sql.Rows) error {
 		var a ProbeActionRow
 		err := r.Scan(&a.TaskKey, &a.Idx, &a.Name, &a.Arguments, &a.CompareArgs)
-		d.Actions = append(d.Actions, a)
+		actions = append(actions, a)
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return d, nil
+	return tasks, actions, nil
 }
 
-// StreamProbeMessages calls fn with each episode's messages in order, one
-// episode at a time (episodes by simulation_id), so that memory holds one
-// episode whatever the workspace holds. fn must not use db.
-func StreamProbeMessages(ctx context.Context, db Querier, fn func(simulationID string, msgs []ProbeMessageRow) error) error {
-	var cur []ProbeMessageRow
-	flush := func() error {
-		if len(cur) == 0 {
-			return nil
+// probeRangeRows is how many rowids of ep_messages StreamProbeEpisodes
+// reads per query (and of ep_tool_calls, the same share of the table).
+const probeRangeRows = 32768
+
+// maxProbeRowID bounds the rowids StreamProbeEpisodes reads: DuckDB gives
+// the rows a transaction has appended and not committed rowids from 2^55.
+const maxProbeRowID = 1 << 50
+
+// StreamProbeEpisodes calls fn with every stored episode and its messages
+// (by idx, each with its tool calls by call_idx; a call whose message is
+// not stored is left out). It reads ep_messages and ep_tool_calls in
+// storage order, a range of rowids at a time, and hands over an episode
+// as soon as its last row has come (it knows each episode's row counts):
+// memory holds a range and the episodes begun in it, not the workspace,
+// since ub writes an episode's rows together. Episodes come in storage
+// order; those completed by one range (and, first, those without any
+// rows) by simulation_id. No query is open while fn runs, so fn may
+// write on db. Call it in a transaction (Workspace.InTx) that has not
+// appended messages or tool calls, so that the counts and the rows are
+// one snapshot.
+func StreamProbeEpisodes(ctx context.Context, db Querier, fn func(ProbeEpisodeRef, []ProbeMessageRow) error) error {
+	return streamProbeEpisodes(ctx, db, probeRangeRows, fn)
+}
+
+// probePending is an episode whose rows are being read.
+type probePending struct {
+	ref          ProbeEpisodeRef
+	needM, needC int
+	msgs         []ProbeMessageRow
+	calls        []probeCallAt
+}
+
+type probeCallAt struct {
+	msgIdx, callIdx int
+	call            ProbeCallRow
+}
+
+func (p *probePending) complete() bool { return len(p.msgs) == p.needM && len(p.calls) == p.needC }
+
+// messages sorts the episode's messages by idx and gives each the calls
+// made in it, by call_idx.
+func (p *probePending) messages() []ProbeMessageRow {
+	sort.SliceStable(p.msgs, func(i, j int) bool { return p.msgs[i].Idx < p.msgs[j].Idx })
+	sort.SliceStable(p.calls, func(i, j int) bool {
+		a, b := p.calls[i], p.calls[j]
+		return a.msgIdx < b.msgIdx || a.msgIdx == b.msgIdx && a.callIdx < b.callIdx
+	})
+	j := 0
+	for i := range p.msgs {
+		m := &p.msgs[i]
+		for j < len(p.calls) && p.calls[j].msgIdx < m.Idx {
+			j++
 		}
-		err := fn(cur[0].SimulationID, cur)
-		cur = nil
-		return err
+		// j stays at the message's first call: a message stored twice
+		// with one idx gets its calls twice, as a join would give them.
+		for k := j; k < len(p.calls) && p.calls[k].msgIdx == m.Idx; k++ {
+			m.Calls = append(m.Calls, p.calls[k].call)
+		}
 	}
-	err := epScan(ctx, db, "ep_probe_messages", func(r *sql.Rows) error {
-		var m ProbeMessageRow
-		var calls *string
-		if err := r.Scan(&m.SimulationID, &m.Idx, &m.TurnIdx, &m.Role, &m.Content, &m.Requestor, &m.ToolCallID, &calls); err != nil {
+	return p.msgs
+}
+
+// probeSize is a stored episode's row counts in ep_messages and
+// ep_tool_calls, and its task key (an index into the keys; -1: none).
+type probeSize struct{ needM, needC, task int32 }
+
+func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn func(ProbeEpisodeRef, []ProbeMessageRow) error) error {
+	// Every episode is in sizes until its first row comes, then in
+	// pending until its last: sizes holds a few words per episode,
+	// pending the rows of those begun.
+	sizes := map[string]probeSize{}
+	var keys []*string
+	keyIdx := map[string]int32{}
+	pending := map[string]*probePending{}
+	var ready []*probePending
+	begin := func(sim string, sz probeSize) *probePending {
+		p := &probePending{ref: ProbeEpisodeRef{SimulationID: sim}, needM: int(sz.needM), needC: int(sz.needC)}
+		if sz.task >= 0 {
+			p.ref.TaskKey = keys[sz.task]
+		}
+		return p
+	}
+	err := epScan(ctx, db, "ep_probe_episode_sizes", func(r *sql.Rows) error {
+		var sim string
+		var key *string
+		sz := probeSize{task: -1}
+		if err := r.Scan(&sim, &key, &sz.needM, &sz.needC); err != nil {
 			return err
 		}
-		if calls != nil {
-			if err := json.Unmarshal([]byte(*calls), &m.Calls); err != nil {
-				return fmt.Errorf("ep_probe_messages: calls of %s message %d: %w", m.SimulationID, m.Idx, err)
+		if key != nil {
+			i, ok := keyIdx[*key]
+			if !ok {
+				i = int32(len(keys))
+				keys = append(keys, key)
+				keyIdx[*key] = i
 			}
+			sz.task = i
 		}
-		if len(cur) > 0 && cur[0].SimulationID != m.SimulationID {
-			if err := flush(); err != nil {
-				return err
-			}
+		if sz.needM == 0 && sz.needC == 0 {
+			ready = append(ready, begin(sim, sz))
+		} else {
+			sizes[sim] = sz
 		}
-		cur = append(cur, m)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return flush()
+	keyIdx = nil
+	// row finds the episode a row of sim belongs to (nil: no stored
+	// episode), beginning it at its first row.
+	row := func(sim string) *probePending {
+		if p := pending[sim]; p != nil {
+			return p
+		}
+		sz, ok := sizes[sim]
+		if !ok {
+			return nil
+		}
+		delete(sizes, sim)
+		p := begin(sim, sz)
+		pending[sim] = p
+		return p
+	}
+	emit := func() error {
+		sort.Slice(ready, func(i, j int) bool { return ready[i].ref.SimulationID < ready[j].ref.SimulationID })
+		for i, p := range ready {
+			if err := fn(p.ref, p.messages()); err != nil {
+				return err
+			}
+			ready[i] = nil
+		}
+		ready = ready[:0]
+		return nil
+	}
+	if err := emit(); err != nil {
+		return err
+	}
+	if len(sizes) == 0 {
+		return nil
+	}
+	var extM, extC int64
+	if err := db.QueryRowContext(ctx, q("ep_probe_extent")).Scan(&extM, &extC); err != nil {
+		return err
+	}
+	if extM > maxProbeRowID || extC > maxProbeRowID {
+		return fmt.Errorf("queries: probes: ep_messages or ep_tool_calls holds rows not committed (rowid %d, %d)", extM, extC)
+	}
+	steps := max(1, (extM+rangeRows-1)/rangeRows, (extC+rangeRows-1)/rangeRows)
+	for k := int64(0); k < steps; k++ {
+		if lo, hi := extM*k/steps, extM*(k+1)/steps; hi > lo {
+			err := epScan(ctx, db, "ep_probe_message_range", func(r *sql.Rows) error {
+				var m ProbeMessageRow
+				if err := r.Scan(&m.SimulationID, &m.Idx, &m.TurnIdx, &m.Role, &m.Content, &m.Requestor, &m.ToolCallID); err != nil {
+					return err
+				}
+				p := row(m.SimulationID)
+				if p == nil {
+					return nil // a message of no stored episode
+				}
+				m.SimulationID = p.ref.SimulationID
+				p.msgs = append(p.msgs, m)
+				if p.complete() {
+					ready = append(ready, p)
+					delete(pending, p.ref.SimulationID)
+				}
+				return nil
+			}, lo, hi)
+			if err != nil {
+				return err
+			}
+		}
+		if lo, hi := extC*k/steps, extC*(k+1)/steps; hi > lo {
+			err := epScan(ctx, db, "ep_probe_call_range", func(r *sql.Rows) error {
+				var sim, call string
+				var c probeCallAt
+				if err := r.Scan(&sim, &c.msgIdx, &c.callIdx, &call); err != nil {
+					return err
+				}
+				p := row(sim)
+				if p == nil {
+					return nil
+				}
+				if err := json.Unmarshal([]byte(call), &c.call); err != nil {
+					return fmt.Errorf("ep_tool_calls: call %d of %s message %d: %w", c.callIdx, sim, c.msgIdx, err)
+				}
+				p.calls = append(p.calls, c)
+				if p.complete() {
+					ready = append(ready, p)
+					delete(pending, p.ref.SimulationID)
+				}
+				return nil
+			}, lo, hi)
+			if err != nil {
+				return err
+			}
+		}
+		if err := emit(); err != nil {
+			return err
+		}
+	}
+	if n := len(pending) + len(sizes); n > 0 {
+		// The counts and the rows come from one snapshot: only rows
+		// beyond the extent (appended since) would leave one here.
+		first := ""
+		for sim := range pending {
+			if first == "" || sim < first {
+				first = sim
+			}
+		}
+		for sim := range sizes {
+			if first == "" || sim < first {
+				first = sim
+			}
+		}
+		return fmt.Errorf("queries: probes: %d episodes (first %s) have rows beyond rowid %d of ep_messages or %d of ep_tool_calls", n, first, extM, extC)
+	}
+	return nil
 }
 
 func epScan(ctx context.Context, db Querier, name string, row func(*sql.Rows) error, args ...any) error {

@@ -27,6 +27,7 @@ type Workspace struct {
 	DB   *sql.DB
 	Path string // "" for an in-memory workspace
 	conn *sql.Conn
+	dsn  string // the driver's data source name, for openStream
 }
 
 // ErrLocked is returned by Open when another process holds the workspace.
@@ -194,7 +195,7 @@ func open(ctx context.Context, path string, opts Options) (*Workspace, error) {
 		db.Close()
 		return nil, openError(path, err)
 	}
-	ws := &Workspace{DB: db, Path: path, conn: conn}
+	ws := &Workspace{DB: db, Path: path, conn: conn, dsn: dsn}
 	// ub_words is known to every statement, the migrations included
 	// (0010 counts the words of the generations stored before it).
 	if err := registerWords(ctx, conn); err != nil {

@@ -29,6 +29,8 @@ type TableWriter struct {
 	csv    *csv.Writer
 	n      int
 	width  []int // table: the column widths, set once the first block is written
+	buf    []byte
+	rec    []string // table: the row being written once the widths are set
 }
 
 // tableBlock is how many rows the table format holds to size its columns.
@@ -73,26 +75,27 @@ func (t *TableWriter) Row(vals []any) error {
 		}
 		return t.csv.Write(rec)
 	case "json":
-		var b strings.Builder
 		if t.n > 0 {
-			b.WriteString(",")
+			t.buf = append(t.buf, ',')
 		}
-		b.WriteString("\n  {")
+		t.buf = append(t.buf, "\n  {"...)
 		for i, v := range vals {
 			if i > 0 {
-				b.WriteString(", ")
+				t.buf = append(t.buf, ", "...)
 			}
 			k, _ := json.Marshal(t.cols[i])
-			b.Write(k)
-			b.WriteString(": ")
-			b.Write(jsonValue(v))
+			t.buf = append(t.buf, k...)
+			t.buf = append(t.buf, ": "...)
+			t.buf = append(t.buf, jsonValue(v)...)
 		}
-		b.WriteString("}")
+		t.buf = append(t.buf, '}')
 		t.n++
-		_, err := io.WriteString(t.w, b.String())
-		return err
+		return t.flush()
 	}
-	rec := make([]string, len(vals))
+	rec := t.rec
+	if t.width == nil || len(rec) != len(vals) {
+		rec = make([]string, len(vals))
+	}
 	for i, v := range vals {
 		if v == nil {
 			rec[i] = "NULL"
@@ -104,11 +107,28 @@ func (t *TableWriter) Row(vals []any) error {
 	if t.format == "markdown" {
 		return t.markdownRow(rec)
 	}
+	if t.width != nil {
+		t.rec = rec
+		t.line(rec)
+		return t.flush()
+	}
 	t.rows = append(t.rows, rec)
-	if t.width == nil && len(t.rows) < tableBlock {
+	if len(t.rows) < tableBlock {
 		return nil
 	}
 	return t.flushTable()
+}
+
+// flush writes the held output: each row as it comes (after the first
+// block of the table format), in one Write; give the writer a buffer for
+// many rows.
+func (t *TableWriter) flush() error {
+	if len(t.buf) == 0 {
+		return nil
+	}
+	_, err := t.w.Write(t.buf)
+	t.buf = t.buf[:0]
+	return err
 }
 
 // Close writes what is held and ends the output.
@@ -122,16 +142,16 @@ func (t *TableWriter) Close() error {
 		if t.n == 0 {
 			end = "]\n"
 		}
-		_, err := io.WriteString(t.w, end)
-		return err
+		t.buf = append(t.buf, end...)
+		return t.flush()
 	case "markdown":
-		return nil
+		return t.flush()
 	}
 	if err := t.flushTable(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(t.w, "(%d rows)\n", t.n)
-	return err
+	t.buf = fmt.Appendf(t.buf, "(%d rows)\n", t.n)
+	return t.flush()
 }
 
 // cell is s on one line of a terminal table, its format characters shown
@@ -143,6 +163,26 @@ func cell(s string) string {
 	return strings.ReplaceAll(s, "\t", " ")
 }
 
+// plainASCII says whether s is printable ASCII only: its cell is s, its
+// width len(s).
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7F {
+			return false
+		}
+	}
+	return true
+}
+
+// cellWidth is cell(s) and its width in runes.
+func cellWidth(s string) (string, int) {
+	if plainASCII(s) {
+		return s, len(s)
+	}
+	c := cell(s)
+	return c, utf8.RuneCountInString(c)
+}
+
 func (t *TableWriter) widths() []int {
 	w := make([]int, len(t.cols))
 	for i, c := range t.cols {
@@ -150,7 +190,7 @@ func (t *TableWriter) widths() []int {
 	}
 	for _, r := range t.rows {
 		for i, v := range r {
-			if n := utf8.RuneCountInString(cell(v)); n > w[i] {
+			if _, n := cellWidth(v); n > w[i] {
 				w[i] = min(n, 60)
 			}
 		}
@@ -158,57 +198,55 @@ func (t *TableWriter) widths() []int {
 	return w
 }
 
-func pad(s string, w int, right bool) string {
-	s = cell(s)
-	if n := utf8.RuneCountInString(s); n > w {
-		r := []rune(s)
-		s = string(r[:w-1]) + "…"
+// line appends one line of the table: each cell padded to its column's
+// width, cut to it with "…" if longer, the columns two spaces apart and
+// the line's trailing spaces dropped.
+func (t *TableWriter) line(vals []string) {
+	for i, v := range vals {
+		if i > 0 {
+			t.buf = append(t.buf, "  "...)
+		}
+		c, n := cellWidth(v)
+		// A later row's wider cell is shown whole (up to the 60
+		// characters of any cell), shifting the rest of its line.
+		w := t.width[i]
+		if n > w {
+			w = max(w, min(n, 60))
+		}
+		if n > w {
+			r := []rune(c)
+			c = string(r[:w-1]) + "…"
+			n = w
+		}
+		if i == len(vals)-1 {
+			t.buf = append(t.buf, strings.TrimRight(c, " ")...)
+			continue
+		}
+		t.buf = append(t.buf, c...)
+		for ; n < w; n++ {
+			t.buf = append(t.buf, ' ')
+		}
 	}
-	gap := strings.Repeat(" ", w-utf8.RuneCountInString(s))
-	if right {
-		return gap + s
-	}
-	return s + gap
+	t.buf = append(t.buf, '\n')
 }
 
 // flushTable writes the held rows, first sizing the columns and writing the
 // header when that is not done yet.
 func (t *TableWriter) flushTable() error {
-	var b strings.Builder
-	line := func(vals []string) {
-		for i, v := range vals {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			// A later row's wider cell is shown whole (up to the 60
-			// characters of any cell), shifting the rest of its line.
-			w := t.width[i]
-			if n := utf8.RuneCountInString(cell(v)); n > w {
-				w = max(w, min(n, 60))
-			}
-			if i == len(vals)-1 {
-				b.WriteString(strings.TrimRight(pad(v, w, false), " "))
-			} else {
-				b.WriteString(pad(v, w, false))
-			}
-		}
-		b.WriteString("\n")
-	}
 	if t.width == nil {
 		t.width = t.widths()
-		line(t.cols)
+		t.line(t.cols)
 		sep := make([]string, len(t.width))
 		for i := range t.width {
 			sep[i] = strings.Repeat("-", t.width[i])
 		}
-		line(sep)
+		t.line(sep)
 	}
 	for _, r := range t.rows {
-		line(r)
+		t.line(r)
 	}
 	t.rows = t.rows[:0]
-	_, err := io.WriteString(t.w, b.String())
-	return err
+	return t.flush()
 }
 
 // mdCell keeps a cell that is Markdown already on its line and in its
@@ -237,8 +275,8 @@ func (t *TableWriter) markdownRow(r []string) error {
 		b.WriteString(" " + mdText(v) + " |")
 	}
 	b.WriteString("\n")
-	_, err := io.WriteString(t.w, b.String())
-	return err
+	t.buf = append(t.buf, b.String()...)
+	return t.flush()
 }
 
 // FormatValue renders a database value as text: times in RFC 3339 UTC,

@@ -14,7 +14,11 @@
 #   probes   ub probes
 #   report   ub report
 # BENCH_DIR (default: a temporary directory) holds the workspaces; UB is the
-# binary (default: builds ./ub with make build).
+# binary (default: builds ./ub with make build). Each scale's workspace,
+# verdict file and report are removed after its steps (the million-episode
+# workspace is several GB) unless BENCH_KEEP=1; before each scale the script
+# checks that BENCH_DIR's file system has room for it (about 12 MB per unit
+# of scale, twice over) and stops with a message if not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scales=("$@")
@@ -46,18 +50,34 @@ step() {
 	printf '%-6s x%-4s %9.2f s %7d MiB\n' "$name" "$scale" "$wall" "$rss"
 }
 
+# room SCALE: stops unless BENCH_DIR's file system has the space a scale
+# needs (MiB_PER_SCALE per unit of scale for the workspace, the verdict file
+# and the report, with a margin of two).
+MIB_PER_SCALE=${MIB_PER_SCALE:-12}
+room() {
+	local need=$(($1 * MIB_PER_SCALE * 2)) avail
+	avail=$(df -Pm "$dir" | awk 'NR == 2 {print $4}')
+	if [ "$avail" -lt "$need" ]; then
+		echo "bench-scale: scale $1 needs about $need MiB in $dir, $avail MiB free (set BENCH_DIR elsewhere)" >&2
+		exit 1
+	fi
+}
+
 for s in "${scales[@]}"; do
+	room "$s"
 	db="$dir/fidelity-$s.duckdb"
 	rm -f "$db" "$db.wal"
 	step "$s" synth "$UB" --db "$db" synth --study fidelity --scale "$s"
-	# The synthetic study names a failing turn by the agent message after
-	# the user's (odd turn_idx); the import wants the user message itself.
 	step "$s" export "$UB" --db "$db" export --out "$dir/verdicts-$s.jsonl" \
-		--query "select simulation_id, criterion_id, verdict, turn_idx - 1 as turn_idx, reason from ep_verdicts order by simulation_id, criterion_id"
+		--query "select simulation_id, criterion_id, verdict, turn_idx, reason from ep_verdicts order by simulation_id, criterion_id"
 	step "$s" import "$UB" --db "$db" verdicts import --grader bench-import "$dir/verdicts-$s.jsonl"
 	step "$s" probes "$UB" --db "$db" probes
 	step "$s" report "$UB" --db "$db" report --out "$dir/report-$s"
+	printf '%-6s x%-4s %9s   %7d MiB on disk\n' disk "$s" "" "$(du -sm "$dir" | awk '{print $1}')"
 	rm -f "$dir/verdicts-$s.jsonl"
+	if [ "${BENCH_KEEP:-0}" != 1 ]; then
+		rm -rf "$db" "$db.wal" "$dir/report-$s"
+	fi
 done
 
 # The growth exponent: episodes are 2,625 per unit of scale.

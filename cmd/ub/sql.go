@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -51,7 +52,11 @@ func runSQL(c *cli.Context, sio *streams, opts sqlOptions) error {
 	if strings.TrimSpace(query) == "" {
 		return usagef("sql: empty query")
 	}
-	tw, err := reports.NewTableWriter(sio.out, opts.format)
+	// The rows reach the terminal or file in 64 KiB writes, not one write
+	// a row; what was written is flushed whatever the outcome.
+	out := bufio.NewWriterSize(sio.out, 64<<10)
+	defer out.Flush()
+	tw, err := reports.NewTableWriter(out, opts.format)
 	if err != nil {
 		return usageError{err}
 	}
@@ -61,7 +66,7 @@ func runSQL(c *cli.Context, sio *streams, opts sqlOptions) error {
 	}
 	defer ws.Close()
 	started := false
-	err = queries.Adhoc(c.Context, ws.Conn(), query, func(cols []queries.Column, row []any) error {
+	err = ws.Adhoc(c.Context, query, func(cols []queries.Column, row []any) error {
 		if !started {
 			names := make([]string, len(cols))
 			for i, col := range cols {
@@ -86,5 +91,8 @@ func runSQL(c *cli.Context, sio *streams, opts sqlOptions) error {
 		}
 		return fmt.Errorf("sql: %w", err)
 	}
-	return tw.Close()
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return out.Flush()
 }

@@ -66,6 +66,7 @@ type Options struct {
 // Server is the review workbench's HTTP handler over one workspace.
 type Server struct {
 	ws     *queries.Workspace
+	db     queries.Querier // the workspace's connection, for reads (a test records them)
 	opts   Options
 	tmpl   *template.Template
 	static http.Handler
@@ -155,7 +156,7 @@ func (q *queueIndex) place(id string) queries.QueuePlace {
 // decisions change) is read anew each time.
 func (s *Server) index(ctx context.Context, sess session) (*queueIndex, error) {
 	if sess.adjudicator {
-		all, err := queries.AdjudicationQueue(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer)
+		all, err := queries.AdjudicationQueue(ctx, s.db, s.opts.Batch, sess.reviewer)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +165,7 @@ func (s *Server) index(ctx context.Context, sess session) (*queueIndex, error) {
 	if q := s.queues[sess.reviewer]; q != nil {
 		return q, nil
 	}
-	items, err := queries.ReviewQueue(ctx, s.ws.Conn(), s.opts.Batch, sess.reviewer)
+	items, err := queries.ReviewQueue(ctx, s.db, s.opts.Batch, sess.reviewer)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +242,7 @@ func NewServer(ws *queries.Workspace, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{ws: ws, opts: opts, tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServer(http.FS(sub))),
+	s := &Server{ws: ws, db: ws.Conn(), opts: opts, tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServer(http.FS(sub))),
 		tokens: map[string]string{}, sessions: map[string]session{}, served: map[[2]string]time.Time{}, queues: map[string]*queueIndex{}}
 	for _, r := range opts.Reviewers {
 		if r == opts.Adjudicator {
@@ -613,7 +614,7 @@ func (s *Server) renderEpisode(w http.ResponseWriter, r *http.Request, sess sess
 		}
 		if sess.adjudicator {
 			for _, rv := range s.opts.Reviewers {
-				od, ok, err := queries.GetDecision(r.Context(), s.ws.Conn(), id, rv)
+				od, ok, err := queries.GetDecision(r.Context(), s.db, id, rv)
 				if err != nil {
 					return err
 				}
@@ -623,13 +624,13 @@ func (s *Server) renderEpisode(w http.ResponseWriter, r *http.Request, sess sess
 			}
 		}
 		d.Position, d.Total, d.Prev, d.Next = p.Position, p.Total, p.Prev, p.Next
-		if d.Ep, err = queries.ReviewEpisode(r.Context(), s.ws.Conn(), id); err != nil {
+		if d.Ep, err = queries.ReviewEpisode(r.Context(), s.db, id); err != nil {
 			return err
 		}
-		if dec, decided, err = queries.GetDecision(r.Context(), s.ws.Conn(), id, sess.reviewer); err != nil {
+		if dec, decided, err = queries.GetDecision(r.Context(), s.db, id, sess.reviewer); err != nil {
 			return err
 		}
-		revs, err := queries.DecisionRevisions(r.Context(), s.ws.Conn(), id, sess.reviewer)
+		revs, err := queries.DecisionRevisions(r.Context(), s.db, id, sess.reviewer)
 		if err != nil {
 			return err
 		}
@@ -645,7 +646,7 @@ func (s *Server) renderEpisode(w http.ResponseWriter, r *http.Request, sess sess
 				At: rv.DecidedAt.Format(time.RFC3339), Took: fmtSeconds(rv.LeadTime), Undone: rv.UndoneAt.Valid, Prefilled: rv.Prefilled})
 		}
 		if s.opts.Prefill != "" && !decided && rows == nil && !sess.adjudicator {
-			pd, ok, err := queries.GetDecision(r.Context(), s.ws.Conn(), id, s.opts.Prefill)
+			pd, ok, err := queries.GetDecision(r.Context(), s.db, id, s.opts.Prefill)
 			if err != nil {
 				return err
 			}
@@ -774,7 +775,7 @@ func (s *Server) saveDecision(w http.ResponseWriter, r *http.Request, sess sessi
 		if skip {
 			dec = queries.Decision{SimulationID: id, Reviewer: sess.reviewer, Kind: queries.KindHuman, Batch: s.opts.Batch, Source: "web"}
 		} else {
-			ep, err := queries.ReviewEpisode(r.Context(), s.ws.Conn(), id)
+			ep, err := queries.ReviewEpisode(r.Context(), s.db, id)
 			if err != nil {
 				return err
 			}

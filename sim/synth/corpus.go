@@ -94,11 +94,15 @@ type moment struct {
 
 // corpus is the generated study before any simulator runs.
 type corpus struct {
-	devs     []*developer // by name
-	byName   map[string]*developer
-	edges    []graph.Edge
-	sessions []session
-	moments  map[string]moment // by point id
+	devs   []*developer // by name
+	byName map[string]*developer
+	edges  []graph.Edge
+	// sessions holds the sessions of the developer being drawn only:
+	// each developer's are given to the caller of buildCorpus and
+	// dropped, so the corpus's text is never all in memory.
+	sessions  []session
+	nsessions int               // sessions drawn before those in sessions
+	moments   map[string]moment // by point id
 	// profile holds the move of every moment of an eligible developer's
 	// profile (not held-out) sessions, by queries.TurnTargetID.
 	profile map[string]profileMoment
@@ -196,8 +200,9 @@ func shortHash(parts ...string) string { return fullHash(parts...)[:16] }
 var repoWords = []string{"api", "cli", "web", "infra", "sdk", "docs", "core", "bot", "data", "ml"}
 
 // buildCorpus draws the developers, repositories, split and sessions of a
-// study of scale blocks.
-func buildCorpus(seed uint64, scale int) (*corpus, error) {
+// study of scale blocks. It gives the sessions to emit, one developer's at
+// a time (in order), and keeps none of them; emit may be nil.
+func buildCorpus(seed uint64, scale int, emit func([]session)) (*corpus, error) {
 	c := &corpus{byName: map[string]*developer{}, moments: map[string]moment{}, profile: map[string]profileMoment{}}
 	nd, nr := 0, 0
 	for range scale {
@@ -285,13 +290,17 @@ func buildCorpus(seed uint64, scale int) (*corpus, error) {
 		d.mix = dirichlet(mixRNG, MixConcentration)
 		d.u = DeveloperSpread * (2*mixRNG.Float64() - 1)
 	}
-	c.makeSessions(seed)
+	if emit == nil {
+		emit = func([]session) {}
+	}
+	c.makeSessions(seed, emit)
 	return c, nil
 }
 
-// makeSessions draws every developer's sessions and turns. Real developer
-// messages at candidate points follow the developer's move mix.
-func (c *corpus) makeSessions(seed uint64) {
+// makeSessions draws every developer's sessions and turns and gives them
+// to emit, developer by developer. Real developer messages at candidate
+// points follow the developer's move mix.
+func (c *corpus) makeSessions(seed uint64, emit func([]session)) {
 	rng := stream(seed, "sessions")
 	base := time.Date(2025, 1, 6, 9, 0, 0, 0, time.UTC)
 	source := fmt.Sprintf("synth:seed=%d", seed)
@@ -315,6 +324,9 @@ func (c *corpus) makeSessions(seed uint64) {
 		start := base.Add(time.Duration(d.idx) * time.Hour)
 		var heldMoments int
 		first := len(c.sessions)
+		if first != 0 {
+			panic("synth: sessions left from the previous developer")
+		}
 		for i := range n {
 			held := i >= n-h
 			var m int // developer messages in the session
@@ -334,7 +346,7 @@ func (c *corpus) makeSessions(seed uint64) {
 			start = start.Add(24*time.Hour + time.Duration(rng.IntN(12*60))*time.Minute)
 			s := ingest.Session{
 				ID: "syn-" + shortHash(fmt.Sprint(seed), d.name, fmt.Sprint(i)), Developer: d.name, Repo: repo,
-				StartedAt: start, Format: "synth", SourceFile: source, Line: len(c.sessions) + 1,
+				StartedAt: start, Format: "synth", SourceFile: source, Line: c.nsessions + len(c.sessions) + 1,
 			}
 			c.sessions = append(c.sessions, session{s: s, heldout: held})
 			c.fillTurns(rng, d, len(c.sessions)-1, m, held)
@@ -350,6 +362,10 @@ func (c *corpus) makeSessions(seed uint64) {
 			c.fillTurns(rng, d, last, m, true)
 			heldMoments++
 		}
+		emit(c.sessions)
+		c.nsessions += len(c.sessions)
+		clear(c.sessions)
+		c.sessions = c.sessions[:0]
 	}
 	for k, n := range edge {
 		c.edges = append(c.edges, graph.Edge{Developer: k[0], Repo: k[1], Sessions: n})

@@ -40,7 +40,7 @@ type MemoryOptions struct {
 // need many seeds, where a workspace per seed would take seconds.
 func InMemory(opts MemoryOptions) (*queries.Study, error) {
 	scale := max(opts.Scale, 1)
-	c, err := buildCorpus(opts.Seed, scale)
+	c, err := buildCorpus(opts.Seed, scale, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package synth
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -155,16 +154,53 @@ func WriteFidelity(ctx context.Context, ws *queries.Workspace, opts FidelityOpti
 	if n > 0 {
 		return st, fmt.Errorf("%w: it holds %d episodes", ErrNotEmpty, n)
 	}
-	err = ws.InTx(ctx, func(*sql.Conn) error {
-		// rw keeps the first error; Close returns it.
-		rw := queries.NewRowWriter(ctx, ws)
-		st = plantFidelity(rw, opts.Seed, scale, opts)
-		if err := rw.Close(); err != nil {
-			return err
-		}
+	// Committed in chunks, between episodes (memory flat in the scale);
+	// the provenance goes in the last chunk, and a failure clears what
+	// was committed.
+	cw := newChunkWriter(ctx, ws, chunkRows)
+	st = plantFidelity(fidelityChunks{cw}, opts.Seed, scale, opts)
+	err = cw.Commit(func() error {
 		return queries.MarkSynthetic(ctx, ws.Conn(), queries.Origin{Maker: MakerFidelity, Detail: fmt.Sprintf("seed %d, scale %d", opts.Seed, scale)})
 	})
-	return st, err
+	if err != nil {
+		return st, clearStudy(ctx, ws, err)
+	}
+	return st, nil
+}
+
+// fidelityChunks is a FidelitySink that counts every row to its
+// chunkWriter, which commits between rows once a chunk is full (a failure
+// clears the whole study, so no row needs another for company).
+type fidelityChunks struct{ *chunkWriter }
+
+func (f fidelityChunks) EpTask(t queries.NewEpTask) error {
+	f.chunkWriter.EpTask(t)
+	return f.Row(1)
+}
+
+func (f fidelityChunks) Criterion(c queries.Criterion) error {
+	f.chunkWriter.Criterion(c)
+	return f.Row(1)
+}
+
+func (f fidelityChunks) Verdict(v queries.StoredVerdict) error {
+	f.chunkWriter.Verdict(v)
+	return f.Row(1)
+}
+
+func (f fidelityChunks) EpMessage(m queries.NewEpMessage) error {
+	f.chunkWriter.EpMessage(m)
+	return f.Row(1)
+}
+
+func (f fidelityChunks) EpToolCall(c queries.NewEpToolCall) error {
+	f.chunkWriter.EpToolCall(c)
+	return f.Row(1)
+}
+
+func (f fidelityChunks) Episode(e queries.NewEpisode) error {
+	f.chunkWriter.Episode(e)
+	return f.Row(1)
 }
 
 func plantFidelity(rw FidelitySink, seed uint64, scale int, opts FidelityOptions) FidelityStats {
@@ -286,9 +322,12 @@ func plantFidelity(rw FidelitySink, seed uint64, scale int, opts FidelityOptions
 					if v != "na" {
 						applied = true
 					}
+					// A fail names the first failing user turn (SPEC
+					// 6.2, as ub verdicts import requires): the user's
+					// opening message, turn 0.
 					var turn *int
 					if v == "fail" {
-						turn = ptr(1)
+						turn = ptr(0)
 					}
 					rw.Verdict(queries.StoredVerdict{SimulationID: simID, CriterionID: c.id, Grader: FidelityGrader,
 						Verdict: v, TurnIdx: turn, SourceFile: "synth", SourceLine: st.Verdicts + 1})

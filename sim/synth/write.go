@@ -3,7 +3,6 @@ package synth
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -93,15 +92,32 @@ func Write(ctx context.Context, ws *queries.Workspace, opts Options) (Stats, err
 	if !empty {
 		return st, fmt.Errorf("synth: %w (ub synth writes a fresh workspace; pass another --db)", ErrNotEmpty)
 	}
-	progress("corpus")
-	c, err := buildCorpus(opts.Seed, scale)
+	st, err = writeStudy(ctx, ws, opts, scale, progress)
 	if err != nil {
+		// The study is committed in chunks: a failure leaves the
+		// workspace empty, as it was.
+		return st, clearStudy(ctx, ws, err)
+	}
+	return st, nil
+}
+
+// writeStudy is Write on an empty workspace.
+func writeStudy(ctx context.Context, ws *queries.Workspace, opts Options, scale int, progress func(string)) (Stats, error) {
+	var st Stats
+	progress("corpus")
+	// The sessions are written as they are drawn, the developers and
+	// repositories after them.
+	cw := newChunkWriter(ctx, ws, chunkRows)
+	c, err := buildCorpus(opts.Seed, scale, func(ss []session) { writeSessions(cw, ss) })
+	if err != nil {
+		cw.Commit(nil)
 		return st, err
 	}
-	if err := ws.InTx(ctx, func(*sql.Conn) error { return c.write(ctx, ws) }); err != nil {
+	c.write(cw)
+	if err := cw.Commit(nil); err != nil {
 		return st, fmt.Errorf("synth: sessions: %w", err)
 	}
-	st.Developers, st.Sessions, st.Turns = len(c.devs), len(c.sessions), c.turns
+	st.Developers, st.Sessions, st.Turns = len(c.devs), c.nsessions, c.turns
 	repos := map[string]bool{}
 	for _, e := range c.edges {
 		repos[e.Repo] = true
@@ -131,12 +147,11 @@ func Write(ctx context.Context, ws *queries.Workspace, opts Options) (Stats, err
 	}
 
 	progress("generations")
-	err = ws.InTx(ctx, func(*sql.Conn) error {
-		var err error
-		st.Simulators, st.Generations, st.Labels, err = c.writeGenerations(ctx, ws, opts.Seed, scale, max(opts.Trials, 1), points)
-		if err != nil {
-			return err
-		}
+	cw = newChunkWriter(ctx, ws, chunkRows)
+	st.Simulators, st.Generations, st.Labels = c.writeGenerations(cw, opts.Seed, scale, max(opts.Trials, 1), points)
+	// The provenance goes in the last transaction: a workspace that says
+	// it holds a synthetic study holds all of it.
+	err = cw.Commit(func() error {
 		detail := fmt.Sprintf("seed %d, scale %d", opts.Seed, scale)
 		if opts.Trials > 1 {
 			detail += fmt.Sprintf(", trials %d", opts.Trials)
@@ -149,8 +164,8 @@ func Write(ctx context.Context, ws *queries.Workspace, opts Options) (Stats, err
 	return st, nil
 }
 
-func (c *corpus) write(ctx context.Context, ws *queries.Workspace) error {
-	rw := queries.NewRowWriter(ctx, ws)
+// write gives the developers, repositories and their edges to rw.
+func (c *corpus) write(rw *chunkWriter) {
 	for _, d := range c.devs {
 		rw.Developer(d.name)
 	}
@@ -169,15 +184,21 @@ func (c *corpus) write(ctx context.Context, ws *queries.Workspace) error {
 	for _, e := range c.edges {
 		rw.DeveloperRepo(e.Developer, e.Repo, "session")
 	}
-	for _, s := range c.sessions {
+	rw.Row(len(c.devs) + len(names) + len(c.edges))
+}
+
+// writeSessions gives sessions and their turns to rw, committing between
+// sessions.
+func writeSessions(rw *chunkWriter, sessions []session) {
+	for _, s := range sessions {
 		x := &s.s
 		rw.Session(queries.NewSession{ID: x.ID, Developer: x.Developer, Repo: x.Repo, StartedAt: x.StartedAt, Format: x.Format,
 			SourceFile: x.SourceFile, Line: x.Line, ContentHash: x.ContentHash(), Turns: len(x.Turns)})
 		for j, t := range x.Turns {
 			rw.Turn(queries.NewTurn{SessionID: x.ID, Idx: j, Role: string(t.Role), Text: t.Text})
 		}
+		rw.Row(1 + len(x.Turns))
 	}
-	return rw.Close()
 }
 
 // storeSplit makes the split as ub split does (splits.Make) and checks that
@@ -266,9 +287,10 @@ func moveIndex(m string) int {
 	return 2
 }
 
-func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, seed uint64, scale, trials int, points []queries.PointRow) (nsim, ngen, nlab int, err error) {
+// writeGenerations gives the simulators, templates, generations and labels
+// to rw, committing between generations; rw keeps the first error.
+func (c *corpus) writeGenerations(rw *chunkWriter, seed uint64, scale, trials int, points []queries.PointRow) (nsim, ngen, nlab int) {
 	sims := Planted()
-	rw := queries.NewRowWriter(ctx, ws)
 	byName := map[string]Simulator{}
 	for _, s := range sims {
 		byName[s.Name] = s
@@ -302,6 +324,7 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 		rw.Label(queries.Label{Target: "point", TargetID: p.ID, Judge: Judge, Move: mv, Label7: label7(lab7RNG, mv), PromptVersion: JudgeVersion})
 		altLabel("point", p.ID, mv)
 		nlab++
+		rw.Row(3)
 	}
 
 	experiment := fmt.Sprintf("%s:seed=%d,scale=%d", Experiment, seed, scale)
@@ -317,9 +340,12 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 		rw.Label(queries.Label{Target: "generation", TargetID: g.id, Judge: Judge, Move: g.move, Label7: label7(lab7RNG, g.move), PromptVersion: JudgeVersion})
 		ngen++
 		nlab++
+		rows := 2
 		if r.WindowN == AnchorN && r.HistoryK == AnchorK && r.Condition != queries.CondTerse {
 			altLabel("generation", g.id, g.move)
+			rows++
 		}
+		rw.Row(rows)
 	})
 	// The planted moves of the eligible developers' profile-session
 	// moments, as judge Judge's labels of target "message": the move mix
@@ -332,8 +358,9 @@ func (c *corpus) writeGenerations(ctx context.Context, ws *queries.Workspace, se
 	for _, id := range ids {
 		rw.Label(queries.Label{Target: "message", TargetID: id, Judge: Judge, Move: c.profile[id].move, PromptVersion: JudgeVersion})
 		nlab++
+		rw.Row(1)
 	}
-	return len(sims), ngen, nlab, rw.Close()
+	return len(sims), ngen, nlab
 }
 
 // drawn is one generation as drawGenerations draws it.
