@@ -544,6 +544,15 @@ func (in interner) of(b []byte) string {
 	return s
 }
 
+// str is of for a string.
+func (in interner) str(s string) string {
+	if c, ok := in[s]; ok {
+		return c
+	}
+	in[s] = s
+	return s
+}
+
 // LoadGenerations reads every generation at the frozen points, one by one,
 // with judge's label; points are the study's Points (LoadStudy), which the
 // generations index. LoadStudy does not call it: at scale the generations

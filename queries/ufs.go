@@ -165,6 +165,11 @@ func LoadFidelity(ctx context.Context, db Querier) ([]FidelityEpisode, error) {
 	}
 	defer rows.Close()
 	var out []FidelityEpisode
+	// The names an episode shares with many others (grader, simulator,
+	// agent, domain, task, probes) are kept once: at a million episodes
+	// their copies were most of the heap.
+	in := interner{}
+	probeLists := map[string][]string{}
 	for rows.Next() {
 		var e FidelityEpisode
 		var probes string
@@ -175,8 +180,14 @@ func LoadFidelity(ctx context.Context, db Querier) ([]FidelityEpisode, error) {
 			&e.AgentTurns, &e.AgentQuestions, &e.AgentToolCalls, &probes); err != nil {
 			return nil, err
 		}
+		e.Grader, e.UserSim, e.Agent, e.Domain, e.TaskID = in.str(e.Grader), in.str(e.UserSim), in.str(e.Agent), in.str(e.Domain), in.str(e.TaskID)
 		if probes != "" {
-			e.Probes = strings.Split(probes, ",")
+			ps, ok := probeLists[probes]
+			if !ok {
+				ps = strings.Split(probes, ",")
+				probeLists[probes] = ps
+			}
+			e.Probes = ps
 		}
 		out = append(out, e)
 	}
@@ -197,11 +208,16 @@ func VerdictPairs(ctx context.Context, db Querier, a, b string) ([]VerdictPair, 
 	}
 	defer rows.Close()
 	var out []VerdictPair
+	in := interner{} // families and verdicts: a few names, millions of pairs
 	for rows.Next() {
 		var p VerdictPair
 		if err := rows.Scan(&p.SimulationID, &p.CriterionID, &p.Family, &p.A, &p.B); err != nil {
 			return nil, err
 		}
+		if n := len(out); n > 0 && out[n-1].SimulationID == p.SimulationID { // by simulation: one copy per episode
+			p.SimulationID = out[n-1].SimulationID
+		}
+		p.Family, p.A, p.B = in.str(p.Family), in.str(p.A), in.str(p.B)
 		out = append(out, p)
 	}
 	return out, rows.Err()

@@ -999,7 +999,7 @@ func spreadLabels(pts plotter.XYs, errs plotter.YErrors, labels []string, avoid 
 // FidelityPairs turns the stored verdict pairs of two graders into the
 // analyses' pairs.
 func FidelityPairs(rows []queries.VerdictPair) []analysis.VerdictPair {
-	var out []analysis.VerdictPair
+	out := make([]analysis.VerdictPair, 0, len(rows))
 	for _, p := range rows {
 		out = append(out, analysis.VerdictPair{Episode: p.SimulationID, Family: p.Family, A: p.A, B: p.B})
 	}
