@@ -82,6 +82,15 @@ func (w *RowWriter) append(table string, vals ...driver.Value) error {
 	return w.err
 }
 
+// Fail makes err the writer's first error, unless it has one: every later
+// call appends nothing and returns it (a caller whose transaction failed
+// to begin).
+func (w *RowWriter) Fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
+
 // FlushLarge flushes, in the order they were opened, the appenders given
 // at least min rows since they were last flushed, and keeps them open;
 // it returns the first error. The rows flushed are in the transaction

@@ -44,16 +44,20 @@ func newChunkWriter(ctx context.Context, ws *queries.Workspace, limit int) *chun
 	return w
 }
 
+// begin begins a transaction and a RowWriter in it; after an error, the
+// RowWriter keeps the error and appends nothing.
 func (w *chunkWriter) begin() {
-	if w.err != nil {
-		return
-	}
-	if _, err := w.ws.Conn().ExecContext(w.ctx, "BEGIN TRANSACTION"); err != nil {
-		w.err = err
-		return
-	}
-	w.open = true
 	w.RowWriter = queries.NewRowWriter(w.ctx, w.ws)
+	if w.err == nil {
+		if _, err := w.ws.Conn().ExecContext(w.ctx, "BEGIN TRANSACTION"); err != nil {
+			w.err = err
+		} else {
+			w.open = true
+		}
+	}
+	if w.err != nil {
+		w.RowWriter.Fail(w.err)
+	}
 }
 
 // Row counts n rows given since the last call and commits the transaction
