@@ -252,9 +252,61 @@ type EpisodeView struct {
 	Probes                       []ProbeHit
 }
 
+// RowSpan is where one episode's rows lie in a table: the least and
+// greatest rowid and the number of rows.
+type RowSpan struct {
+	Lo, Hi int64
+	N      int
+}
+
+// EpisodeSpans are an episode's rows in ep_messages, ep_tool_calls and
+// ep_probe_findings.
+type EpisodeSpans struct {
+	Messages, ToolCalls, Probes RowSpan
+}
+
+// BatchSpans finds, in one scan of each conversation table, where each
+// episode of a batch lies (an episode with no row in a table has a zero
+// span there). The rowids hold while no one writes those tables: the
+// review server, the workspace's one writer while it runs, never does.
+func BatchSpans(ctx context.Context, db Querier, batch string) (map[string]EpisodeSpans, error) {
+	rows, err := db.QueryContext(ctx, q("review_batch_spans"), batch)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]EpisodeSpans{}
+	for rows.Next() {
+		var table, id string
+		var sp RowSpan
+		if err := rows.Scan(&table, &id, &sp.Lo, &sp.Hi, &sp.N); err != nil {
+			return nil, err
+		}
+		e := out[id]
+		switch table {
+		case "m":
+			e.Messages = sp
+		case "c":
+			e.ToolCalls = sp
+		default:
+			e.Probes = sp
+		}
+		out[id] = e
+	}
+	return out, rows.Err()
+}
+
 // ReviewEpisode loads one episode for review; an unknown id gives
 // ErrNoEpisode.
 func ReviewEpisode(ctx context.Context, db Querier, simID string) (EpisodeView, error) {
+	return ReviewEpisodeAt(ctx, db, simID, nil)
+}
+
+// ReviewEpisodeAt is ReviewEpisode reading the conversation tables only
+// within the episode's spans (BatchSpans; nil: the whole tables). A span
+// that no longer holds all the episode's rows (a table rewritten since)
+// is read again whole.
+func ReviewEpisodeAt(ctx context.Context, db Querier, simID string, sp *EpisodeSpans) (EpisodeView, error) {
 	var v EpisodeView
 	err := db.QueryRowContext(ctx, q("review_episode"), simID).Scan(&v.SimulationID, &v.Domain, &v.TaskID, &v.Trial,
 		&v.Reward, &v.Termination, &v.UserSim, &v.Agent, &v.ReasonForCall, &v.KnownInfo, &v.UnknownInfo,
@@ -265,56 +317,84 @@ func ReviewEpisode(ctx context.Context, db Querier, simID string) (EpisodeView, 
 	if err != nil {
 		return v, fmt.Errorf("episode %s: %w", simID, err)
 	}
-	rows, err := db.QueryContext(ctx, q("review_messages"), simID)
-	if err != nil {
-		return v, err
+	var msgs, calls, probes *RowSpan
+	if sp != nil {
+		msgs, calls, probes = &sp.Messages, &sp.ToolCalls, &sp.Probes
 	}
 	byIdx := map[int]int{}
-	for rows.Next() {
+	if err := spanRows(ctx, db, "review_messages", simID, msgs, func(rows *sql.Rows) error {
 		var m EpisodeMessage
 		if err := rows.Scan(&m.Idx, &m.TurnIdx, &m.Role, &m.Content, &m.Requestor, &m.ToolError, &m.ToolCallID); err != nil {
-			rows.Close()
-			return v, err
+			return err
 		}
 		byIdx[m.Idx] = len(v.Messages)
 		v.Messages = append(v.Messages, m)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}, func() { v.Messages, byIdx = nil, map[int]int{} }); err != nil {
 		return v, err
 	}
-	rows, err = db.QueryContext(ctx, q("review_tool_calls"), simID)
-	if err != nil {
-		return v, err
-	}
-	for rows.Next() {
+	var pending [][2]int // message index, call
+	var callsOf []EpisodeToolCall
+	if err := spanRows(ctx, db, "review_tool_calls", simID, calls, func(rows *sql.Rows) error {
 		var msgIdx, callIdx int
 		var c EpisodeToolCall
 		if err := rows.Scan(&msgIdx, &callIdx, &c.Name, &c.Arguments, &c.CallID); err != nil {
-			rows.Close()
-			return v, err
+			return err
 		}
-		if i, ok := byIdx[msgIdx]; ok {
-			v.Messages[i].Calls = append(v.Messages[i].Calls, c)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		pending = append(pending, [2]int{msgIdx, len(callsOf)})
+		callsOf = append(callsOf, c)
+		return nil
+	}, func() { pending, callsOf = nil, nil }); err != nil {
 		return v, err
 	}
-	rows, err = db.QueryContext(ctx, q("review_probes"), simID)
-	if err != nil {
-		return v, err
+	for _, p := range pending {
+		if i, ok := byIdx[p[0]]; ok {
+			v.Messages[i].Calls = append(v.Messages[i].Calls, callsOf[p[1]])
+		}
 	}
-	defer rows.Close()
-	for rows.Next() {
+	err = spanRows(ctx, db, "review_probes", simID, probes, func(rows *sql.Rows) error {
 		var p ProbeHit
 		if err := rows.Scan(&p.Probe, &p.TurnIdx, &p.Evidence); err != nil {
-			return v, err
+			return err
 		}
 		v.Probes = append(v.Probes, p)
+		return nil
+	}, func() { v.Probes = nil })
+	return v, err
+}
+
+// spanRows runs query (one episode's rows of a table, in order) and calls
+// row on each row. With a span it reads only the span's rowids (none when
+// the span is empty); when that gives other than the span's count of rows,
+// reset discards them and the whole table is read.
+func spanRows(ctx context.Context, db Querier, query, simID string, sp *RowSpan, row func(*sql.Rows) error, reset func()) error {
+	each := func(name string, args ...any) (int, error) {
+		rows, err := db.QueryContext(ctx, q(name), args...)
+		if err != nil {
+			return 0, err
+		}
+		defer rows.Close()
+		n := 0
+		for rows.Next() {
+			if err := row(rows); err != nil {
+				return n, err
+			}
+			n++
+		}
+		return n, rows.Err()
 	}
-	return v, rows.Err()
+	if sp != nil {
+		if sp.N == 0 {
+			return nil
+		}
+		n, err := each(query+"_span", simID, sp.Lo, sp.Hi)
+		if err != nil || n == sp.N {
+			return err
+		}
+		reset()
+	}
+	_, err := each(query, simID)
+	return err
 }
 
 // Review outcomes and kinds (rv_decisions).

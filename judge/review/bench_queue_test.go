@@ -38,6 +38,7 @@ func scaleServer(tb testing.TB, corpus, batch int) (*Server, string) {
 		tb.Fatal(err)
 	}
 	for _, stmt := range []string{
+		`SET preserve_insertion_order = true`, // as the appenders of ingest write: episode by episode
 		`INSERT INTO ep_episodes (simulation_id, run_id, source_file, source_index, content_hash, domain, task_id, reward, n_messages)
 		 SELECT printf('sim-%07d', i), 'r', 'f', i, 'h', 'airline', CAST(i % 50 AS VARCHAR), (i % 2)::DOUBLE, 20
 		 FROM range($corpus) t(i) WHERE i <> $shown`,
@@ -65,6 +66,7 @@ func scaleServer(tb testing.TB, corpus, batch int) (*Server, string) {
 		`INSERT INTO rv_errors SELECT simulation_id, reviewer, 0, 3, 'hallucination', 'minor', 'n' FROM scale_decided WHERE outcome = 'error'`,
 		`INSERT INTO rv_revision_errors SELECT simulation_id, reviewer, 1, 0, 3, 'hallucination', 'minor', 'n' FROM scale_decided WHERE outcome = 'error'`,
 		`DROP TABLE scale_decided`,
+		`SET preserve_insertion_order = false`,
 		`CHECKPOINT`,
 	} {
 		stmt = strings.NewReplacer("$corpus", fmt.Sprint(corpus), "$batch", fmt.Sprint(batch), "$shown", fmt.Sprint(shown)).Replace(stmt)

@@ -76,6 +76,20 @@ type Server struct {
 	sessions map[string]session
 	served   map[[2]string]time.Time // reviewer, episode -> when its page was last served
 	queues   map[string]*queueIndex  // reviewer -> queue (not the adjudicator's)
+	// spans: where each episode of the batch lies in the conversation
+	// tables, found by Warm (nil: read the tables whole). The server never
+	// writes those tables, so they hold while it runs.
+	spans map[string]queries.EpisodeSpans
+}
+
+// episode reads an episode of the batch, within its spans when Warm found
+// them; s.mu is held.
+func (s *Server) episode(ctx context.Context, id string) (queries.EpisodeView, error) {
+	if s.spans == nil {
+		return queries.ReviewEpisode(ctx, s.db, id)
+	}
+	sp := s.spans[id]
+	return queries.ReviewEpisodeAt(ctx, s.db, id, &sp)
 }
 
 type session struct {
@@ -175,9 +189,15 @@ func (s *Server) index(ctx context.Context, sess session) (*queueIndex, error) {
 }
 
 // Warm reads every reviewer's queue, so that the first page a reviewer
-// opens does not wait for it.
+// opens does not wait for it, and where each episode of the batch lies in
+// the conversation tables, so that an episode page reads its rows alone.
 func (s *Server) Warm(ctx context.Context) error {
 	return s.withDB(func() error {
+		spans, err := queries.BatchSpans(ctx, s.db, s.opts.Batch)
+		if err != nil {
+			return err
+		}
+		s.spans = spans
 		for _, r := range s.opts.Reviewers {
 			if _, err := s.index(ctx, session{reviewer: r}); err != nil {
 				return err
@@ -624,7 +644,7 @@ func (s *Server) renderEpisode(w http.ResponseWriter, r *http.Request, sess sess
 			}
 		}
 		d.Position, d.Total, d.Prev, d.Next = p.Position, p.Total, p.Prev, p.Next
-		if d.Ep, err = queries.ReviewEpisode(r.Context(), s.db, id); err != nil {
+		if d.Ep, err = s.episode(r.Context(), id); err != nil {
 			return err
 		}
 		if dec, decided, err = queries.GetDecision(r.Context(), s.db, id, sess.reviewer); err != nil {
@@ -775,7 +795,7 @@ func (s *Server) saveDecision(w http.ResponseWriter, r *http.Request, sess sessi
 		if skip {
 			dec = queries.Decision{SimulationID: id, Reviewer: sess.reviewer, Kind: queries.KindHuman, Batch: s.opts.Batch, Source: "web"}
 		} else {
-			ep, err := queries.ReviewEpisode(r.Context(), s.db, id)
+			ep, err := s.episode(r.Context(), id)
 			if err != nil {
 				return err
 			}
