@@ -78,59 +78,10 @@ func (d *tau2Dir) read(p *tau2File, sink EpisodeSink) error {
 		sink.Error(e)
 	}
 	p.errs = nil
-	entries, err := os.ReadDir(d.sims)
-	if err != nil {
-		sink.Error(&ParseError{Path: d.sims, Reason: err.Error()})
+	order, pe := d.order(p.path)
+	if pe != nil {
+		sink.Error(pe)
 		return nil
-	}
-	var onDisk []string
-	disk := map[string]bool{}
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		stem := strings.TrimSuffix(e.Name(), ".json")
-		onDisk = append(onDisk, stem)
-		disk[stem] = true
-	}
-	sort.Strings(onDisk)
-	order := onDisk
-	if d.indexLine > 0 {
-		order = make([]string, 0, len(d.index))
-		indexed := map[string]bool{}
-		var missing, extra []string
-		for i, e := range d.index {
-			if e.ID == "" {
-				sink.Error(&ParseError{Path: p.path, Line: d.indexLine, Reason: fmt.Sprintf("simulation_index %d: missing \"id\"", i)})
-				return nil
-			}
-			if indexed[e.ID] {
-				sink.Error(&ParseError{Path: p.path, Line: d.indexLine, Reason: fmt.Sprintf("simulation_index %d: id %s repeated", i, e.ID)})
-				return nil
-			}
-			indexed[e.ID] = true
-			order = append(order, e.ID)
-			if !disk[e.ID] {
-				missing = append(missing, filepath.Join(d.sims, e.ID+".json"))
-			}
-		}
-		for _, stem := range onDisk {
-			if !indexed[stem] {
-				extra = append(extra, filepath.Join(d.sims, stem+".json"))
-			}
-		}
-		if len(missing)+len(extra) > 0 {
-			var why []string
-			if len(missing) > 0 {
-				sort.Strings(missing)
-				why = append(why, "simulation files of the index missing: "+strings.Join(missing, ", "))
-			}
-			if len(extra) > 0 {
-				why = append(why, "simulation files not in the index: "+strings.Join(extra, ", "))
-			}
-			sink.Error(&ParseError{Path: p.path, Line: d.indexLine, Reason: "dir-format run refused (nothing of it read): " + strings.Join(why, "; ")})
-			return nil
-		}
 	}
 	discarded, pe := readDiscarded(filepath.Join(filepath.Dir(p.path), tau2DiscardedFile))
 	if pe != nil {
@@ -165,6 +116,64 @@ func (d *tau2Dir) read(p *tau2File, sink EpisodeSink) error {
 		return flush()
 	}
 	return nil
+}
+
+// order is the ids of the run's simulation files in reading order,
+// checked against the index of its results.json (meta) as tau2 checks
+// them: the index's order, a file missing or one not in the index
+// refusing the run, naming them; without an index, every file by name.
+func (d *tau2Dir) order(meta string) ([]string, *ParseError) {
+	entries, err := os.ReadDir(d.sims)
+	if err != nil {
+		return nil, &ParseError{Path: d.sims, Reason: err.Error()}
+	}
+	var onDisk []string
+	disk := map[string]bool{}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		stem := strings.TrimSuffix(e.Name(), ".json")
+		onDisk = append(onDisk, stem)
+		disk[stem] = true
+	}
+	sort.Strings(onDisk)
+	order := onDisk
+	if d.indexLine > 0 {
+		order = make([]string, 0, len(d.index))
+		indexed := map[string]bool{}
+		var missing, extra []string
+		for i, e := range d.index {
+			if e.ID == "" {
+				return nil, &ParseError{Path: meta, Line: d.indexLine, Reason: fmt.Sprintf("simulation_index %d: missing \"id\"", i)}
+			}
+			if indexed[e.ID] {
+				return nil, &ParseError{Path: meta, Line: d.indexLine, Reason: fmt.Sprintf("simulation_index %d: id %s repeated", i, e.ID)}
+			}
+			indexed[e.ID] = true
+			order = append(order, e.ID)
+			if !disk[e.ID] {
+				missing = append(missing, filepath.Join(d.sims, e.ID+".json"))
+			}
+		}
+		for _, stem := range onDisk {
+			if !indexed[stem] {
+				extra = append(extra, filepath.Join(d.sims, stem+".json"))
+			}
+		}
+		if len(missing)+len(extra) > 0 {
+			var why []string
+			if len(missing) > 0 {
+				sort.Strings(missing)
+				why = append(why, "simulation files of the index missing: "+strings.Join(missing, ", "))
+			}
+			if len(extra) > 0 {
+				why = append(why, "simulation files not in the index: "+strings.Join(extra, ", "))
+			}
+			return nil, &ParseError{Path: meta, Line: d.indexLine, Reason: "dir-format run refused (nothing of it read): " + strings.Join(why, "; ")}
+		}
+	}
+	return order, nil
 }
 
 // simulation reads the idx-th simulation file, simulations/<id>.json.
@@ -291,4 +300,49 @@ func attemptIDs(ep *Episode, discarded map[string][]string) {
 			ep.Attempts[i].SimulationID = strp(ids[ep.Attempts[i].Attempt-1])
 		}
 	}
+}
+
+// Tau2DirFiles lists the simulation files of the dir-format run whose
+// results.json is meta, in the order ParseTau2Dir reads them, checked
+// against the run's simulation_index as ParseTau2Dir checks them (a file
+// missing or one not in the index is an error naming them). The files
+// are not read.
+func Tau2DirFiles(meta string) ([]string, error) {
+	fh, err := os.Open(meta)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	d := &tau2Dir{sims: filepath.Join(filepath.Dir(meta), tau2SimsDir)}
+	s := newJSONStream(meta, bufio.NewReaderSize(fh, 1<<16))
+	if t, err := s.token(); err != nil {
+		return nil, s.syntaxError(err)
+	} else if t != json.Delim('{') {
+		return nil, &ParseError{Path: meta, Line: 1, Reason: "not a tau2 results file: want an object"}
+	}
+	for s.more() {
+		t, err := s.token()
+		if err != nil {
+			return nil, s.syntaxError(err)
+		}
+		raw, line, err := s.value()
+		if err != nil {
+			return nil, s.syntaxError(err)
+		}
+		if t == "simulation_index" {
+			d.indexLine = line
+			if err := json.Unmarshal(raw, &d.index); err != nil {
+				return nil, &ParseError{Path: meta, Line: line, Reason: "simulation_index: " + err.Error()}
+			}
+		}
+	}
+	ids, pe := d.order(meta)
+	if pe != nil {
+		return nil, pe
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = filepath.Join(d.sims, id+".json")
+	}
+	return out, nil
 }

@@ -99,3 +99,28 @@ func EpDiscardedAttempts(ctx context.Context, db Querier) (map[string]int, error
 	})
 	return out, err
 }
+
+// TaskSplitTask is one task of one of tau2's task splits of a domain
+// (split_tasks.json, stored by ub ingest --tasks).
+type TaskSplitTask struct {
+	Split, Domain, TaskID string
+}
+
+// TaskSplitTasks lists every task of every stored task split, by split,
+// domain and task.
+func TaskSplitTasks(ctx context.Context, db Querier) ([]TaskSplitTask, error) {
+	rows, err := db.QueryContext(ctx, q("ep_task_split_tasks"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []TaskSplitTask
+	for rows.Next() {
+		var t TaskSplitTask
+		if err := rows.Scan(&t.Split, &t.Domain, &t.TaskID); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}

@@ -145,6 +145,9 @@ type Comparison struct {
 	// Synthetic lists the commands that made up the workspace's data
 	// (queries.Provenance); the summary then says so.
 	Synthetic []queries.Origin
+	// TaskSplit names the tau2 task split the fidelity comparison is
+	// restricted to ("": every task).
+	TaskSplit string
 }
 
 // Diff is the difference B - A the regression check reads: accuracy in
@@ -227,6 +230,9 @@ func (c Comparison) Text() string {
 		f := c.Fidelity
 		p := f.Pair
 		fmt.Fprintf(&b, "User fidelity: A = %s, B = %s; grader %s\n", c.A, c.B, c.Scorer)
+		if c.TaskSplit != "" {
+			fmt.Fprintf(&b, "only the tasks of task split %s\n", c.TaskSplit)
+		}
 		agent := "same agent " + strings.Join(f.Agents, "")
 		if p.Confounded {
 			agent = "CONFOUNDED: different agents (" + strings.Join(f.Agents, ", ") + "): success and R not compared"
@@ -277,6 +283,7 @@ type comparisonJSON struct {
 	Judged     bool            `json:"judged"`
 	Check      *regressionJSON `json:"regression_check,omitempty"`
 	Synthetic  string          `json:"synthetic_data,omitempty"`
+	TaskSplit  string          `json:"task_split,omitempty"`
 }
 
 type metricJSON struct {
@@ -324,7 +331,7 @@ func ptr[T any](v T) *T { return &v }
 // it).
 func (c Comparison) JSON() any {
 	o := comparisonJSON{Study: c.Study, A: c.A, B: c.B, Scorer: c.Scorer, Judged: c.Judged(),
-		Bootstrap: bootstrapJSON{B: c.Boot.B, Seed: c.Boot.Seed, Level: c.Boot.Level}, Synthetic: SyntheticMark(c.Synthetic)}
+		Bootstrap: bootstrapJSON{B: c.Boot.B, Seed: c.Boot.Seed, Level: c.Boot.Level}, Synthetic: SyntheticMark(c.Synthetic), TaskSplit: c.TaskSplit}
 	if a := c.Accuracy; a != nil {
 		o.N, o.K, o.Developers, o.MomentsA, o.MomentsB = ptr(c.N), ptr(c.K), ptr(a.Developers), ptr(a.MomentsA), ptr(a.MomentsB)
 		o.Metrics = []metricJSON{{Metric: "accuracy", A: ivJSON(a.A), B: ivJSON(a.B), Diff: ivJSON(a.Diff), Test: "sign-flip", P: jnum(a.P)}}

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,6 +44,78 @@ type FidelityInput struct {
 	// seed of every bootstrap interval (zero: 1,000 from the default seed).
 	Rule      analysis.FrontierRule
 	Bootstrap analysis.BootstrapOptions
+	// TaskSplit, when set, keeps only the episodes of the split's tasks
+	// (RestrictTaskSplit); the section says which split it covers.
+	TaskSplit *TaskSplit
+}
+
+// TaskSplit is one of tau2's task splits (split_tasks.json): its name and
+// the tasks of every domain that names it.
+type TaskSplit struct {
+	Name  string
+	Tasks []queries.TaskSplitTask
+}
+
+// NewTaskSplit is the split name among the stored split tasks; ok is false
+// when no domain has a split of that name.
+func NewTaskSplit(tasks []queries.TaskSplitTask, name string) (s TaskSplit, ok bool) {
+	s.Name = name
+	for _, t := range tasks {
+		if t.Split == name {
+			s.Tasks = append(s.Tasks, t)
+		}
+	}
+	return s, len(s.Tasks) > 0
+}
+
+// SplitNames are the distinct split names of the stored split tasks, in
+// order.
+func SplitNames(tasks []queries.TaskSplitTask) []string {
+	var out []string
+	for _, t := range tasks {
+		if !slices.Contains(out, t.Split) {
+			out = append(out, t.Split)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// domains are the split's domains, in order.
+func (s TaskSplit) domains() []string {
+	var out []string
+	for _, t := range s.Tasks {
+		if !slices.Contains(out, t.Domain) {
+			out = append(out, t.Domain)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RestrictTaskSplit keeps the episodes (and verdict pairs) whose domain
+// and task are of split s; an episode of a domain without the split is
+// left out.
+func RestrictTaskSplit(eps []analysis.FidelityEpisode, pairs []analysis.VerdictPair, s TaskSplit) ([]analysis.FidelityEpisode, []analysis.VerdictPair) {
+	in := map[[2]string]bool{}
+	for _, t := range s.Tasks {
+		in[[2]string{t.Domain, t.TaskID}] = true
+	}
+	var out []analysis.FidelityEpisode
+	ids := map[string]bool{}
+	for _, e := range eps {
+		if in[[2]string{e.Domain, e.Task}] {
+			out = append(out, e)
+			ids[e.ID] = true
+		}
+	}
+	var ps []analysis.VerdictPair
+	for _, p := range pairs {
+		if ids[p.Episode] {
+			ps = append(ps, p)
+		}
+	}
+	return out, ps
 }
 
 // fidelity is the section's analyses, computed once (figures are built
@@ -90,6 +163,9 @@ func (r *Report) SetFidelity(in FidelityInput) {
 	}
 	if in.Threshold == 0 {
 		in.Threshold = 1
+	}
+	if in.TaskSplit != nil {
+		in.Episodes, in.Pairs = RestrictTaskSplit(in.Episodes, in.Pairs, *in.TaskSplit)
 	}
 	in.Episodes, in.Pairs = restrictEpisodes(in.Episodes, in.Pairs, r.in.Simulators)
 	r.fid = prepareFidelity(in)
@@ -703,6 +779,10 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 	b.WriteString("### User fidelity score (UFS)\n\n")
 	fmt.Fprintf(b, "User fidelity of %d user simulators over %d episodes graded by %s: %d scored, %d excluded "+
 		"(flagged P0, not their task's conversation, or no applicable criterion).\n\n", len(fd.ufs), len(in.Episodes), mdCode(in.Grader), scored, excluded)
+	if s := in.TaskSplit; s != nil {
+		fmt.Fprintf(b, "Only the tasks of task split %s (tau2's split_tasks.json): %d tasks of %s; episodes of other tasks are left out of every table and figure of this section.\n\n",
+			mdCode(s.Name), len(s.Tasks), mdText(strings.Join(s.domains(), ", ")))
+	}
 
 	b.WriteString("#### Table 1: summary per simulator\n\n")
 	t1 := table{header: []string{"simulator", "scored", "excluded", "mean R", "mean R 95% CI", "UFS", "UFS 95% CI", "cost/sim ($)", "cost", "dominated"}}

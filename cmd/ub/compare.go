@@ -18,6 +18,7 @@ import (
 
 type compareOptions struct {
 	a, b, study, condition, judge, grader string
+	taskSplit                             string // --task-split; "": every task
 	json                                  bool
 	margin                                *float64 // --fail-on-regression; nil when not asked
 	boot                                  analysis.BootstrapOptions
@@ -33,6 +34,7 @@ func newCompareCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "condition", Usage: "UserBench `CONDITION` of both sides (default noprofile; SIM@CONDITION sets one side's)"},
 			&cli.StringFlag{Name: "judge", Usage: "UserBench: score with judge `NAME`'s labels (default as ub report)"},
 			&cli.StringFlag{Name: "grader", Usage: "fidelity: score with grader `NAME`'s verdicts (default the one with most)"},
+			&cli.StringFlag{Name: "task-split", Usage: "fidelity: only the tasks of tau2 task split `NAME` (split_tasks.json, stored by ub ingest --tasks)"},
 			&cli.Float64Flag{Name: "fail-on-regression", Usage: "exit 8 when B is worse than A by more than `MARGIN` with confidence (the upper bound of B - A below -MARGIN)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the comparison as JSON"},
 			&cli.IntFlag{Name: "bootstrap", Value: analysis.DefaultBootstrapB, Usage: "`B` bootstrap replicates of every interval"},
@@ -43,7 +45,7 @@ func newCompareCommand(io *streams) *cli.Command {
 				return usagef("compare: want two simulators, A and B (got %d arguments; flags go before them)", c.NArg())
 			}
 			opts := compareOptions{a: c.Args().Get(0), b: c.Args().Get(1), study: c.String("study"), condition: c.String("condition"),
-				judge: c.String("judge"), grader: c.String("grader"), json: c.Bool("json"),
+				judge: c.String("judge"), grader: c.String("grader"), json: c.Bool("json"), taskSplit: strings.TrimSpace(c.String("task-split")),
 				boot: analysis.BootstrapOptions{B: c.Int("bootstrap"), Seed: c.Uint64("bootstrap-seed")}}
 			if c.IsSet("fail-on-regression") {
 				m := c.Float64("fail-on-regression")
@@ -54,6 +56,12 @@ func newCompareCommand(io *streams) *cli.Command {
 			}
 			if opts.study != "" && opts.study != reports.StudyUserBench && opts.study != reports.StudyFidelity {
 				return usagef("compare: --study %q: want userbench or fidelity", opts.study)
+			}
+			if opts.taskSplit != "" {
+				if opts.study == reports.StudyUserBench {
+					return usagef("compare: --task-split restricts the fidelity study's tasks, not UserBench")
+				}
+				opts.study = reports.StudyFidelity
 			}
 			if opts.condition != "" && !slices.Contains(queries.Conditions(), opts.condition) {
 				return usagef("compare: --condition %q: want one of %s", opts.condition, strings.Join(queries.Conditions(), ", "))
@@ -73,6 +81,10 @@ func runCompare(c *cli.Context, io *streams, opts compareOptions) error {
 	}
 	defer ws.Close()
 	ctx, db := c.Context, ws.Conn()
+	split, err := chooseTaskSplit(ctx, db, "compare", opts.taskSplit)
+	if err != nil {
+		return err
+	}
 	res := reports.Comparison{Boot: opts.boot.Resolved(), Margin: opts.margin}
 	if res.Synthetic, err = queries.Provenance(ctx, db); err != nil {
 		return err
@@ -113,6 +125,10 @@ func runCompare(c *cli.Context, io *streams, opts compareOptions) error {
 				return err
 			}
 			eps = reports.FidelityEpisodes(rows, grader)
+			if split != nil {
+				eps, _ = reports.RestrictTaskSplit(eps, nil, *split)
+				res.TaskSplit = split.Name
+			}
 			for _, e := range eps {
 				fidSims[e.Simulator] = true
 			}

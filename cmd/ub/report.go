@@ -20,7 +20,10 @@ type reportOptions struct {
 	judge  string
 	list   bool
 	fid    fidelityOptions
-	scope  reportScope
+	// taskSplit is --task-split, resolved into fid.split once the
+	// workspace is open.
+	taskSplit string
+	scope     reportScope
 }
 
 // reportScope is what a report shows: its studies, simulators, the runs
@@ -52,6 +55,7 @@ func newReportCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "grader", Usage: "user fidelity: score with the verdicts of grader `NAME` (default: the grader with the most verdicts)"},
 			&cli.StringFlag{Name: "q", Value: "0.75,0.84,0.86", Usage: "user fidelity: the frontier's required UFS `LEVELS`, comma-separated"},
 			&cli.StringFlag{Name: "epoch", Value: "prompts=1000,rollouts=64", Usage: "user fidelity: the epoch whose cost is reported, `prompts=N,rollouts=M`"},
+			&cli.StringFlag{Name: "task-split", Usage: "user fidelity: only the tasks of tau2 task split `NAME` (split_tasks.json, stored by ub ingest --tasks)"},
 			&cli.StringFlag{Name: "frontier-rule", Value: "point", Usage: "user fidelity: choose U*(q) on the UFS `point` estimate or on the `lower` bound of its 95% interval"},
 			&cli.IntFlag{Name: "bootstrap", Value: 1000, Usage: "bootstrap `B` replicates for the intervals over tasks"},
 			&cli.Uint64Flag{Name: "bootstrap-seed", Value: analysis.DefaultBootstrapSeed, Usage: "`SEED` of the bootstrap (the same seed gives the same intervals)"},
@@ -88,7 +92,7 @@ func newReportCommand(io *streams) *cli.Command {
 			}
 			return runReport(c, io, reportOptions{figure: c.String("figure"), out: c.String("out"), judge: c.String("judge"), list: c.Bool("list"), scope: scope,
 				fid: fidelityOptions{grader: c.String("grader"), qs: qs, prompts: prompts, rollouts: rollouts, rule: rule,
-					boot: analysis.BootstrapOptions{B: c.Int("bootstrap"), Seed: c.Uint64("bootstrap-seed")}}})
+					boot: analysis.BootstrapOptions{B: c.Int("bootstrap"), Seed: c.Uint64("bootstrap-seed")}}, taskSplit: strings.TrimSpace(c.String("task-split"))})
 		},
 	}
 }
@@ -106,6 +110,9 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 		return err
 	}
 	defer ws.Close()
+	if opts.fid.split, err = chooseTaskSplit(c.Context, ws.Conn(), "report", opts.taskSplit); err != nil {
+		return err
+	}
 	rep, err := loadReport(c, io, ws, opts.judge, opts.scope)
 	if err != nil {
 		return err

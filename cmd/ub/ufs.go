@@ -24,6 +24,29 @@ type fidelityOptions struct {
 	rollouts int
 	rule     analysis.FrontierRule
 	boot     analysis.BootstrapOptions
+	split    *reports.TaskSplit // --task-split; nil: every task
+}
+
+// chooseTaskSplit is the stored task split called name (tau2's
+// split_tasks.json, read by ub ingest --tasks); nil for "". An unknown
+// name is a usage error naming the splits the workspace holds; cmd
+// prefixes it.
+func chooseTaskSplit(ctx context.Context, db queries.Querier, cmd, name string) (*reports.TaskSplit, error) {
+	if name == "" {
+		return nil, nil
+	}
+	tasks, err := queries.TaskSplitTasks(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := reports.NewTaskSplit(tasks, name)
+	if ok {
+		return &s, nil
+	}
+	if len(tasks) == 0 {
+		return nil, usagef("%s: --task-split %s: this workspace holds no task splits (ub ingest --tasks on a tau2 task folder with split_tasks.json stores them)", cmd, name)
+	}
+	return nil, usagef("%s: --task-split %q: no domain has that split (splits: %s)", cmd, name, strings.Join(reports.SplitNames(tasks), ", "))
 }
 
 // parseQs reads --q: comma-separated fidelity levels in [0, 1].
@@ -78,6 +101,9 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 		if opts.grader != "" {
 			return usagef("report: --grader %s: no verdicts in this workspace (run ub verdicts import)", opts.grader)
 		}
+		if opts.split != nil {
+			return usagef("report: --task-split %s: it restricts the user fidelity study, and this workspace holds no verdicts (run ub verdicts import or ub grade)", opts.split.Name)
+		}
 		return nil
 	}
 	grader, second := chooseGraders(graders, opts.grader)
@@ -95,6 +121,12 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 	in := reports.FidelityInput{Grader: grader, SecondGrader: second, Qs: opts.qs, EpochPrompts: opts.prompts, EpochRollouts: opts.rollouts,
 		Rule: opts.rule, Bootstrap: opts.boot}
 	in.Episodes = reports.FidelityEpisodes(rows, grader)
+	if opts.split != nil {
+		if eps, _ := reports.RestrictTaskSplit(in.Episodes, nil, *opts.split); len(eps) == 0 {
+			return usagef("report: --task-split %s: grader %s graded no episode of its %d tasks", opts.split.Name, grader, len(opts.split.Tasks))
+		}
+		in.TaskSplit = opts.split
+	}
 	for _, g := range graders {
 		if g.Grader == grader {
 			in.GraderImported = g.Graded < g.Verdicts

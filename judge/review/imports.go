@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -445,20 +446,18 @@ func parseBool(s string) (bool, error) {
 
 // ParseUserOnlyReviewsDir reads the reviews of a dir-format tau2 run (its
 // results.json, meta, with simulations/<id>.json beside it), one file at a
-// time, keeping of each only its id and review.
+// time, keeping of each only its id and review. The files are those
+// ingest reads, in its order: checked against the run's simulation_index
+// (ingest.Tau2DirFiles), a file missing or not in the index refusing the
+// whole import; a file whose id is not its name is refused too.
 func ParseUserOnlyReviewsDir(meta, reviewer string, at time.Time) ([]queries.Decision, ImportStats, error) {
-	dir := filepath.Join(filepath.Dir(meta), "simulations")
-	entries, err := os.ReadDir(dir)
+	files, err := ingest.Tau2DirFiles(meta)
 	if err != nil {
-		return nil, ImportStats{}, &ImportError{Path: dir, Msg: err.Error()}
+		return nil, ImportStats{}, err
 	}
 	var sims []json.RawMessage
 	var wheres []string
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
+	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return nil, ImportStats{}, &ImportError{Path: p, Msg: err.Error()}
@@ -470,8 +469,13 @@ func ParseUserOnlyReviewsDir(meta, reviewer string, at time.Time) ([]queries.Dec
 		if err := json.Unmarshal(data, &sim); err != nil {
 			return nil, ImportStats{}, &ImportError{Path: p, Msg: "not a tau2 simulation: " + err.Error()}
 		}
+		name := strings.TrimSuffix(filepath.Base(p), ".json")
+		var id string
+		if json.Unmarshal(sim.ID, &id) == nil && id != "" && id != name {
+			return nil, ImportStats{}, &ImportError{Path: p, Msg: fmt.Sprintf("simulation id %s in a file named for %s", id, name)}
+		}
 		small, _ := json.Marshal(map[string]json.RawMessage{"id": orNull(sim.ID), "user_only_review": orNull(sim.Review)})
-		sims, wheres = append(sims, small), append(wheres, "simulations/"+e.Name())
+		sims, wheres = append(sims, small), append(wheres, "simulations/"+filepath.Base(p))
 	}
 	return reviewsOf(meta, sims, wheres, reviewer, at)
 }
