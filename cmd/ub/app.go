@@ -149,6 +149,11 @@ func exitCode(err error, io *streams) int {
 		return exitOK
 	}
 	var ue usageError
+	if msg, ok := outOfMemory(err); ok {
+		fmt.Fprintln(io.err, "ub:", msg)
+		fmt.Fprintln(io.err, "ub: DuckDB needed more memory than --memory-limit allows; run it again with a larger limit, e.g. ub --memory-limit 4GiB ... (or UB_MEMORY_LIMIT=4GiB)")
+		return exitInternal
+	}
 	fmt.Fprintln(io.err, "ub:", err)
 	switch {
 	case errors.As(err, &ue), errors.Is(err, queries.ErrNotWorkspace), errors.Is(err, synth.ErrNotEmpty),
@@ -172,6 +177,20 @@ func exitCode(err error, io *streams) int {
 		return exitNoData
 	}
 	return exitInternal
+}
+
+// outOfMemory says whether err is DuckDB running out of its memory_limit,
+// and returns its message without DuckDB's advice, which names SET
+// statements a ub workspace does not take (its configuration is locked).
+func outOfMemory(err error) (string, bool) {
+	msg := err.Error()
+	if !strings.Contains(msg, "Out of Memory Error") {
+		return "", false
+	}
+	if i := strings.Index(msg, "\n\nPossible solutions"); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg, true
 }
 
 // args returns a command's positional arguments, refusing a flag written
