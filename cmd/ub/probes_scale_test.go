@@ -13,7 +13,7 @@ import (
 // TestProbesMemoryFlat: ub probes reads the stored episodes a range of
 // rows at a time, so its peak RSS hardly grows with the workspace: on the
 // fidelity study at scale 10 (26,250 episodes, 309,311 messages) it stays
-// within 1.8x of scale 1 (measured 186-195 vs 129-137 MiB; what grows is a few
+// within 1.8x of scale 1 (measured 151-195 vs 109-137 MiB; what grows is a few
 // words per episode and the result rows the transaction holds). One query
 // that sorted every message gave 322 vs 139 MiB, 2.3x. Each ub probes is a
 // child process that reports its own peak (VmHWM).
