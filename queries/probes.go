@@ -78,7 +78,7 @@ func ProbeTasks(ctx context.Context, db Querier) ([]ProbeTaskRow, []ProbeActionR
 
 // probeRangeRows is how many rowids of ep_messages StreamProbeEpisodes
 // reads per query (and of ep_tool_calls, the same share of the table).
-const probeRangeRows = 32768
+const probeRangeRows = 8192
 
 // maxProbeRowID bounds the rowids StreamProbeEpisodes reads: DuckDB gives
 // the rows a transaction has appended and not committed rowids from 2^55.

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		var args []string
 		json.Unmarshal([]byte(a), &args)
 		code := run(append([]string{"ub"}, args...), defaultStreams())
-		// A child of TestSQLMemoryBounded: write the peak resident set of
+		// A child of a memory test (TestSQLMemoryBounded, TestProbesMemoryFlat): write the peak resident set of
 		// this process since it started (Linux's VmHWM; the rusage of a
 		// child Go starts counts the parent's peak too).
 		if f := os.Getenv("UB_TEST_PEAK_RSS"); f != "" {
