@@ -67,11 +67,16 @@ func (ws *Workspace) openStream() (*streamConn, error) {
 	if ws.Path == "" || ws.dsn == "" {
 		return nil, errNoStream
 	}
+	// The path and parameters as the driver reads them (NewConnector).
 	i := strings.IndexByte(ws.dsn, '?')
-	params, err := url.ParseQuery(ws.dsn[i+1:])
+	if i < 0 {
+		return nil, errNoStream
+	}
+	u, err := url.Parse(ws.dsn)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoStream, err)
 	}
+	params := u.Query()
 	var config mapping.Config
 	if mapping.CreateConfig(&config) == mapping.StateError {
 		mapping.DestroyConfig(&config)

@@ -120,6 +120,10 @@ func TestStreamCoversOnlyWhatItReads(t *testing.T) {
 			t.Errorf("%q: adhocStream says %v, want errNoStream", q, err)
 		}
 	}
+	// A read-write workspace streams too.
+	if err := ws.adhocStream(ctx, "SELECT 7 AS n", func([]Column, []any) error { return nil }); err != nil {
+		t.Errorf("read-write workspace: %v, want a streamed SELECT", err)
+	}
 	for _, q := range []string{"SELECT [1, 2] AS l, 'x' AS s", "SELECT 1.5::DECIMAL(4,1) AS d", "SELECT 7 AS n"} {
 		got, err := collect(func(fn func([]Column, []any) error) error { return ws.Adhoc(ctx, q, fn) })
 		if err != nil {
@@ -182,5 +186,24 @@ func TestStreamRunsLockedAndChecked(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "boom at") {
 		t.Errorf("error while streaming: %v after %d rows, want DuckDB's boom", err, n)
+	}
+}
+
+// TestStreamKeepsOrderBy: a streamed result in many chunks comes in the
+// order of its ORDER BY (preserve_insertion_order is off in every
+// workspace; an ORDER BY fixes the order all the same).
+func TestStreamKeepsOrderBy(t *testing.T) {
+	ws := openFileWorkspace(t, true)
+	const n = 300_000
+	next := int64(n - 1)
+	err := ws.adhocStream(context.Background(), fmt.Sprintf("SELECT i, 'v' || i AS s FROM range(%d) t(i) ORDER BY i DESC", n), func(_ []Column, row []any) error {
+		if row[0] != next || row[1] != fmt.Sprintf("v%d", next) {
+			return fmt.Errorf("row %v, want %d", row, next)
+		}
+		next--
+		return nil
+	})
+	if err != nil || next != -1 {
+		t.Fatalf("%v; %d rows missing", err, next+1)
 	}
 }

@@ -31,6 +31,7 @@ type TableWriter struct {
 	width  []int // table: the column widths, set once the first block is written
 	buf    []byte
 	rec    []string // table: the row being written once the widths are set
+	keys   [][]byte // json: the column names, quoted
 }
 
 // tableBlock is how many rows the table format holds to size its columns.
@@ -54,6 +55,10 @@ func (t *TableWriter) Header(cols []string) error {
 		return t.csv.Write(cols)
 	}
 	if t.format == "json" {
+		t.keys = make([][]byte, len(cols))
+		for i, c := range cols {
+			t.keys[i], _ = json.Marshal(c)
+		}
 		_, err := io.WriteString(t.w, "[")
 		return err
 	}
@@ -83,8 +88,7 @@ func (t *TableWriter) Row(vals []any) error {
 			if i > 0 {
 				t.buf = append(t.buf, ", "...)
 			}
-			k, _ := json.Marshal(t.cols[i])
-			t.buf = append(t.buf, k...)
+			t.buf = append(t.buf, t.keys[i]...)
 			t.buf = append(t.buf, ": "...)
 			t.buf = append(t.buf, jsonValue(v)...)
 		}
@@ -322,6 +326,10 @@ func jsonValue(v any) []byte {
 	switch x := v.(type) {
 	case nil:
 		return []byte("null")
+	case int64:
+		return strconv.AppendInt(nil, x, 10)
+	case int32:
+		return strconv.AppendInt(nil, int64(x), 10)
 	case time.Time:
 		b, _ := json.Marshal(x.UTC().Format(time.RFC3339Nano))
 		return b
