@@ -1,1 +1,0 @@
-DELETE FROM ep_verdicts WHERE simulation_id = ? AND criterion_id = ? AND grader = ?
