@@ -417,7 +417,7 @@ func ResetCheckpointOnCommit(ctx context.Context, c *sql.Conn) error {
 // (the binary, parsing, batches, appender chunks, DuckDB's memory outside
 // its buffer pool) took about 230-300 MiB more. Ingest of 100 times
 // corpus/tau2/results (1.5 GB) peaked at 791 MiB with DuckDB at the full
-// 512 MiB, 549 MiB at half, 427 and 519 MiB (two runs) at 192 MiB.
+// 512 MiB, 549 MiB at half, 427, 519 and 461 MiB (three runs) at 192 MiB.
 const IngestMemoryShare = 0.375
 
 // ScaleMemoryLimit sets DuckDB's memory_limit on the connection's database
