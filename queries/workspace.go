@@ -411,12 +411,15 @@ func ResetCheckpointOnCommit(ctx context.Context, c *sql.Conn) error {
 }
 
 // IngestMemoryShare is the share of the workspace's memory_limit that DuckDB
-// keeps while ub ingest writes (ScaleMemoryLimit). An ingest only appends:
-// what DuckDB holds past its write buffers is a cache of table blocks
-// already written to the file, which it fills up to the limit before it
-// evicts anything. The Go side (parsing, batches, appender chunks) takes
-// about as much again, so half the limit keeps the whole process near it.
-const IngestMemoryShare = 0.5
+// keeps while ub ingest writes (ScaleMemoryLimit): 192 MiB of the default
+// 512 MiB. An ingest only appends: what DuckDB holds past its write buffers
+// is mostly a cache of table blocks already written to the file, which it
+// fills up to the limit before it evicts anything. The rest of the process
+// (the binary, parsing, batches, appender chunks, DuckDB's memory outside
+// its buffer pool) took about 230-300 MiB more. Ingest of 100 times
+// corpus/tau2/results (1.5 GB) peaked at 791 MiB with DuckDB at the full
+// 512 MiB, 549 MiB at half, 427, 519 and 461 MiB (three runs) at 192 MiB.
+const IngestMemoryShare = 0.375
 
 // ScaleMemoryLimit sets DuckDB's memory_limit on the connection's database
 // to share of its current value and returns a function that restores it.
