@@ -120,6 +120,10 @@ type ReviewAgreement struct {
 	Critical      Kappa
 	ErrorTable    [2][2]int // [A has error][B has error]
 	CriticalTable [2][2]int
+	// AlphaHasError and AlphaCritical are Krippendorff's alpha (nominal)
+	// of the two tables ([AlphaOfTable]); NaN when undefined. At error
+	// shares near 0, kappa alone is unstable.
+	AlphaHasError, AlphaCritical float64
 }
 
 // ReviewStats is every table of SPEC section 7.
@@ -565,8 +569,8 @@ func shareRow(domain string, its, final []ReviewItem, in func(ReviewItem) bool, 
 	return ShareRow{Domain: domain, N: n, Error: e, Critical: c}, nil
 }
 
-// reviewAgreement is Cohen's kappa on "has a simulator error" and on
-// "critical" for every pair of reviewers (adjudicators excluded) who both
+// reviewAgreement is Cohen's kappa and Krippendorff's alpha on "has a
+// simulator error" and on "critical" for every pair of reviewers (adjudicators excluded) who both
 // decided at least one episode.
 func reviewAgreement(episodes []string, byEpisode map[string][]ReviewItem) []ReviewAgreement {
 	type pairKey struct{ a, b string }
@@ -602,6 +606,7 @@ func reviewAgreement(episodes []string, byEpisode map[string][]ReviewItem) []Rev
 	for k, p := range pairs {
 		c := conf[k]
 		p.HasError, p.Critical = CohenKappa(c[0]), CohenKappa(c[1])
+		p.AlphaHasError, p.AlphaCritical = AlphaOfTable(p.ErrorTable), AlphaOfTable(p.CriticalTable)
 		out = append(out, *p)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -613,8 +618,8 @@ func reviewAgreement(episodes []string, byEpisode map[string][]ReviewItem) []Rev
 	return out
 }
 
-// MarshalJSON writes the agreement with null for an undefined kappa
-// (JSON has no NaN).
+// MarshalJSON writes the agreement with null for an undefined kappa or
+// alpha (JSON has no NaN).
 func (a ReviewAgreement) MarshalJSON() ([]byte, error) {
 	num := func(x float64) *float64 {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -627,7 +632,8 @@ func (a ReviewAgreement) MarshalJSON() ([]byte, error) {
 			"se": num(k.SE), "lo": num(k.Lo), "hi": num(k.Hi)}
 	}
 	return json.Marshal(map[string]any{"a": a.A, "b": a.B, "kind_a": a.KindA, "kind_b": a.KindB, "n": a.N,
-		"has_error": k(a.HasError), "critical": k(a.Critical), "error_table": a.ErrorTable, "critical_table": a.CriticalTable})
+		"has_error": k(a.HasError), "critical": k(a.Critical), "error_table": a.ErrorTable, "critical_table": a.CriticalTable,
+		"alpha_has_error": num(a.AlphaHasError), "alpha_critical": num(a.AlphaCritical)})
 }
 
 // FormatKappa prints a kappa, or "undefined" when it is NaN (both
