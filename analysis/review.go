@@ -43,6 +43,9 @@ type ReviewItem struct {
 	// decision outside such a batch.
 	Pi      float64
 	Stratum string
+	// Salvaged marks an LLM decision read from the raw response of a
+	// review tau2 failed to parse.
+	Salvaged bool
 }
 
 // ReviewFinding is one simulator error of a decision.
@@ -175,6 +178,7 @@ type LLMReview struct {
 	Paired   int // episodes with a final human decision and a (not failed) review of this reviewer
 	Failed   int // its failed reviews (all episodes), left out
 	Reviewed int // episodes it decided (not failed)
+	Salvaged int // of Reviewed, those salvaged from a review tau2 failed to parse
 	HasError DiagnosticAccuracy
 	Critical DiagnosticAccuracy
 	Families []DiagnosticAccuracy // "has an error of this family", by family
@@ -464,6 +468,9 @@ func llmReviews(items, final []ReviewItem, st ReviewStats, opts ReviewOptions) (
 				continue
 			}
 			r.Reviewed++
+			if it.Salvaged {
+				r.Salvaged++
+			}
 			if it.HasError() {
 				errs++
 			}

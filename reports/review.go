@@ -310,8 +310,12 @@ func writeLLMReviews(b *strings.Builder, st analysis.ReviewStats, h string) {
 		"The corrected share applies Rogan-Gladen to the LLM reviewer's share over every episode it reviewed, " +
 		"with a Monte Carlo interval over both samples (see docs/statistics.md).\n")
 	for _, r := range st.LLM {
-		fmt.Fprintf(b, "\n**%s**: %d episodes reviewed (%d failed reviews left out), %d of them also decided by people.\n\n",
-			mdText(r.Reviewer), r.Reviewed, r.Failed, r.Paired)
+		salv := ""
+		if r.Salvaged > 0 {
+			salv = fmt.Sprintf("; %d of the reviews were salvaged from the raw response of a review tau2 failed to parse", r.Salvaged)
+		}
+		fmt.Fprintf(b, "\n**%s**: %d episodes reviewed (%d failed reviews left out), %d of them also decided by people%s.\n\n",
+			mdText(r.Reviewer), r.Reviewed, r.Failed, r.Paired, salv)
 		if r.Paired > 0 {
 			t := table{header: []string{"question", "episodes", "sensitivity", "specificity", "positive agreement", "negative agreement", "alpha", "kappa"}}
 			rows := append([]analysis.DiagnosticAccuracy{r.HasError, r.Critical}, r.Families...)

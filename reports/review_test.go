@@ -155,3 +155,36 @@ func TestReviewAgreementAlpha(t *testing.T) {
 		t.Errorf("agreement row %q", row)
 	}
 }
+
+// TestReviewLLMSalvagedCounted: the LLM reviewer's paragraph says how
+// many of its reviews were salvaged (2 of e1-e3; e4 failed and is left
+// out), never mixing them in silently; with none salvaged it says nothing
+// of it.
+func TestReviewLLMSalvagedCounted(t *testing.T) {
+	f := func(code, sev string) []analysis.ReviewFinding {
+		return []analysis.ReviewFinding{{Code: code, Severity: sev}}
+	}
+	items := []analysis.ReviewItem{
+		{Episode: "e1", Reviewer: "alice", Kind: "human", Outcome: "no_error"},
+		{Episode: "e2", Reviewer: "alice", Kind: "human", Outcome: "error", Errors: f("hallucination", "critical_hindered")},
+		{Episode: "e1", Reviewer: "llm:opus", Kind: "llm", Outcome: "no_error"},
+		{Episode: "e2", Reviewer: "llm:opus", Kind: "llm", Outcome: "error", Errors: f("hallucination", "critical_hindered"), Salvaged: true},
+		{Episode: "e3", Reviewer: "llm:opus", Kind: "llm", Outcome: "error", Errors: f("other", "critical_helped"), Salvaged: true},
+		{Episode: "e4", Reviewer: "llm:opus", Kind: "llm", Outcome: "failed"},
+	}
+	st, err := analysis.ReviewStatistics(items, analysis.ReviewOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "**llm:opus**: 3 episodes reviewed (1 failed reviews left out), 2 of them also decided by people; 2 of the reviews were salvaged from the raw response of a review tau2 failed to parse."
+	if md := ReviewMarkdown(st); !strings.Contains(md, want) {
+		t.Errorf("lacks %q:\n%s", want, md)
+	}
+	for i := range items {
+		items[i].Salvaged = false
+	}
+	st, _ = analysis.ReviewStatistics(items, analysis.ReviewOptions{})
+	if md := ReviewMarkdown(st); strings.Contains(md, "salvaged") || !strings.Contains(md, "2 of them also decided by people.\n") {
+		t.Errorf("without salvaged reviews:\n%s", md)
+	}
+}
