@@ -43,6 +43,9 @@ type ReviewItem struct {
 	// decision outside such a batch.
 	Pi      float64
 	Stratum string
+	// Salvaged marks an LLM decision read from the raw response of a
+	// review tau2 failed to parse.
+	Salvaged bool
 }
 
 // ReviewFinding is one simulator error of a decision.
@@ -120,6 +123,10 @@ type ReviewAgreement struct {
 	Critical      Kappa
 	ErrorTable    [2][2]int // [A has error][B has error]
 	CriticalTable [2][2]int
+	// AlphaHasError and AlphaCritical are Krippendorff's alpha (nominal)
+	// of the two tables ([AlphaOfTable]); NaN when undefined. At error
+	// shares near 0, kappa alone is unstable.
+	AlphaHasError, AlphaCritical float64
 }
 
 // ReviewStats is every table of SPEC section 7.
@@ -171,6 +178,7 @@ type LLMReview struct {
 	Paired   int // episodes with a final human decision and a (not failed) review of this reviewer
 	Failed   int // its failed reviews (all episodes), left out
 	Reviewed int // episodes it decided (not failed)
+	Salvaged int // of Reviewed, those salvaged from a review tau2 failed to parse
 	HasError DiagnosticAccuracy
 	Critical DiagnosticAccuracy
 	Families []DiagnosticAccuracy // "has an error of this family", by family
@@ -460,6 +468,9 @@ func llmReviews(items, final []ReviewItem, st ReviewStats, opts ReviewOptions) (
 				continue
 			}
 			r.Reviewed++
+			if it.Salvaged {
+				r.Salvaged++
+			}
 			if it.HasError() {
 				errs++
 			}
@@ -565,8 +576,8 @@ func shareRow(domain string, its, final []ReviewItem, in func(ReviewItem) bool, 
 	return ShareRow{Domain: domain, N: n, Error: e, Critical: c}, nil
 }
 
-// reviewAgreement is Cohen's kappa on "has a simulator error" and on
-// "critical" for every pair of reviewers (adjudicators excluded) who both
+// reviewAgreement is Cohen's kappa and Krippendorff's alpha on "has a
+// simulator error" and on "critical" for every pair of reviewers (adjudicators excluded) who both
 // decided at least one episode.
 func reviewAgreement(episodes []string, byEpisode map[string][]ReviewItem) []ReviewAgreement {
 	type pairKey struct{ a, b string }
@@ -602,6 +613,7 @@ func reviewAgreement(episodes []string, byEpisode map[string][]ReviewItem) []Rev
 	for k, p := range pairs {
 		c := conf[k]
 		p.HasError, p.Critical = CohenKappa(c[0]), CohenKappa(c[1])
+		p.AlphaHasError, p.AlphaCritical = AlphaOfTable(p.ErrorTable), AlphaOfTable(p.CriticalTable)
 		out = append(out, *p)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -613,8 +625,8 @@ func reviewAgreement(episodes []string, byEpisode map[string][]ReviewItem) []Rev
 	return out
 }
 
-// MarshalJSON writes the agreement with null for an undefined kappa
-// (JSON has no NaN).
+// MarshalJSON writes the agreement with null for an undefined kappa or
+// alpha (JSON has no NaN).
 func (a ReviewAgreement) MarshalJSON() ([]byte, error) {
 	num := func(x float64) *float64 {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -627,7 +639,8 @@ func (a ReviewAgreement) MarshalJSON() ([]byte, error) {
 			"se": num(k.SE), "lo": num(k.Lo), "hi": num(k.Hi)}
 	}
 	return json.Marshal(map[string]any{"a": a.A, "b": a.B, "kind_a": a.KindA, "kind_b": a.KindB, "n": a.N,
-		"has_error": k(a.HasError), "critical": k(a.Critical), "error_table": a.ErrorTable, "critical_table": a.CriticalTable})
+		"has_error": k(a.HasError), "critical": k(a.Critical), "error_table": a.ErrorTable, "critical_table": a.CriticalTable,
+		"alpha_has_error": num(a.AlphaHasError), "alpha_critical": num(a.AlphaCritical)})
 }
 
 // FormatKappa prints a kappa, or "undefined" when it is NaN (both

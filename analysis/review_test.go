@@ -184,6 +184,14 @@ func TestReviewStatisticsByHand(t *testing.T) {
 	if ag.A != "alice" || ag.B != "bob" || ag.N != 4 || math.Abs(ag.HasError.Kappa) > 1e-12 || math.Abs(ag.Critical.Kappa-0.5) > 1e-12 {
 		t.Errorf("agreement %s vs %s n %d: kappa %v / %v, want 0 / 0.5", ag.A, ag.B, ag.N, ag.HasError.Kappa, ag.Critical.Kappa)
 	}
+	// Krippendorff's alpha (nominal), 4 units of 2 values, n = 8 values.
+	// Has error: 4 no, 4 yes; disagreeing ordered pairs 2 (e3) + 2 (e5):
+	// alpha = 1 - (n-1) * 4 / (2 * 4 * 4) = 1 - 28/32 = 0.125. Critical:
+	// 5 no, 3 yes; disagreeing pairs 2 (e5): alpha = 1 - 7 * 2 / (2 * 5 *
+	// 3) = 1 - 14/30 = 8/15.
+	if math.Abs(ag.AlphaHasError-0.125) > 1e-12 || math.Abs(ag.AlphaCritical-8.0/15) > 1e-12 {
+		t.Errorf("alpha %v / %v, want 0.125 / 0.533333", ag.AlphaHasError, ag.AlphaCritical)
+	}
 }
 
 func TestReviewStatisticsOneReviewer(t *testing.T) {

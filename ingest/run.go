@@ -291,7 +291,12 @@ func (w *writer) file(f inputFile) error {
 			r = os.Stdin
 		}
 	} else if f.tau2Dir {
-		w.cur.clear = append(w.cur.clear, f.path)
+		// The run's errors are those of its results.json, of its
+		// simulation files (also of files removed since) and of its
+		// discarded attempts.
+		sims := filepath.Join(filepath.Dir(f.path), tau2SimsDir)
+		w.cur.clear = append(w.cur.clear, f.path, sims, filepath.Join(filepath.Dir(f.path), tau2DiscardedFile))
+		w.cur.clearUnder = append(w.cur.clearUnder, sims)
 		w.path, w.format = f.path, FormatTau2
 		w.st.Files++
 		if err := ParseTau2Dir(f.path, w); err != nil {

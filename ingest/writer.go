@@ -82,6 +82,7 @@ type batch struct {
 	turns      int
 	bytes      int      // text bytes of the turns
 	clear      []string // files whose earlier errors are forgotten
+	clearUnder []string // folders whose files' earlier errors are forgotten
 	errs       []*ParseError
 	errFormats []string
 	edgesIn    [][3]string // manifest edges
@@ -96,7 +97,7 @@ type batch struct {
 }
 
 func (b *batch) empty() bool {
-	return len(b.sessions) == 0 && len(b.clear) == 0 && len(b.errs) == 0 && len(b.edgesIn) == 0 && len(b.epFiles) == 0
+	return len(b.sessions) == 0 && len(b.clear) == 0 && len(b.clearUnder) == 0 && len(b.errs) == 0 && len(b.edgesIn) == 0 && len(b.epFiles) == 0
 }
 
 func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Stats) (*writer, error) {
@@ -343,6 +344,11 @@ func (w *writer) writeBatches(c *sql.Conn, b *batch) (last bool, err error) {
 func (w *writer) writeBatch(c *sql.Conn, b *batch) error {
 	for _, p := range b.clear {
 		if err := queries.ClearIngestErrors(w.ctx, c, p); err != nil {
+			return err
+		}
+	}
+	for _, d := range b.clearUnder {
+		if err := queries.ClearIngestErrorsUnder(w.ctx, c, d); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
+	"path/filepath"
 )
 
 //go:embed sql/*.sql
@@ -151,6 +152,14 @@ func RemoveOrphans(ctx context.Context, db Querier) (Orphans, error) {
 // ClearIngestErrors forgets the errors of an earlier ingest of path.
 func ClearIngestErrors(ctx context.Context, db Querier, path string) error {
 	_, err := db.ExecContext(ctx, q("clear_ingest_errors"), path)
+	return err
+}
+
+// ClearIngestErrorsUnder forgets the errors of an earlier ingest of every
+// file under the folder dir, also of files no longer there.
+func ClearIngestErrorsUnder(ctx context.Context, db Querier, dir string) error {
+	prefix := filepath.Clean(dir) + string(filepath.Separator)
+	_, err := db.ExecContext(ctx, q("clear_ingest_errors_under"), prefix)
 	return err
 }
 

@@ -682,7 +682,8 @@ func ReplaceReviewer(ctx context.Context, ws *Workspace, reviewer string, ds []D
 	})
 }
 
-// ReviewDecisions lists every decision with its errors, by episode and
+// ReviewDecisions lists every decision with its errors (and, for an LLM
+// decision, its model and whether it was salvaged), by episode and
 // reviewer.
 func ReviewDecisions(ctx context.Context, db Querier) ([]Decision, error) {
 	rows, err := db.QueryContext(ctx, q("review_decisions_all"))
@@ -696,7 +697,7 @@ func ReviewDecisions(ctx context.Context, db Querier) ([]Decision, error) {
 		var dom, task sql.NullString
 		var pi sql.NullFloat64
 		if err := rows.Scan(&d.SimulationID, &d.Reviewer, &d.Kind, &d.Outcome, &d.Batch, &d.Source, &d.DecidedAt, &d.Revision, &dom, &task, &d.Reward,
-			&d.InWorkspace, &pi, &d.Stratum, &d.LeadTime, &d.ClientTime, &d.Prefilled); err != nil {
+			&d.InWorkspace, &pi, &d.Stratum, &d.LeadTime, &d.ClientTime, &d.Prefilled, &d.Model, &d.Salvaged); err != nil {
 			rows.Close()
 			return nil, err
 		}

@@ -262,10 +262,11 @@ func writeReviewSection(b *strings.Builder, st analysis.ReviewStats, figs []*fig
 	if len(st.Agreement) == 0 {
 		b.WriteString("No two reviewers decided the same episode.\n")
 	} else {
-		t = table{header: []string{"reviewer A", "reviewer B", "episodes", "kappa: has error", "kappa: critical", "has error [both no, A only, B only, both]"}}
+		t = table{header: []string{"reviewer A", "reviewer B", "episodes", "kappa: has error", "alpha: has error", "kappa: critical", "alpha: critical", "has error [both no, A only, B only, both]"}}
 		for _, a := range st.Agreement {
 			e := a.ErrorTable
-			t.add(a.A+" ("+a.KindA+")", a.B+" ("+a.KindB+")", strconv.Itoa(a.N), analysis.FormatKappa(a.HasError), analysis.FormatKappa(a.Critical),
+			t.add(a.A+" ("+a.KindA+")", a.B+" ("+a.KindB+")", strconv.Itoa(a.N), analysis.FormatKappa(a.HasError), fnumOr(a.AlphaHasError, 3, "undefined"),
+				analysis.FormatKappa(a.Critical), fnumOr(a.AlphaCritical, 3, "undefined"),
 				fmt.Sprintf("%d, %d, %d, %d", e[0][0], e[1][0], e[0][1], e[1][1]))
 		}
 		b.WriteString(mdTable(t))
@@ -309,8 +310,12 @@ func writeLLMReviews(b *strings.Builder, st analysis.ReviewStats, h string) {
 		"The corrected share applies Rogan-Gladen to the LLM reviewer's share over every episode it reviewed, " +
 		"with a Monte Carlo interval over both samples (see docs/statistics.md).\n")
 	for _, r := range st.LLM {
-		fmt.Fprintf(b, "\n**%s**: %d episodes reviewed (%d failed reviews left out), %d of them also decided by people.\n\n",
-			mdText(r.Reviewer), r.Reviewed, r.Failed, r.Paired)
+		salv := ""
+		if r.Salvaged > 0 {
+			salv = fmt.Sprintf("; %d of the reviews were salvaged from the raw response of a review tau2 failed to parse", r.Salvaged)
+		}
+		fmt.Fprintf(b, "\n**%s**: %d episodes reviewed (%d failed reviews left out), %d of them also decided by people%s.\n\n",
+			mdText(r.Reviewer), r.Reviewed, r.Failed, r.Paired, salv)
 		if r.Paired > 0 {
 			t := table{header: []string{"question", "episodes", "sensitivity", "specificity", "positive agreement", "negative agreement", "alpha", "kappa"}}
 			rows := append([]analysis.DiagnosticAccuracy{r.HasError, r.Critical}, r.Families...)

@@ -111,3 +111,80 @@ func TestReviewLLMSection(t *testing.T) {
 		t.Error("two renderings differ")
 	}
 }
+
+// TestReviewAgreementAlpha: the reviewer agreement table gives
+// Krippendorff's alpha beside each kappa. alice and bob on e1 (no, no),
+// e2 (critical, critical), e3 (minor, no), e5 (no, critical): 4 units of
+// 2 values, n = 8. Has error: 4 no and 4 yes values, 4 disagreeing
+// ordered pairs (e3, e5): alpha = 1 - (n-1) * 4 / (2 * 4 * 4) = 1 -
+// 28/32 = 0.125 (kappa: p_o 1/2, p_e 1/2, 0). Critical: 5 no, 3 yes, 2
+// disagreeing pairs (e5): alpha = 1 - 7 * 2 / (2 * 5 * 3) = 8/15 = 0.533
+// (kappa: p_o 3/4, p_e 1/2, 0.5).
+func TestReviewAgreementAlpha(t *testing.T) {
+	f := func(code, sev string) []analysis.ReviewFinding {
+		return []analysis.ReviewFinding{{Code: code, Severity: sev}}
+	}
+	items := []analysis.ReviewItem{
+		{Episode: "e1", Reviewer: "alice", Kind: "human", Outcome: "no_error"},
+		{Episode: "e1", Reviewer: "bob", Kind: "human", Outcome: "no_error"},
+		{Episode: "e2", Reviewer: "alice", Kind: "human", Outcome: "error", Errors: f("hallucination", "critical_hindered")},
+		{Episode: "e2", Reviewer: "bob", Kind: "human", Outcome: "error", Errors: f("hallucination", "critical_hindered")},
+		{Episode: "e3", Reviewer: "alice", Kind: "human", Outcome: "error", Errors: f("other", "minor")},
+		{Episode: "e3", Reviewer: "bob", Kind: "human", Outcome: "no_error"},
+		{Episode: "e5", Reviewer: "alice", Kind: "human", Outcome: "no_error"},
+		{Episode: "e5", Reviewer: "bob", Kind: "human", Outcome: "error", Errors: f("wrong_sequence", "critical_helped")},
+	}
+	st, err := analysis.ReviewStatistics(items, analysis.ReviewOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := strings.ReplaceAll(ReviewMarkdown(st), `\`, "") // mdTable's escapes
+	want := "| reviewer A | reviewer B | episodes | kappa: has error | alpha: has error | kappa: critical | alpha: critical | has error [both no, A only, B only, both] |"
+	if !strings.Contains(md, want) {
+		t.Errorf("agreement header: want %q in\n%s", want, md)
+	}
+	var row string
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "| alice (human) | bob (human) |") {
+			row = l
+		}
+	}
+	cells := strings.Split(strings.Trim(row, "| "), " | ")
+	if len(cells) != 8 || cells[2] != "4" || !strings.HasPrefix(cells[3], "0.000 [") || cells[4] != "0.125" ||
+		!strings.HasPrefix(cells[5], "0.500 [") || cells[6] != "0.533" || cells[7] != "1, 1, 1, 1" {
+		t.Errorf("agreement row %q", row)
+	}
+}
+
+// TestReviewLLMSalvagedCounted: the LLM reviewer's paragraph says how
+// many of its reviews were salvaged (2 of e1-e3; e4 failed and is left
+// out), never mixing them in silently; with none salvaged it says nothing
+// of it.
+func TestReviewLLMSalvagedCounted(t *testing.T) {
+	f := func(code, sev string) []analysis.ReviewFinding {
+		return []analysis.ReviewFinding{{Code: code, Severity: sev}}
+	}
+	items := []analysis.ReviewItem{
+		{Episode: "e1", Reviewer: "alice", Kind: "human", Outcome: "no_error"},
+		{Episode: "e2", Reviewer: "alice", Kind: "human", Outcome: "error", Errors: f("hallucination", "critical_hindered")},
+		{Episode: "e1", Reviewer: "llm:opus", Kind: "llm", Outcome: "no_error"},
+		{Episode: "e2", Reviewer: "llm:opus", Kind: "llm", Outcome: "error", Errors: f("hallucination", "critical_hindered"), Salvaged: true},
+		{Episode: "e3", Reviewer: "llm:opus", Kind: "llm", Outcome: "error", Errors: f("other", "critical_helped"), Salvaged: true},
+		{Episode: "e4", Reviewer: "llm:opus", Kind: "llm", Outcome: "failed"},
+	}
+	st, err := analysis.ReviewStatistics(items, analysis.ReviewOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "**llm:opus**: 3 episodes reviewed (1 failed reviews left out), 2 of them also decided by people; 2 of the reviews were salvaged from the raw response of a review tau2 failed to parse."
+	if md := ReviewMarkdown(st); !strings.Contains(md, want) {
+		t.Errorf("lacks %q:\n%s", want, md)
+	}
+	for i := range items {
+		items[i].Salvaged = false
+	}
+	st, _ = analysis.ReviewStatistics(items, analysis.ReviewOptions{})
+	if md := ReviewMarkdown(st); strings.Contains(md, "salvaged") || !strings.Contains(md, "2 of them also decided by people.\n") {
+		t.Errorf("without salvaged reviews:\n%s", md)
+	}
+}

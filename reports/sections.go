@@ -435,7 +435,7 @@ func (r *Report) reviewStudy(b *strings.Builder, out []built, sum Summary) {
 	b.WriteString("### Methods (review)\n\n")
 	fmt.Fprintf(b, "Reviewers decide, per episode of a drawn batch, whether the simulated user made an error and how severe it was (ub review serve, or ub review import). "+
 		"The final decision of an episode is the humans' when two or more agree, else an adjudicator's; an episode still in dispute is left out. "+
-		"The error share is 1 - c/n, with the %s %.0f%% interval of the pass share c/n flipped; kappa between reviewers is Cohen's with the Fleiss-Cohen-Everitt interval.\n\n",
+		"The error share is 1 - c/n, with the %s %.0f%% interval of the pass share c/n flipped; kappa between reviewers is Cohen's with the Fleiss-Cohen-Everitt interval, with Krippendorff's alpha (nominal) beside it.\n\n",
 		mdText(st.Method), 100*st.Level)
 	b.WriteString("### Limitations (review)\n\n")
 	var ls []string

@@ -11,7 +11,7 @@ func Items(ds []queries.Decision) []analysis.ReviewItem {
 	for _, d := range ds {
 		it := analysis.ReviewItem{Episode: d.SimulationID, Reviewer: d.Reviewer, Kind: d.Kind, Outcome: d.Outcome,
 			Domain: d.Domain, TaskID: d.TaskID, Reward: d.Reward.Float64, HasReward: d.Reward.Valid,
-			Pi: d.Pi, Stratum: d.Stratum}
+			Pi: d.Pi, Stratum: d.Stratum, Salvaged: d.Salvaged}
 		for _, e := range d.Errors {
 			it.Errors = append(it.Errors, analysis.ReviewFinding{Code: e.Code, Severity: e.Severity})
 		}

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -22,7 +23,8 @@ import (
 // decision is an annotation (completed_by numbers the reviewers,
 // lead_time is the time spent, a skip is a cancelled annotation, an
 // adjudication is ground truth) and each LLM review a prediction whose
-// model_version is the LLM reviewer. A result holds the outcome (choices
+// model_version is the model it was made with (ub review import
+// --reviewer-model), else the LLM reviewer's name. A result holds the outcome (choices
 // "outcome": no_error, error or failed) and one region an error: its
 // code as paragraph labels "error" on the first message of its turn (all
 // messages: the episode as a whole), its severity (choices "severity")
@@ -237,7 +239,7 @@ func WriteLabelStudio(ctx context.Context, db queries.Querier, w io.Writer, batc
 		}
 		for _, d := range e.decisions {
 			if d.Kind == queries.KindLLM {
-				t.Predictions = append(t.Predictions, lsPrediction{ModelVersion: d.Reviewer, Result: lsResults(d, t.Data.Messages), CreatedAt: rfc3339(d.DecidedAt)})
+				t.Predictions = append(t.Predictions, lsPrediction{ModelVersion: cmp.Or(d.Model, d.Reviewer), Result: lsResults(d, t.Data.Messages), CreatedAt: rfc3339(d.DecidedAt)})
 				continue
 			}
 			ann++

@@ -158,3 +158,47 @@ func TestArgillaRecords(t *testing.T) {
 		t.Errorf("sim-c: %+v status %s", r, c.Status)
 	}
 }
+
+// TestLabelStudioModelVersion: an LLM review imported with
+// --reviewer-model is a prediction whose model_version is that model; a
+// review whose model was not said keeps the reviewer's name.
+func TestLabelStudioModelVersion(t *testing.T) {
+	ctx := context.Background()
+	ws := newWorkspace(t, "", reviewtest.Three(), "alice")
+	defer ws.Close()
+	f, err := ParseFile("testdata/tau2_user_only_review_critical.json", FileOptions{Reviewer: "llm:opus", Model: "claude-opus-4-5", At: time.Unix(0, 0).UTC()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	// The fixture's simulations are not the workspace's episodes: review
+	// sim-a as llm:opus too (with the model) and as llm:anon (without).
+	ds := append(f.Decisions, queries.Decision{SimulationID: "sim-a", Reviewer: "llm:opus", Kind: queries.KindLLM, Outcome: queries.OutcomeNoError,
+		Source: "x.json", DecidedAt: at, Model: "claude-opus-4-5"})
+	if err := queries.ReplaceReviewer(ctx, ws, "llm:opus", ds); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := queries.SaveDecision(ctx, ws, queries.Decision{SimulationID: "sim-a", Reviewer: "llm:anon", Kind: queries.KindLLM,
+		Outcome: queries.OutcomeNoError, Source: "y.json", DecidedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := WriteLabelStudio(ctx, ws.Conn(), &buf, ""); err != nil {
+		t.Fatal(err)
+	}
+	var tasks []lsTask
+	if err := json.Unmarshal(buf.Bytes(), &tasks); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, tk := range tasks {
+		for _, p := range tk.Predictions {
+			got[tk.Data.SimulationID] = append(got[tk.Data.SimulationID], p.ModelVersion)
+		}
+	}
+	want := map[string][]string{"sim-a": {"llm:anon", "claude-opus-4-5"}, "sal-1": {"claude-opus-4-5"}, "sal-2": {"claude-opus-4-5"},
+		"bad-1": {"claude-opus-4-5"}, "ok-1": {"claude-opus-4-5"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("model versions %v, want %v", got, want)
+	}
+}

@@ -229,18 +229,25 @@ func WriteRerun(w io.Writer, st analysis.ReviewStats) error {
 
 // exportedDecision is one line of WriteDecisions.
 type exportedDecision struct {
-	SimulationID string          `json:"simulation_id"`
-	Reviewer     string          `json:"reviewer"`
-	Kind         string          `json:"kind"`
-	Outcome      string          `json:"outcome"`
-	Batch        string          `json:"batch,omitempty"`
-	Source       string          `json:"source"`
-	DecidedAt    string          `json:"decided_at"`
-	Revision     int             `json:"revision"`
-	Domain       string          `json:"domain,omitempty"`
-	TaskID       string          `json:"task_id,omitempty"`
-	Reward       *float64        `json:"reward"`
-	Errors       []exportedError `json:"errors"`
+	SimulationID string   `json:"simulation_id"`
+	Reviewer     string   `json:"reviewer"`
+	Kind         string   `json:"kind"`
+	Outcome      string   `json:"outcome"`
+	Batch        string   `json:"batch,omitempty"`
+	Source       string   `json:"source"`
+	DecidedAt    string   `json:"decided_at"`
+	Revision     int      `json:"revision"`
+	Domain       string   `json:"domain,omitempty"`
+	TaskID       string   `json:"task_id,omitempty"`
+	Reward       *float64 `json:"reward"`
+	// LeadTime (seconds from serving the episode page to the decision,
+	// measured by the server) and ClientTime (seconds the page was
+	// visible, measured by the browser) are null when unknown; Prefilled
+	// names the LLM reviewer whose decision pre-filled the form ("": none).
+	LeadTime   *float64        `json:"lead_time"`
+	ClientTime *float64        `json:"client_time"`
+	Prefilled  string          `json:"prefilled"`
+	Errors     []exportedError `json:"errors"`
 }
 
 type exportedError struct {
@@ -265,6 +272,13 @@ func WriteDecisions(ctx context.Context, db queries.Querier, w io.Writer) error 
 		if d.Reward.Valid {
 			e.Reward = &d.Reward.Float64
 		}
+		if d.LeadTime.Valid {
+			e.LeadTime = &d.LeadTime.Float64
+		}
+		if d.ClientTime.Valid {
+			e.ClientTime = &d.ClientTime.Float64
+		}
+		e.Prefilled = d.Prefilled
 		for _, x := range d.Errors {
 			ee := exportedError{Code: x.Code, Severity: x.Severity, Note: x.Note}
 			if x.TurnIdx.Valid {
