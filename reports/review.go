@@ -265,8 +265,8 @@ func writeReviewSection(b *strings.Builder, st analysis.ReviewStats, figs []*fig
 		t = table{header: []string{"reviewer A", "reviewer B", "episodes", "kappa: has error", "alpha: has error", "kappa: critical", "alpha: critical", "has error [both no, A only, B only, both]"}}
 		for _, a := range st.Agreement {
 			e := a.ErrorTable
-			t.add(a.A+" ("+a.KindA+")", a.B+" ("+a.KindB+")", strconv.Itoa(a.N), analysis.FormatKappa(a.HasError), fnumOr(a.AlphaHasError, 3, "undefined"),
-				analysis.FormatKappa(a.Critical), fnumOr(a.AlphaCritical, 3, "undefined"),
+			t.add(a.A+" ("+a.KindA+")", a.B+" ("+a.KindB+")", strconv.Itoa(a.N), kappaCell(a.HasError), fnumOr(a.AlphaHasError, 3, "undefined"),
+				kappaCell(a.Critical), fnumOr(a.AlphaCritical, 3, "undefined"),
 				fmt.Sprintf("%d, %d, %d, %d", e[0][0], e[1][0], e[0][1], e[1][1]))
 		}
 		b.WriteString(mdTable(t))

@@ -156,6 +156,27 @@ func TestReviewAgreementAlpha(t *testing.T) {
 	}
 }
 
+// TestReviewAgreementPerfectNoNaN: two reviewers who agree on every
+// episode's severity have kappa 1 with standard error 0, so no interval:
+// the cell says so instead of printing "[NaN, NaN]". Critical: e1 no, e2
+// yes for both: p_o = 1, p_e = 1/2, kappa 1.
+func TestReviewAgreementPerfectNoNaN(t *testing.T) {
+	items := []analysis.ReviewItem{
+		{Episode: "e1", Reviewer: "alice", Kind: "human", Outcome: "no_error"},
+		{Episode: "e1", Reviewer: "bob", Kind: "human", Outcome: "no_error"},
+		{Episode: "e2", Reviewer: "alice", Kind: "human", Outcome: "error", Errors: []analysis.ReviewFinding{{Code: "other", Severity: "critical_hindered"}}},
+		{Episode: "e2", Reviewer: "bob", Kind: "human", Outcome: "error", Errors: []analysis.ReviewFinding{{Code: "other", Severity: "critical_hindered"}}},
+	}
+	st, err := analysis.ReviewStatistics(items, analysis.ReviewOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := ReviewMarkdown(st)
+	if strings.Contains(md, "NaN") || !strings.Contains(md, "| 1.000 (no interval) |") {
+		t.Errorf("perfect agreement: want 1.000 (no interval) and no NaN in\n%s", md)
+	}
+}
+
 // TestReviewLLMSalvagedCounted: the LLM reviewer's paragraph says how
 // many of its reviews were salvaged (2 of e1-e3; e4 failed and is left
 // out), never mixing them in silently; with none salvaged it says nothing
