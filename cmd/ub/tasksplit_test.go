@@ -104,6 +104,12 @@ func TestReportTaskSplit(t *testing.T) {
 		!strings.Contains(errs, "--task-split test: this workspace holds no task splits") {
 		t.Errorf("split before any is stored: exit %d %s", code, errs)
 	}
+	// A grader the workspace does not hold: one "report:" before the
+	// message, not two (the message was wrapped twice).
+	if code, _, errs := runUB(t, "--db", db, "report", "--grader", "nosuch", "--out", rep); code != exitUsage ||
+		!strings.Contains(errs, "ub: report: --grader nosuch gave no verdicts (graders: ") {
+		t.Errorf("unknown grader: exit %d %s", code, errs)
+	}
 	addTaskSplits(t, db)
 	if code, _, errs := runUB(t, "--db", db, "report", "--task-split", "dev", "--out", rep); code != exitUsage ||
 		!strings.Contains(errs, `--task-split "dev": no domain has that split (splits: test, train)`) {

@@ -99,10 +99,10 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 	}
 	if len(graders) == 0 {
 		if opts.grader != "" {
-			return usagef("report: --grader %s: no verdicts in this workspace (run ub verdicts import)", opts.grader)
+			return usagef("--grader %s: no verdicts in this workspace (run ub verdicts import)", opts.grader)
 		}
 		if opts.split != nil {
-			return usagef("report: --task-split %s: it restricts the user fidelity study, and this workspace holds no verdicts (run ub verdicts import or ub grade)", opts.split.Name)
+			return usagef("--task-split %s: it restricts the user fidelity study, and this workspace holds no verdicts (run ub verdicts import or ub grade)", opts.split.Name)
 		}
 		return nil
 	}
@@ -112,7 +112,7 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 		for _, g := range graders {
 			names = append(names, g.Grader)
 		}
-		return usagef("report: --grader %s gave no verdicts (graders: %s)", opts.grader, strings.Join(names, ", "))
+		return usagef("--grader %s gave no verdicts (graders: %s)", opts.grader, strings.Join(names, ", "))
 	}
 	rows, err := queries.LoadFidelity(ctx, db)
 	if err != nil {
@@ -123,7 +123,7 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 	in.Episodes = reports.FidelityEpisodes(rows, grader)
 	if opts.split != nil {
 		if eps, _ := reports.RestrictTaskSplit(in.Episodes, nil, *opts.split); len(eps) == 0 {
-			return usagef("report: --task-split %s: grader %s graded no episode of its %d tasks", opts.split.Name, grader, len(opts.split.Tasks))
+			return usagef("--task-split %s: grader %s graded no episode of its %d tasks", opts.split.Name, grader, len(opts.split.Tasks))
 		}
 		in.TaskSplit = opts.split
 	}
