@@ -18,7 +18,11 @@
 # verdict file and report are removed after its steps (the million-episode
 # workspace is several GB) unless BENCH_KEEP=1; before each scale the script
 # checks that BENCH_DIR's file system has room for it (about 12 MB per unit
-# of scale, twice over) and stops with a message if not.
+# of scale, twice over) and stops with a message if not. Every step runs at
+# ub's default --memory-limit (512MiB) up to scale 100 and at 3GiB above it,
+# where the verdict import of millions of verdicts needs more (it stops with
+# an out-of-memory error at 512MiB at one million episodes); UB_MEMORY_LIMIT
+# set in the environment applies to every scale instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scales=("$@")
@@ -63,7 +67,15 @@ room() {
 	fi
 }
 
+user_limit=${UB_MEMORY_LIMIT:-}
 for s in "${scales[@]}"; do
+	if [ -n "$user_limit" ]; then
+		export UB_MEMORY_LIMIT=$user_limit
+	elif [ "$s" -gt 100 ]; then
+		export UB_MEMORY_LIMIT=3GiB
+	else
+		unset UB_MEMORY_LIMIT
+	fi
 	room "$s"
 	db="$dir/fidelity-$s.duckdb"
 	rm -f "$db" "$db.wal"
