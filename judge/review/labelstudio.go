@@ -488,8 +488,10 @@ func WriteArgilla(ctx context.Context, db queries.Querier, w io.Writer, batch st
 			}
 			lines := describeErrors(d.Errors)
 			if d.Kind == queries.KindLLM {
-				rec.Suggestions["outcome"] = append(rec.Suggestions["outcome"], argillaSuggestion{Value: d.Outcome, Agent: d.Reviewer})
-				rec.Suggestions["codes"] = append(rec.Suggestions["codes"], argillaSuggestion{Value: codes, Agent: d.Reviewer})
+				// The agent is the model, as Label Studio's model_version.
+				agent := cmp.Or(d.Model, d.Reviewer)
+				rec.Suggestions["outcome"] = append(rec.Suggestions["outcome"], argillaSuggestion{Value: d.Outcome, Agent: agent})
+				rec.Suggestions["codes"] = append(rec.Suggestions["codes"], argillaSuggestion{Value: codes, Agent: agent})
 				continue
 			}
 			status := "submitted"

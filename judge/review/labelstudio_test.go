@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,4 +202,32 @@ func TestLabelStudioModelVersion(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("model versions %v, want %v", got, want)
 	}
+	// Argilla: the suggestions' agent is the same model (or the reviewer
+	// without one), for the outcome and the codes alike.
+	buf.Reset()
+	if _, err := WriteArgilla(ctx, ws.Conn(), &buf, ""); err != nil {
+		t.Fatal(err)
+	}
+	agents := map[string][]string{}
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var r argillaRecord
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range r.Suggestions["outcome"] {
+			agents[r.ID] = append(agents[r.ID], s.Agent)
+		}
+		for i, s := range r.Suggestions["codes"] {
+			if s.Agent != r.Suggestions["outcome"][i].Agent {
+				t.Errorf("%s: codes suggested by %s, outcome by %s", r.ID, s.Agent, r.Suggestions["outcome"][i].Agent)
+			}
+		}
+	}
+	for id, w := range want {
+		if g := agents[id]; len(g) != len(w) || !reflect.DeepEqual(sortedCopy(g), sortedCopy(w)) {
+			t.Errorf("argilla agents of %s: %v, want %v", id, g, w)
+		}
+	}
 }
+
+func sortedCopy(s []string) []string { c := slices.Clone(s); slices.Sort(c); return c }
