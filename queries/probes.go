@@ -200,6 +200,13 @@ func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn fu
 		pending[sim] = p
 		return p
 	}
+	// arrived moves p to the ready episodes once its last row has come.
+	arrived := func(p *probePending) {
+		if p.complete() {
+			ready = append(ready, p)
+			delete(pending, p.ref.SimulationID)
+		}
+	}
 	emit := func() error {
 		sort.Slice(ready, func(i, j int) bool { return ready[i].ref.SimulationID < ready[j].ref.SimulationID })
 		for i, p := range ready {
@@ -238,10 +245,7 @@ func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn fu
 				}
 				m.SimulationID = p.ref.SimulationID
 				p.msgs = append(p.msgs, m)
-				if p.complete() {
-					ready = append(ready, p)
-					delete(pending, p.ref.SimulationID)
-				}
+				arrived(p)
 				return nil
 			}, lo, hi)
 			if err != nil {
@@ -263,10 +267,7 @@ func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn fu
 					return fmt.Errorf("ep_tool_calls: call %d of %s message %d: %w", c.callIdx, sim, c.msgIdx, err)
 				}
 				p.calls = append(p.calls, c)
-				if p.complete() {
-					ready = append(ready, p)
-					delete(pending, p.ref.SimulationID)
-				}
+				arrived(p)
 				return nil
 			}, lo, hi)
 			if err != nil {
