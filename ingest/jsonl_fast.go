@@ -1,0 +1,296 @@
+package ingest
+
+import (
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// fastCanonical decodes the common form of a canonical JSONL line (an
+// object whose keys are exactly the schema's lowercase names, each once,
+// whose values are strings, booleans and the turns array, with no "meta")
+// into c, and reports whether it could. Anything else (another key, a
+// repeated key, null, a number, a meta object, a lone surrogate escape, bad
+// syntax) returns false and the line goes to the general decoders, whose
+// result and messages stand; on the lines it takes, this gives the struct
+// they would. The strings of unescaped values are slices of one copy of the
+// line, so a session costs one allocation for its text instead of one per
+// field.
+func fastCanonical(line []byte, c *canonicalSession) bool {
+	p := fastParser{b: line, s: string(line)}
+	if !p.object(func(key string) bool {
+		switch key {
+		case "id":
+			return p.str(&c.ID)
+		case "developer":
+			return p.str(&c.Developer)
+		case "repo":
+			return p.str(&c.Repo)
+		case "started_at":
+			return p.str(&c.StartedAt)
+		case "turns":
+			return p.turns(c)
+		}
+		return false
+	}) {
+		return false
+	}
+	p.ws()
+	if p.i != len(p.b) {
+		return false
+	}
+	// The names outlive the session (the writer keeps the developers,
+	// repositories and edges it has written): copied, they do not keep
+	// the whole line alive.
+	c.ID, c.Developer, c.Repo = strings.Clone(c.ID), strings.Clone(c.Developer), strings.Clone(c.Repo)
+	return true
+}
+
+type fastParser struct {
+	b   []byte
+	s   string // the same bytes, for zero-copy substrings
+	i   int
+	tmp []byte
+}
+
+func (p *fastParser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// object reads {"key": value, ...}, calling val for each key (val reads the
+// value), and refuses a key seen twice.
+func (p *fastParser) object(val func(key string) bool) bool {
+	p.ws()
+	if p.i >= len(p.b) || p.b[p.i] != '{' {
+		return false
+	}
+	p.i++
+	var seen [6]string
+	n := 0
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		return true
+	}
+	for {
+		var key string
+		p.ws()
+		if !p.str(&key) {
+			return false
+		}
+		for _, k := range seen[:n] {
+			if k == key {
+				return false
+			}
+		}
+		if n == len(seen) {
+			return false
+		}
+		seen[n] = key
+		n++
+		p.ws()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return false
+		}
+		p.i++
+		p.ws()
+		if !val(key) {
+			return false
+		}
+		p.ws()
+		if p.i >= len(p.b) {
+			return false
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (p *fastParser) turns(c *canonicalSession) bool {
+	if p.i >= len(p.b) || p.b[p.i] != '[' {
+		return false
+	}
+	p.i++
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		c.Turns = []canonicalTurn{}
+		return true
+	}
+	ts := make([]canonicalTurn, 0, 16)
+	for {
+		p.ws()
+		var t canonicalTurn
+		if !p.object(func(key string) bool {
+			switch key {
+			case "role":
+				return p.str(&t.Role)
+			case "text":
+				var s string
+				if !p.str(&s) {
+					return false
+				}
+				t.Text = &s
+				return true
+			case "ts":
+				return p.str(&t.TS)
+			case "is_command":
+				return p.boolean(&t.IsCommand)
+			}
+			return false
+		}) {
+			return false
+		}
+		ts = append(ts, t)
+		p.ws()
+		if p.i >= len(p.b) {
+			return false
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			c.Turns = ts
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (p *fastParser) boolean(v *bool) bool {
+	switch {
+	case len(p.b)-p.i >= 4 && string(p.b[p.i:p.i+4]) == "true":
+		*v, p.i = true, p.i+4
+	case len(p.b)-p.i >= 5 && string(p.b[p.i:p.i+5]) == "false":
+		*v, p.i = false, p.i+5
+	default:
+		return false
+	}
+	return true
+}
+
+// str reads a JSON string (the line is valid UTF-8, checked before).
+func (p *fastParser) str(v *string) bool {
+	if p.i >= len(p.b) || p.b[p.i] != '"' {
+		return false
+	}
+	p.i++
+	start := p.i
+	for p.i < len(p.b) {
+		switch c := p.b[p.i]; {
+		case c == '"':
+			*v = p.s[start:p.i]
+			p.i++
+			return true
+		case c == '\\':
+			return p.escaped(start, v)
+		case c < 0x20:
+			return false
+		default:
+			p.i++
+		}
+	}
+	return false
+}
+
+// escaped goes on with a string that has an escape at p.i.
+func (p *fastParser) escaped(start int, v *string) bool {
+	out := append(p.tmp[:0], p.b[start:p.i]...)
+	defer func() { p.tmp = out[:0] }()
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			*v = string(out)
+			p.i++
+			return true
+		case c < 0x20:
+			return false
+		case c != '\\':
+			out = append(out, c)
+			p.i++
+			continue
+		}
+		if p.i+1 >= len(p.b) {
+			return false
+		}
+		e := p.b[p.i+1]
+		p.i += 2
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return false
+			}
+			if utf16.IsSurrogate(r) {
+				// Only a high surrogate followed by a low one; a lone
+				// half goes to the general decoders.
+				if r >= 0xDC00 || p.i+1 >= len(p.b) || p.b[p.i] != '\\' || p.b[p.i+1] != 'u' {
+					return false
+				}
+				p.i += 2
+				r2, ok := p.hex4()
+				if !ok {
+					return false
+				}
+				r = utf16.DecodeRune(r, r2)
+				if r == utf8.RuneError {
+					return false
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func (p *fastParser) hex4() (rune, bool) {
+	if len(p.b)-p.i < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.b[p.i : p.i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	p.i += 4
+	return r, true
+}
