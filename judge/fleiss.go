@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/ub-bench/ub/analysis"
@@ -15,6 +16,10 @@ type FleissResult struct {
 	Items  int      `json:"items"`
 	Kappa  float64  `json:"kappa"`
 }
+
+// ErrNoCommonTargets says the judges labelled no target in common: there
+// is no Fleiss kappa to compute, which is not a fault of the workspace.
+var ErrNoCommonTargets = errors.New("no target every judge labelled")
 
 // FleissJudges computes Fleiss' kappa (analysis.FleissKappa) of the named
 // judges over the moves (Moves) of the targets all of them labelled
@@ -48,7 +53,7 @@ func FleissJudges(ctx context.Context, db queries.Querier, names []string) (Flei
 		counts[len(counts)-1][j]++
 	}
 	if len(counts) == 0 {
-		return FleissResult{}, fmt.Errorf("fleiss: judges %v labelled no target in common", names)
+		return FleissResult{}, fmt.Errorf("fleiss: judges %v: %w", names, ErrNoCommonTargets)
 	}
 	k, err := analysis.FleissKappa(counts)
 	if err != nil {

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
@@ -46,5 +47,17 @@ func TestFleissJudges(t *testing.T) {
 	}
 	if _, err := FleissJudges(ctx, ws.Conn(), []string{"a", "b"}); err == nil {
 		t.Error("two judges gave no error")
+	}
+	// A judge with no label in common: the one error the report takes for
+	// "no Fleiss kappa".
+	if _, err := FleissJudges(ctx, ws.Conn(), []string{"a", "b", "nobody"}); !errors.Is(err, ErrNoCommonTargets) {
+		t.Errorf("no target in common: %v, want ErrNoCommonTargets", err)
+	}
+	// A workspace that cannot be read is a fault, not "no kappa": the
+	// report stops on it instead of leaving the kappa out.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := FleissJudges(cancelled, ws.Conn(), []string{"a", "b", "c"}); err == nil || errors.Is(err, ErrNoCommonTargets) {
+		t.Errorf("cancelled read: %v, want an error other than ErrNoCommonTargets", err)
 	}
 }

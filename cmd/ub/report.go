@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -326,8 +327,11 @@ func judgeAgreements(c *cli.Context, ws *queries.Workspace, st *queries.Study) (
 		names = append(names, j.Judge)
 	}
 	fl, err := judge.FleissJudges(ctx, db, names)
+	if errors.Is(err, judge.ErrNoCommonTargets) {
+		return out, nil, nil // no Fleiss kappa, and nothing wrong
+	}
 	if err != nil {
-		return out, nil, nil // no target every judge labelled: no Fleiss kappa
+		return nil, nil, err // a label the workspace cannot read is not "no kappa"
 	}
 	return out, &reports.FleissAgreement{Judges: fl.Judges, Items: fl.Items, Kappa: fl.Kappa}, nil
 }
