@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"runtime/debug"
 
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
@@ -25,9 +24,6 @@ type ProbeStats struct {
 // come, so memory does not grow with the workspace.
 func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
 	var st ProbeStats
-	// The streamed rows are garbage as soon as their episode is probed:
-	// collect it sooner than Go's default (heap twice the live one).
-	defer debug.SetGCPercent(debug.SetGCPercent(probeGCPercent))
 	err := ws.InTx(ctx, func(c *sql.Conn) error {
 		tasks, err := storedProbeTasks(ctx, c)
 		if err != nil {
@@ -67,8 +63,11 @@ func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
 	return st, err
 }
 
-// probeGCPercent is the GOGC RunProbes runs with.
-const probeGCPercent = 25
+// ProbeGCPercent is the GOGC that ub probes runs RunProbes with: the
+// streamed rows are garbage as soon as their episode is probed, so the
+// heap is collected sooner than at Go's default (twice the live heap).
+// It is the command's to set, for its process, not the library's.
+const ProbeGCPercent = 25
 
 // probeFlushRows is how many result rows RunProbes holds before it
 // appends them, and how many an appender holds before it is flushed.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"strings"
 	"testing"
 
@@ -244,5 +245,49 @@ func TestReplacedInOneBatch(t *testing.T) {
 	}
 	if got, want := probeTables(t, ws), probeTables(t, fresh); got != want {
 		t.Errorf("probe tables after the replacement:\n%s\nfresh ingest of the copy:\n%s", got, want)
+	}
+}
+
+// TestRunProbesLeavesGOGC: the library does not change the process's
+// garbage collector (ub probes sets ProbeGCPercent for its own process): a
+// program calling RunProbes keeps its GOGC while it runs.
+func TestRunProbesLeavesGOGC(t *testing.T) {
+	ws := memWorkspace(t)
+	p := filepath.Join(t.TempDir(), "airline__agent-x__user-y.json")
+	if err := os.WriteFile(p, []byte(tau2Small), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := Run(context.Background(), ws, []string{p}, Options{}); st.Episodes == 0 {
+		t.Fatal("no episode ingested")
+	}
+	gogc := func() int64 {
+		s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+		metrics.Read(s)
+		return int64(s[0].Value.Uint64())
+	}
+	before := gogc()
+	stop, seen := make(chan struct{}), make(chan int64, 1)
+	go func() {
+		other := before
+		for {
+			select {
+			case <-stop:
+				seen <- other
+				return
+			default:
+				if g := gogc(); g != before {
+					other = g
+				}
+			}
+		}
+	}()
+	for i := 0; i < 20; i++ {
+		if _, err := RunProbes(context.Background(), ws); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	if g := <-seen; g != before {
+		t.Errorf("GOGC was %d while RunProbes ran, %d before", g, before)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -60,6 +61,7 @@ func runProbes(c *cli.Context, io *streams, opts probesOptions) error {
 		return err
 	}
 	defer ws.Close()
+	defer debug.SetGCPercent(debug.SetGCPercent(ingest.ProbeGCPercent))
 	st, err := ingest.RunProbes(c.Context, ws)
 	if err != nil {
 		return err
