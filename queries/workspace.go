@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
 )
@@ -141,10 +142,12 @@ func Open(ctx context.Context, path string, opts Options) (*Workspace, error) {
 // create makes a new, fully migrated workspace at path: it is migrated
 // under a temporary name in the same directory and linked into place only
 // when whole, so an interrupted creation leaves no workspace (a killed one
-// may leave the hidden temporary file). A workspace another process created
+// leaves the hidden temporary file, which the next creation of the same
+// workspace removes once it is stale: removeStaleCreations). A workspace another process created
 // meanwhile is kept as it is.
 func create(ctx context.Context, path, memoryLimit string) error {
 	dir, base := filepath.Split(path)
+	removeStaleCreations(dir, base)
 	tmp, err := os.CreateTemp(dir, "."+base+".new-*")
 	if err != nil {
 		return fmt.Errorf("create workspace %s: %w", path, err)
@@ -167,6 +170,58 @@ func create(ctx context.Context, path, memoryLimit string) error {
 		return fmt.Errorf("create workspace %s: %w", path, err)
 	}
 	return nil
+}
+
+// staleCreation is the age past which a temporary workspace that create
+// left (a process killed while it migrated, which takes well under a
+// second) is taken for abandoned.
+const staleCreation = 10 * time.Minute
+
+// removeStaleCreations removes the temporaries of earlier creations of
+// base in dir that a killed ub left: files named as create names them
+// (".BASE.new-" and digits), empty or a DuckDB file, untouched for
+// staleCreation, with their write-ahead logs. Anything else of that name is
+// not ub's and is left alone; failures are ignored (the new creation does
+// not need them gone).
+func removeStaleCreations(dir, base string) {
+	if dir == "" {
+		dir = "."
+	}
+	prefix := "." + base + ".new-"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		digits, ok := strings.CutPrefix(name, prefix)
+		if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || time.Since(fi.ModTime()) < staleCreation {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi.Size() > 0 && !hasDuckDBMagic(p) {
+			continue
+		}
+		if os.Remove(p) == nil {
+			os.Remove(p + ".wal")
+		}
+	}
+}
+
+// hasDuckDBMagic says whether the file at p begins as a DuckDB database.
+func hasDuckDBMagic(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 12)
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head[8:12]) == duckdbMagic
 }
 
 func open(ctx context.Context, path string, opts Options) (*Workspace, error) {

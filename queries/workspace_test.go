@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestOpenTurnsOffExtensionAutoloading is defect 7 of issue 9: DuckDB
@@ -271,5 +272,65 @@ func TestOpenSetsMemory(t *testing.T) {
 	}
 	if _, err := os.Stat(other); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused limit left %s behind (%v)", other, err)
+	}
+}
+
+// TestCreateRemovesStaleTemporaries: a ub killed (kill -9) while it created
+// a workspace leaves ".NAME.new-DIGITS" beside it. The next creation of the
+// same workspace removes such a file once it is stale (empty or a DuckDB
+// file, untouched for ten minutes), with its log; a fresh one (another
+// creation may be under way), one with other content, another workspace's
+// and a name ub does not make are left alone.
+func TestCreateRemovesStaleTemporaries(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	// A real DuckDB file to stand for a killed creation's.
+	donor := filepath.Join(dir, "donor.duckdb")
+	ws, err := Open(ctx, donor, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+	duck, err := os.ReadFile(donor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	write := func(name string, body []byte, mtime time.Time) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	gone := []string{
+		write(".ub.duckdb.new-123", duck, old),
+		write(".ub.duckdb.new-123.wal", []byte("log"), old),
+		write(".ub.duckdb.new-456", nil, old),
+	}
+	kept := []string{
+		write(".ub.duckdb.new-789", duck, time.Now()),        // fresh: maybe another creation's
+		write(".ub.duckdb.new-321", []byte("my notes"), old), // not a DuckDB file
+		write(".other.duckdb.new-123", duck, old),            // another workspace's
+		write(".ub.duckdb.new-12a", duck, old),               // not a name ub makes
+		write("ub.duckdb.new-123", duck, old),                // not hidden
+	}
+	ws, err = Open(ctx, filepath.Join(dir, "ub.duckdb"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+	for _, p := range gone {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: still there (%v)", filepath.Base(p), err)
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: removed (%v)", filepath.Base(p), err)
+		}
 	}
 }
