@@ -33,7 +33,7 @@ func newJudgeCommand(io *streams) *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "a model judge: the model `NAME` at --base-url (then --judge names the judge)"},
 			&cli.StringFlag{Name: "cascade", Usage: "`builtin,NAME`: label with the built-in judge and send its least confident labels to the model judge NAME (--model, --base-url); stored as judge builtin+NAME"},
 			&cli.Float64Flag{Name: "coverage", Value: 0.7, Usage: "cascade: the share the built-in judge keeps (its most confident labels)"},
-			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per target: judge, version, labels, new, already labelled, counts per move"},
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per target: judge, version, labels, new, already labelled (a model judge: model, sent, cached, failed, cost), counts per move"},
 		}, endpointFlags("model judge")...),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
@@ -53,8 +53,8 @@ func builtinJudge(name string) (*judge.Builtin, error) {
 }
 
 func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
-	if c.Bool("json") && (opts.cascade != "" || opts.model.model != "" || opts.input != "") {
-		return usagef("judge: --json summarizes the built-in judge's labelling of the workspace (--input already prints JSON)")
+	if c.Bool("json") && (opts.cascade != "" || opts.input != "") {
+		return usagef("judge: --json summarizes a judge's labelling of the workspace (--input already prints JSON; --cascade prints text)")
 	}
 	if opts.cascade != "" {
 		return runCascade(c, sio, opts)
@@ -94,10 +94,21 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 		Already int            `json:"already"`
 		Counts  map[string]int `json:"counts"`
 	}
-	var js []judged
+	var js []any
 	for _, t := range targets {
 		if b == nil {
-			if err := judgeWithModel(c, sio, ws, opts.judge, opts.model, t); err != nil {
+			mj, err := judgeWithModel(c, sio, ws, opts.judge, opts.model, t)
+			if mj != nil && c.Bool("json") {
+				js = append(js, mj)
+			}
+			if err != nil {
+				if c.Bool("json") && mj != nil {
+					// The summary of what was paid for is printed,
+					// failed requests and all, before the exit code.
+					if perr := printJSON(sio, js); perr != nil {
+						return perr
+					}
+				}
 				return err
 			}
 			continue
@@ -123,29 +134,54 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 	return nil
 }
 
+// modelJudged is the --json summary of a model judge's labelling of one
+// target kind.
+type modelJudged struct {
+	Target  string         `json:"target"`
+	Judge   string         `json:"judge"`
+	Version string         `json:"version"` // of the judge prompt
+	Model   string         `json:"model"`
+	Labels  int            `json:"labels"`
+	Sent    int            `json:"sent"`
+	Cached  int            `json:"cached"`
+	Failed  int            `json:"failed"`
+	Cost    float64        `json:"cost_usd"`
+	Counts  map[string]int `json:"counts"`
+}
+
 // judgeWithModel labels every point or generation with a model judge
-// (judge.JudgeWithModel) and reports it.
-func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name string, mj modelEndpoint, target string) error {
+// (judge.JudgeWithModel) and reports it: as text, or (--json) as the
+// summary it returns. A run with failed requests returns its summary and
+// an error.
+func judgeWithModel(c *cli.Context, sio *streams, ws *queries.Workspace, name string, mj modelEndpoint, target string) (*modelJudged, error) {
 	bar, done := generateProgress(sio, "judge "+name)
 	res, err := judge.JudgeWithModel(c.Context, ws, judge.ModelJudgeOptions{Judge: name, Model: mj.model, Endpoint: mj.endpoint,
 		Target: target, RetryFailed: mj.retryFailed, Progress: bar, Clock: sio.clock,
 		Preflight: func() error { return requireAPIKey(mj.endpoint.APIKeyEnv) }})
 	done()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	st := res.Stats
-	fmt.Fprintf(sio.out, "%s: %d labelled by %s (%s, model %s): %d sent, %d cached, %d failed, $%.4f; ", target, res.Labels, name,
-		judge.PromptVersion(), mj.model, st.Sent, st.Cached, res.Failed, st.Cost)
-	var parts []string
-	for _, m := range []string{"approve", "critical", "directive", "inquiry", "other", "unparseable"} {
-		parts = append(parts, fmt.Sprintf("%s %d", m, res.Counts[m]))
+	moves := []string{"approve", "critical", "directive", "inquiry", "other", "unparseable"}
+	out := &modelJudged{Target: target, Judge: name, Version: judge.PromptVersion(), Model: mj.model, Labels: res.Labels,
+		Sent: st.Sent, Cached: st.Cached, Failed: res.Failed, Cost: st.Cost, Counts: map[string]int{}}
+	for _, m := range moves {
+		out.Counts[m] = res.Counts[m]
 	}
-	fmt.Fprintln(sio.out, strings.Join(parts, ", "))
+	if !c.Bool("json") {
+		fmt.Fprintf(sio.out, "%s: %d labelled by %s (%s, model %s): %d sent, %d cached, %d failed, $%.4f; ", target, res.Labels, name,
+			judge.PromptVersion(), mj.model, st.Sent, st.Cached, res.Failed, st.Cost)
+		var parts []string
+		for _, m := range moves {
+			parts = append(parts, fmt.Sprintf("%s %d", m, res.Counts[m]))
+		}
+		fmt.Fprintln(sio.out, strings.Join(parts, ", "))
+	}
 	if res.Failed > 0 {
-		return fmt.Errorf("judge: %d request(s) failed (recorded in responses; --retry-failed sends the retryable ones again): %w", res.Failed, errGenerationsFailed)
+		return out, fmt.Errorf("judge: %d request(s) failed (recorded in responses; --retry-failed sends the retryable ones again): %w", res.Failed, errGenerationsFailed)
 	}
-	return nil
+	return out, nil
 }
 
 // labelTargets loads what a judge labels for target "points" or

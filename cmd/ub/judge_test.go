@@ -70,6 +70,25 @@ func TestModelJudge(t *testing.T) {
 	if code, _, _ := runUB(t, "--db", db, "judge", "--judge", "jm", "--model", "j", "--base-url", srv.URL+"/v1", "--target", "points"); code != 0 || calls.Load() != sent {
 		t.Errorf("second run: exit %d, %d more requests", code, calls.Load()-sent)
 	}
+	// --json summarises a model judge's run too (a third run: all cached).
+	code, out, errs = runUB(t, "--db", db, "judge", "--judge", "jm", "--model", "j", "--base-url", srv.URL+"/v1", "--target", "points", "--json")
+	var sums []struct {
+		Target, Judge, Model string
+		Labels, Sent, Cached int
+		Failed               int
+		Counts               map[string]int
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &sums) != nil || len(sums) != 1 {
+		t.Fatalf("judge --json: exit %d\n%s\n%s", code, out, errs)
+	}
+	total := 0
+	for _, n := range sums[0].Counts {
+		total += n
+	}
+	if j := sums[0]; j.Target != "points" || j.Judge != "jm" || j.Model != "j" || j.Labels != labelled || j.Sent != 0 || j.Cached == 0 ||
+		j.Failed != 0 || total != labelled || j.Counts["unparseable"] != unparseable {
+		t.Errorf("judge --json: %+v; want %d labels (%d unparseable), nothing sent", j, labelled, unparseable)
+	}
 	code, out, _ = runUB(t, "--db", db, "agree", "--judges", "builtin,jm")
 	if code != 0 || !strings.Contains(out, fmt.Sprintf("(%d more with an unparseable label, not compared)", unparseable)) {
 		t.Errorf("agree: %d\n%s", code, out)
