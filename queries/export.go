@@ -74,10 +74,9 @@ func Export(ctx context.Context, db Querier, query, path, format string) (int64,
 	case "parquet", "jsonl":
 		f := map[string]string{"parquet": "PARQUET", "jsonl": "JSON"}[format]
 		lit := "'" + strings.ReplaceAll(tmpName, "'", "''") + "'"
-		err = db.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM (%s)", query)).Scan(&n)
-		if err == nil {
-			_, err = db.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT %s)", query, lit, f))
-		}
+		// COPY answers with the number of rows it wrote: the query runs
+		// once, streamed into the file.
+		err = db.QueryRowContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT %s)", query, lit, f)).Scan(&n)
 	case "arrow":
 		n, err = exportArrow(ctx, db, query, tmpName)
 	default:

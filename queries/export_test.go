@@ -98,3 +98,33 @@ func TestMigrationsApplyOnce(t *testing.T) {
 		t.Error("read-only workspace accepted a write")
 	}
 }
+
+// TestExportRunsTheQueryOnce: Parquet and JSONL exports count the rows
+// COPY wrote instead of running the query a second time to count them (a
+// query over a million episodes ran twice). A sequence the query draws
+// from (in a filter, so counting must draw too) shows how often it ran: 5 rows, so 5 after one export, 10 after two.
+func TestExportRunsTheQueryOnce(t *testing.T) {
+	ctx := context.Background()
+	ws, err := Open(ctx, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.Conn().ExecContext(ctx, `CREATE TEMP SEQUENCE drawn`); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i, format := range []string{"parquet", "jsonl"} {
+		n, err := Export(ctx, ws.Conn(), `SELECT v FROM (SELECT nextval('drawn') AS v FROM range(5)) WHERE v > 0`, filepath.Join(dir, "x."+format), format)
+		if err != nil || n != 5 {
+			t.Fatalf("%s: Export = %d, %v; want 5 rows", format, n, err)
+		}
+		var drawn int64
+		if err := ws.Conn().QueryRowContext(ctx, `SELECT currval('drawn')`).Scan(&drawn); err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(5 * (i + 1)); drawn != want {
+			t.Errorf("%s: the sequence is at %d after %d export(s), want %d: the query ran more than once", format, drawn, i+1, want)
+		}
+	}
+}
