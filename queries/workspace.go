@@ -465,6 +465,26 @@ func ResetCheckpointOnCommit(ctx context.Context, c *sql.Conn) error {
 	return nil
 }
 
+// DeferCheckpoints keeps DuckDB from checkpointing after each commit of a
+// long write (its automatic checkpoint follows any commit once the
+// write-ahead log outgrows checkpoint_threshold, 16 MiB): every checkpoint
+// writes each table's primary-key index whole, so a write committed in
+// chunks paid for its indexes once per chunk, and its time grew faster
+// than its rows. The log grows instead (on disk, about the size of what
+// is written) and the workspace's close checkpoints once. restore sets
+// the threshold back to DuckDB's default, which ub does not change.
+func DeferCheckpoints(ctx context.Context, c *sql.Conn) (restore func(context.Context) error, err error) {
+	if _, err := c.ExecContext(ctx, "SET checkpoint_threshold = '1TB'"); err != nil {
+		return nil, fmt.Errorf("defer checkpoints: %w", err)
+	}
+	return func(ctx context.Context) error {
+		if _, err := c.ExecContext(ctx, "RESET checkpoint_threshold"); err != nil {
+			return fmt.Errorf("defer checkpoints: %w", err)
+		}
+		return nil
+	}, nil
+}
+
 // IngestMemoryShare is the share of the workspace's memory_limit that DuckDB
 // keeps while ub ingest writes (ScaleMemoryLimit): 192 MiB of the default
 // 512 MiB. An ingest only appends: what DuckDB holds past its write buffers

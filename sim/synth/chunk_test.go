@@ -3,6 +3,8 @@ package synth
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/ub-bench/ub/queries"
@@ -124,5 +126,57 @@ func TestFailedChunkedWriteLeavesNothing(t *testing.T) {
 				t.Errorf("%s after the failure: %d rows, want 0", tb, n)
 			}
 		}
+	}
+}
+
+// TestStudyDefersCheckpoints: the UserBench study's chunks commit without
+// a checkpoint each (every checkpoint wrote the primary-key indexes whole,
+// so the study's time grew faster than its rows): with checkpoint_threshold
+// set as low as 1 KiB, the write-ahead log still only grows from one
+// commit to the next (a checkpoint would have emptied it), and the
+// threshold is the workspace's default again afterwards.
+func TestStudyDefersCheckpoints(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ub.duckdb")
+	ws, err := queries.Open(ctx, path, queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	var def string
+	if err := ws.Conn().QueryRowContext(ctx, "SELECT current_setting('checkpoint_threshold')").Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Conn().ExecContext(ctx, "SET checkpoint_threshold = '1KiB'"); err != nil {
+		t.Fatal(err)
+	}
+	var logs []int64
+	old := chunkRows
+	chunkRows, afterCommit = 2000, func(int) {
+		fi, err := os.Stat(path + ".wal")
+		if err != nil {
+			logs = append(logs, 0)
+			return
+		}
+		logs = append(logs, fi.Size())
+	}
+	t.Cleanup(func() { chunkRows, afterCommit = old, nil })
+	if _, err := Write(ctx, ws, Options{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) < 10 {
+		t.Fatalf("%d commits, want tens", len(logs))
+	}
+	for i := 1; i < len(logs); i++ {
+		if logs[i] <= logs[i-1] {
+			t.Fatalf("the log went from %d to %d bytes at commit %d: a checkpoint ran (logs %v)", logs[i-1], logs[i], i+1, logs)
+		}
+	}
+	var now string
+	if err := ws.Conn().QueryRowContext(ctx, "SELECT current_setting('checkpoint_threshold')").Scan(&now); err != nil {
+		t.Fatal(err)
+	}
+	if now != def {
+		t.Errorf("checkpoint_threshold is %s after the study, want the default %s", now, def)
 	}
 }

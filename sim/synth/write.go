@@ -92,7 +92,14 @@ func Write(ctx context.Context, ws *queries.Workspace, opts Options) (Stats, err
 	if !empty {
 		return st, fmt.Errorf("synth: %w (ub synth writes a fresh workspace; pass another --db)", ErrNotEmpty)
 	}
+	restore, err := queries.DeferCheckpoints(ctx, ws.Conn())
+	if err != nil {
+		return st, err
+	}
 	st, err = writeStudy(ctx, ws, opts, scale, progress)
+	if rerr := restore(context.WithoutCancel(ctx)); err == nil {
+		err = rerr
+	}
 	if err != nil {
 		// The study is committed in chunks: a failure leaves the
 		// workspace empty, as it was.
