@@ -140,7 +140,7 @@ func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Sta
 			}
 		}
 	}
-	if w.restoreMem, err = queries.ScaleMemoryLimit(ctx, ws.Conn(), queries.IngestMemoryShare); err != nil {
+	if w.restoreMem, err = queries.ScaleMemoryLimit(ctx, ws.Conn(), queries.IngestMemoryShare, queries.IngestMemoryFloor); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	w.out = make(chan *batch) // one batch filling while one is written

@@ -7,33 +7,40 @@ import (
 )
 
 // TestScaleMemoryLimit: the limit is scaled while ingest writes and set
-// back after; 512 MiB x 0.375 = 192 MiB.
+// back after: 512 MiB x 0.25 = 128 MiB; 64 MiB x 0.25 = 16 MiB is below the
+// 32 MiB floor, which is taken instead; 20 MiB is below the floor, and is
+// kept as it is.
 func TestScaleMemoryLimit(t *testing.T) {
 	ctx := context.Background()
-	ws, err := Open(ctx, filepath.Join(t.TempDir(), "w.duckdb"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	get := func() string {
-		var s string
-		if err := ws.Conn().QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&s); err != nil {
+	for _, tc := range []struct{ limit, scaled string }{
+		{"512MiB", "128.0 MiB"}, {"64MiB", "32.0 MiB"}, {"20MiB", "20.0 MiB"},
+	} {
+		ws, err := Open(ctx, filepath.Join(t.TempDir(), "w.duckdb"), Options{MemoryLimit: tc.limit})
+		if err != nil {
 			t.Fatal(err)
 		}
-		return s
-	}
-	restore, err := ScaleMemoryLimit(ctx, ws.Conn(), IngestMemoryShare)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := get(); got != "192.0 MiB" {
-		t.Errorf("scaled limit = %q, want 192.0 MiB", got)
-	}
-	if err := restore(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if got := get(); got != "512.0 MiB" {
-		t.Errorf("restored limit = %q, want 512.0 MiB", got)
+		get := func() string {
+			var s string
+			if err := ws.Conn().QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		before := get()
+		restore, err := ScaleMemoryLimit(ctx, ws.Conn(), IngestMemoryShare, IngestMemoryFloor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := get(); got != tc.scaled {
+			t.Errorf("%s: scaled limit = %q, want %s", tc.limit, got, tc.scaled)
+		}
+		if err := restore(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := get(); got != before {
+			t.Errorf("%s: restored limit = %q, want %s", tc.limit, got, before)
+		}
+		ws.Close()
 	}
 }
 

@@ -486,19 +486,29 @@ func DeferCheckpoints(ctx context.Context, c *sql.Conn) (restore func(context.Co
 }
 
 // IngestMemoryShare is the share of the workspace's memory_limit that DuckDB
-// keeps while ub ingest writes (ScaleMemoryLimit): 192 MiB of the default
-// 512 MiB. An ingest only appends: what DuckDB holds past its write buffers
-// is mostly a cache of table blocks already written to the file, which it
-// fills up to the limit before it evicts anything. The rest of the process
-// (the binary, parsing, batches, appender chunks, DuckDB's memory outside
-// its buffer pool) took about 230-300 MiB more. Ingest of 100 times
-// corpus/tau2/results (1.5 GB) peaked at 791 MiB with DuckDB at the full
-// 512 MiB, 549 MiB at half, 427, 519 and 461 MiB (three runs) at 192 MiB.
-const IngestMemoryShare = 0.375
+// keeps while ub ingest writes (ScaleMemoryLimit), but not less than
+// IngestMemoryFloor: 128 MiB of the default 512 MiB. An ingest only
+// appends: what DuckDB holds past its write buffers is mostly a cache of
+// table blocks already written to the file, which it fills up to the limit
+// before it evicts anything. The rest of the process (the binary, parsing,
+// batches, appender chunks, DuckDB's memory outside its buffer pool) took
+// about 250-300 MiB more. Ingest of 100 times corpus/tau2/results (1.5 GB)
+// peaked at 791 MiB with DuckDB at the full 512 MiB, 549 MiB at half,
+// 480-492 MiB at 192 MiB and 376-403 MiB at 128 MiB (three runs each, the
+// same minutes; CPU time within their noise).
+const IngestMemoryShare = 0.25
+
+// IngestMemoryFloor is the least memory_limit ingest gives DuckDB (the
+// workspace's own limit when that is smaller): a transaction's appended
+// rows wait in memory for a whole row group before they are written, and
+// with 16 MiB (a quarter of --memory-limit 64MiB) DuckDB could not pin a
+// block for the turns.
+const IngestMemoryFloor = 32 << 20
 
 // ScaleMemoryLimit sets DuckDB's memory_limit on the connection's database
-// to share of its current value and returns a function that restores it.
-func ScaleMemoryLimit(ctx context.Context, c *sql.Conn, share float64) (restore func(context.Context) error, err error) {
+// to share of its current value, or floor if that is more (but never more
+// than the current value), and returns a function that restores it.
+func ScaleMemoryLimit(ctx context.Context, c *sql.Conn, share float64, floor int64) (restore func(context.Context) error, err error) {
 	var text string
 	if err := c.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&text); err != nil {
 		return nil, fmt.Errorf("memory limit: %w", err)
@@ -511,7 +521,7 @@ func ScaleMemoryLimit(ctx context.Context, c *sql.Conn, share float64) (restore 
 		_, err := c.ExecContext(ctx, fmt.Sprintf("SET memory_limit = '%dB'", bytes))
 		return err
 	}
-	if err := set(ctx, int64(float64(limit)*share)); err != nil {
+	if err := set(ctx, min(limit, max(int64(float64(limit)*share), floor))); err != nil {
 		return nil, fmt.Errorf("memory limit: %w", err)
 	}
 	return func(ctx context.Context) error { return set(ctx, limit) }, nil
