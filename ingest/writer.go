@@ -73,6 +73,9 @@ type writer struct {
 	// restoreMem sets DuckDB's memory_limit back to the workspace's
 	// (close); the run holds it to IngestMemoryShare of that.
 	restoreMem func(context.Context) error
+	// restoreCkpt sets DuckDB's checkpoint threshold back: the run's
+	// commits checkpoint only at its last (DeferCheckpoints).
+	restoreCkpt func(context.Context) error
 }
 
 // batch is what one transaction writes.
@@ -140,7 +143,11 @@ func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Sta
 			}
 		}
 	}
+	if w.restoreCkpt, err = queries.DeferCheckpoints(ctx, ws.Conn()); err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
 	if w.restoreMem, err = queries.ScaleMemoryLimit(ctx, ws.Conn(), queries.IngestMemoryShare, queries.IngestMemoryFloor); err != nil {
+		w.restoreCkpt(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	w.out = make(chan *batch) // one batch filling while one is written
@@ -195,6 +202,9 @@ func (w *writer) close() error {
 	}
 	if rerr := w.restoreMem(context.WithoutCancel(w.ctx)); err == nil && rerr != nil {
 		err = fmt.Errorf("ingest: restore the memory limit: %w", rerr)
+	}
+	if rerr := w.restoreCkpt(context.WithoutCancel(w.ctx)); err == nil && rerr != nil {
+		err = fmt.Errorf("ingest: %w", rerr)
 	}
 	return err
 }
