@@ -76,6 +76,8 @@ type writer struct {
 	// restoreCkpt sets DuckDB's checkpoint threshold back: the run's
 	// commits checkpoint only at its last (DeferCheckpoints).
 	restoreCkpt func(context.Context) error
+	// restoreThreads sets DuckDB's threads back (IngestThreads).
+	restoreThreads func(context.Context) error
 }
 
 // batch is what one transaction writes.
@@ -146,8 +148,13 @@ func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Sta
 	if w.restoreCkpt, err = queries.DeferCheckpoints(ctx, ws.Conn()); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
+	if w.restoreThreads, err = queries.LimitThreads(ctx, ws.Conn(), queries.IngestThreads); err != nil {
+		w.restoreCkpt(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
 	if w.restoreMem, err = queries.ScaleMemoryLimit(ctx, ws.Conn(), queries.IngestMemoryShare, queries.IngestMemoryFloor); err != nil {
 		w.restoreCkpt(context.WithoutCancel(ctx))
+		w.restoreThreads(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	w.out = make(chan *batch) // one batch filling while one is written
@@ -204,6 +211,9 @@ func (w *writer) close() error {
 		err = fmt.Errorf("ingest: restore the memory limit: %w", rerr)
 	}
 	if rerr := w.restoreCkpt(context.WithoutCancel(w.ctx)); err == nil && rerr != nil {
+		err = fmt.Errorf("ingest: %w", rerr)
+	}
+	if rerr := w.restoreThreads(context.WithoutCancel(w.ctx)); err == nil && rerr != nil {
 		err = fmt.Errorf("ingest: %w", rerr)
 	}
 	return err

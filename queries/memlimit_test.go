@@ -54,3 +54,37 @@ func TestParseSize(t *testing.T) {
 		t.Error("parseSize(lots): no error")
 	}
 }
+
+// TestLimitThreads: DuckDB runs one thread while ingest writes and the
+// number it had after (whatever it was: 3 here, set by the test).
+func TestLimitThreads(t *testing.T) {
+	ctx := context.Background()
+	ws, err := Open(ctx, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.Conn().ExecContext(ctx, "SET threads = 3"); err != nil {
+		t.Fatal(err)
+	}
+	threads := func() int {
+		var n int
+		if err := ws.Conn().QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	restore, err := LimitThreads(ctx, ws.Conn(), IngestThreads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := threads(); n != 1 {
+		t.Errorf("threads while ingest writes: %d, want 1", n)
+	}
+	if err := restore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := threads(); n != 3 {
+		t.Errorf("threads after: %d, want the 3 it had", n)
+	}
+}
