@@ -76,7 +76,7 @@ type writer struct {
 	// restoreCkpt sets DuckDB's checkpoint threshold back: the run's
 	// commits checkpoint only at its last (DeferCheckpoints).
 	restoreCkpt func(context.Context) error
-	// restoreThreads sets DuckDB's threads back (IngestThreads).
+	// restoreThreads sets DuckDB's threads back (BulkWriteThreads).
 	restoreThreads func(context.Context) error
 }
 
@@ -148,7 +148,7 @@ func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Sta
 	if w.restoreCkpt, err = queries.DeferCheckpoints(ctx, ws.Conn()); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
-	if w.restoreThreads, err = queries.LimitThreads(ctx, ws.Conn(), queries.IngestThreads); err != nil {
+	if w.restoreThreads, err = queries.LimitThreads(ctx, ws.Conn(), queries.BulkWriteThreads); err != nil {
 		w.restoreCkpt(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("ingest: %w", err)
 	}

@@ -74,7 +74,7 @@ func TestLimitThreads(t *testing.T) {
 		}
 		return n
 	}
-	restore, err := LimitThreads(ctx, ws.Conn(), IngestThreads)
+	restore, err := LimitThreads(ctx, ws.Conn(), BulkWriteThreads)
 	if err != nil {
 		t.Fatal(err)
 	}

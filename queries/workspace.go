@@ -485,13 +485,15 @@ func DeferCheckpoints(ctx context.Context, c *sql.Conn) (restore func(context.Co
 	}, nil
 }
 
-// IngestThreads is how many threads DuckDB runs while ub ingest writes.
-// Ingest parses in Go on every core and hands DuckDB appends, a task too
-// small to split: its worker threads spent their time waking and waiting.
-// With one, CPU time fell by about a quarter (100 MB of sessions: 2.5 s
-// instead of 3.0-3.4; 400 MB: 8.4-9.2 s instead of 12.1-13.1; 100 times
-// the tau2 results: 51 s instead of 65) and wall time did not grow.
-const IngestThreads = 1
+// BulkWriteThreads is how many threads DuckDB runs while ub ingest or ub
+// synth writes. Both make their rows in Go, on every core, and hand DuckDB
+// appends, a task too small to split: its worker threads spent their time
+// waking and waiting. With one, CPU time fell by about a quarter (ingest of
+// 100 MB of sessions: 2.0 s instead of 2.7; 400 MB: 9.1 s instead of 14.5;
+// 100 times the tau2 results: 56-57 s instead of 64-65; synth at 10x:
+// UserBench 8.1-8.5 s instead of 8.6-10.4, fidelity 2.4 s instead of
+// 2.9-3.3), peak RSS fell with it, and wall time did not grow.
+const BulkWriteThreads = 1
 
 // LimitThreads sets DuckDB's threads to n on the connection's database
 // and returns a function that sets back the number it had.

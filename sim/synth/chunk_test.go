@@ -129,12 +129,12 @@ func TestFailedChunkedWriteLeavesNothing(t *testing.T) {
 	}
 }
 
-// TestStudyDefersCheckpoints: the UserBench study's chunks commit without
-// a checkpoint each (every checkpoint wrote the primary-key indexes whole,
-// so the study's time grew faster than its rows): with checkpoint_threshold
-// set as low as 1 KiB, the write-ahead log still only grows from one
-// commit to the next (a checkpoint would have emptied it), and the
-// threshold is the workspace's default again afterwards.
+// TestStudyDefersCheckpoints: the UserBench study's chunks commit on one
+// DuckDB thread and without a checkpoint each (every checkpoint wrote the
+// primary-key indexes whole, so the study's time grew faster than its
+// rows): with checkpoint_threshold set as low as 1 KiB, the write-ahead log
+// still only grows from one commit to the next (a checkpoint would have
+// emptied it), and the threshold and threads are as they were afterwards.
 func TestStudyDefersCheckpoints(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ub.duckdb")
@@ -150,9 +150,20 @@ func TestStudyDefersCheckpoints(t *testing.T) {
 	if _, err := ws.Conn().ExecContext(ctx, "SET checkpoint_threshold = '1KiB'"); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := ws.Conn().ExecContext(ctx, "SET threads = 3"); err != nil {
+		t.Fatal(err)
+	}
+	threads := func() (n int) {
+		if err := ws.Conn().QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
 	var logs []int64
+	var during []int
 	old := chunkRows
 	chunkRows, afterCommit = 2000, func(int) {
+		during = append(during, threads())
 		fi, err := os.Stat(path + ".wal")
 		if err != nil {
 			logs = append(logs, 0)
@@ -178,5 +189,15 @@ func TestStudyDefersCheckpoints(t *testing.T) {
 	}
 	if now != def {
 		t.Errorf("checkpoint_threshold is %s after the study, want the default %s", now, def)
+	}
+	// DuckDB runs one thread while the study is written
+	// (queries.BulkWriteThreads) and the 3 it had after.
+	for i, n := range during {
+		if n != 1 {
+			t.Fatalf("commit %d: DuckDB ran %d threads, want 1", i+1, n)
+		}
+	}
+	if n := threads(); n != 3 {
+		t.Errorf("threads after the study: %d, want the 3 it had", n)
 	}
 }

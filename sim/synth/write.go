@@ -96,8 +96,12 @@ func Write(ctx context.Context, ws *queries.Workspace, opts Options) (Stats, err
 	if err != nil {
 		return st, err
 	}
+	restoreThreads, err := queries.LimitThreads(ctx, ws.Conn(), queries.BulkWriteThreads)
+	if err != nil {
+		return st, errors.Join(err, restore(context.WithoutCancel(ctx)))
+	}
 	st, err = writeStudy(ctx, ws, opts, scale, progress)
-	if rerr := restore(context.WithoutCancel(ctx)); err == nil {
+	if rerr := errors.Join(restore(context.WithoutCancel(ctx)), restoreThreads(context.WithoutCancel(ctx))); err == nil {
 		err = rerr
 	}
 	if err != nil {
