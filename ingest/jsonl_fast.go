@@ -104,20 +104,28 @@ func (p *fastParser) object(val func(key string) bool) bool {
 		if !val(key) {
 			return false
 		}
-		p.ws()
-		if p.i >= len(p.b) {
-			return false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return true
-		default:
-			return false
+		if done, ok := p.next('}'); !ok || done {
+			return ok
 		}
 	}
+}
+
+// next reads what follows a member or element: a comma (done false) or
+// the closing byte (done true); anything else is not ok.
+func (p *fastParser) next(closing byte) (done, ok bool) {
+	p.ws()
+	if p.i >= len(p.b) {
+		return false, false
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return false, true
+	case closing:
+		p.i++
+		return true, true
+	}
+	return false, false
 }
 
 func (p *fastParser) turns(c *canonicalSession) bool {
@@ -156,19 +164,13 @@ func (p *fastParser) turns(c *canonicalSession) bool {
 			return false
 		}
 		ts = append(ts, t)
-		p.ws()
-		if p.i >= len(p.b) {
+		done, ok := p.next(']')
+		if !ok {
 			return false
 		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		if done {
 			c.Turns = ts
 			return true
-		default:
-			return false
 		}
 	}
 }

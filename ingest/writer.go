@@ -70,14 +70,11 @@ type writer struct {
 	// taskKeys holds the task keys computed so far (taskKey), by the hash
 	// of the domain, the task id and the task's JSON as the file has it.
 	taskKeys map[string]string
-	// restoreMem sets DuckDB's memory_limit back to the workspace's
-	// (close); the run holds it to IngestMemoryShare of that.
-	restoreMem func(context.Context) error
-	// restoreCkpt sets DuckDB's checkpoint threshold back: the run's
-	// commits checkpoint only at its last (DeferCheckpoints).
-	restoreCkpt func(context.Context) error
-	// restoreThreads sets DuckDB's threads back (BulkWriteThreads).
-	restoreThreads func(context.Context) error
+	// restore sets back (close) the DuckDB settings the run writes with:
+	// checkpoints only at its last commit (DeferCheckpoints), one thread
+	// (BulkWriteThreads), memory_limit at IngestMemoryShare of the
+	// workspace's.
+	restore func(context.Context) error
 }
 
 // batch is what one transaction writes.
@@ -145,16 +142,8 @@ func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Sta
 			}
 		}
 	}
-	if w.restoreCkpt, err = queries.DeferCheckpoints(ctx, ws.Conn()); err != nil {
-		return nil, fmt.Errorf("ingest: %w", err)
-	}
-	if w.restoreThreads, err = queries.LimitThreads(ctx, ws.Conn(), queries.BulkWriteThreads); err != nil {
-		w.restoreCkpt(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("ingest: %w", err)
-	}
-	if w.restoreMem, err = queries.ScaleMemoryLimit(ctx, ws.Conn(), queries.IngestMemoryShare, queries.IngestMemoryFloor); err != nil {
-		w.restoreCkpt(context.WithoutCancel(ctx))
-		w.restoreThreads(context.WithoutCancel(ctx))
+	if w.restore, err = queries.ApplySettings(ctx, ws.Conn(), queries.DeferCheckpoints,
+		queries.Threads(queries.BulkWriteThreads), queries.MemoryShare(queries.IngestMemoryShare, queries.IngestMemoryFloor)); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	w.out = make(chan *batch) // one batch filling while one is written
@@ -207,14 +196,8 @@ func (w *writer) close() error {
 	if err == nil {
 		err = w.werr
 	}
-	if rerr := w.restoreMem(context.WithoutCancel(w.ctx)); err == nil && rerr != nil {
-		err = fmt.Errorf("ingest: restore the memory limit: %w", rerr)
-	}
-	if rerr := w.restoreCkpt(context.WithoutCancel(w.ctx)); err == nil && rerr != nil {
-		err = fmt.Errorf("ingest: %w", rerr)
-	}
-	if rerr := w.restoreThreads(context.WithoutCancel(w.ctx)); err == nil && rerr != nil {
-		err = fmt.Errorf("ingest: %w", rerr)
+	if rerr := w.restore(context.WithoutCancel(w.ctx)); err == nil && rerr != nil {
+		err = fmt.Errorf("ingest: restore the settings: %w", rerr)
 	}
 	return err
 }

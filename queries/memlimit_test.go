@@ -2,6 +2,8 @@ package queries
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"path/filepath"
 	"testing"
 )
@@ -86,5 +88,47 @@ func TestLimitThreads(t *testing.T) {
 	}
 	if n := threads(); n != 3 {
 		t.Errorf("threads after: %d, want the 3 it had", n)
+	}
+}
+
+// TestApplySettings: the settings are applied in order and set back
+// together; when one fails, those before it are set back and its error is
+// returned.
+func TestApplySettings(t *testing.T) {
+	ctx := context.Background()
+	ws, err := Open(ctx, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.Conn().ExecContext(ctx, "SET threads = 3"); err != nil {
+		t.Fatal(err)
+	}
+	threads := func() (n int) {
+		if err := ws.Conn().QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	refused := errors.New("refused")
+	fail := func(context.Context, *sql.Conn) (func(context.Context) error, error) { return nil, refused }
+	if _, err := ApplySettings(ctx, ws.Conn(), Threads(1), fail); !errors.Is(err, refused) {
+		t.Errorf("a failing setting: %v, want its error", err)
+	}
+	if n := threads(); n != 3 {
+		t.Errorf("after a failed setting, threads %d, want the 3 set back", n)
+	}
+	restore, err := ApplySettings(ctx, ws.Conn(), Threads(1), Threads(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := threads(); n != 2 {
+		t.Errorf("threads %d, want the last setting's 2", n)
+	}
+	if err := restore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := threads(); n != 3 {
+		t.Errorf("restored threads %d, want 3 (set back last first)", n)
 	}
 }

@@ -485,6 +485,47 @@ func DeferCheckpoints(ctx context.Context, c *sql.Conn) (restore func(context.Co
 	}, nil
 }
 
+// A Setting changes a setting of the connection's database and returns a
+// function that sets it back (DeferCheckpoints, LimitThreads,
+// ScaleMemoryLimit).
+type Setting func(ctx context.Context, c *sql.Conn) (restore func(context.Context) error, err error)
+
+// ApplySettings applies settings in order. When one fails, those already
+// applied are set back and its error is returned. restore sets every one
+// back, the last first, and returns their errors joined.
+func ApplySettings(ctx context.Context, c *sql.Conn, settings ...Setting) (restore func(context.Context) error, err error) {
+	var undo []func(context.Context) error
+	restore = func(ctx context.Context) error {
+		var errs []error
+		for i := len(undo) - 1; i >= 0; i-- {
+			errs = append(errs, undo[i](ctx))
+		}
+		return errors.Join(errs...)
+	}
+	for _, set := range settings {
+		r, err := set(ctx, c)
+		if err != nil {
+			return nil, errors.Join(err, restore(context.WithoutCancel(ctx)))
+		}
+		undo = append(undo, r)
+	}
+	return restore, nil
+}
+
+// Threads is the Setting of LimitThreads(n).
+func Threads(n int) Setting {
+	return func(ctx context.Context, c *sql.Conn) (func(context.Context) error, error) {
+		return LimitThreads(ctx, c, n)
+	}
+}
+
+// MemoryShare is the Setting of ScaleMemoryLimit(share, floor).
+func MemoryShare(share float64, floor int64) Setting {
+	return func(ctx context.Context, c *sql.Conn) (func(context.Context) error, error) {
+		return ScaleMemoryLimit(ctx, c, share, floor)
+	}
+}
+
 // BulkWriteThreads is how many threads DuckDB runs while ub ingest or ub
 // synth writes. Both make their rows in Go, on every core, and hand DuckDB
 // appends, a task too small to split: its worker threads spent their time

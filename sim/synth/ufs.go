@@ -157,7 +157,7 @@ func WriteFidelity(ctx context.Context, ws *queries.Workspace, opts FidelityOpti
 	// Committed in chunks, between episodes (memory flat in the scale);
 	// the provenance goes in the last chunk, and a failure clears what
 	// was committed.
-	restoreThreads, err := queries.LimitThreads(ctx, ws.Conn(), queries.BulkWriteThreads)
+	restore, err := queries.ApplySettings(ctx, ws.Conn(), queries.Threads(queries.BulkWriteThreads))
 	if err != nil {
 		return st, err
 	}
@@ -166,7 +166,7 @@ func WriteFidelity(ctx context.Context, ws *queries.Workspace, opts FidelityOpti
 	err = cw.Commit(func() error {
 		return queries.MarkSynthetic(ctx, ws.Conn(), queries.Origin{Maker: MakerFidelity, Detail: fmt.Sprintf("seed %d, scale %d", opts.Seed, scale)})
 	})
-	if rerr := restoreThreads(context.WithoutCancel(ctx)); err == nil {
+	if rerr := restore(context.WithoutCancel(ctx)); err == nil {
 		err = rerr
 	}
 	if err != nil {

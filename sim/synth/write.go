@@ -92,16 +92,12 @@ func Write(ctx context.Context, ws *queries.Workspace, opts Options) (Stats, err
 	if !empty {
 		return st, fmt.Errorf("synth: %w (ub synth writes a fresh workspace; pass another --db)", ErrNotEmpty)
 	}
-	restore, err := queries.DeferCheckpoints(ctx, ws.Conn())
+	restore, err := queries.ApplySettings(ctx, ws.Conn(), queries.DeferCheckpoints, queries.Threads(queries.BulkWriteThreads))
 	if err != nil {
 		return st, err
 	}
-	restoreThreads, err := queries.LimitThreads(ctx, ws.Conn(), queries.BulkWriteThreads)
-	if err != nil {
-		return st, errors.Join(err, restore(context.WithoutCancel(ctx)))
-	}
 	st, err = writeStudy(ctx, ws, opts, scale, progress)
-	if rerr := errors.Join(restore(context.WithoutCancel(ctx)), restoreThreads(context.WithoutCancel(ctx))); err == nil {
+	if rerr := restore(context.WithoutCancel(ctx)); err == nil {
 		err = rerr
 	}
 	if err != nil {
