@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -297,5 +298,53 @@ func TestRunCountsOnlyWhatIsCommitted(t *testing.T) {
 	if st.Sessions != stored || int(st.Turns) != turns || int(st.TotalSess) != stored {
 		t.Errorf("stats say %d sessions, %d turns added (%d in the workspace); the workspace holds %d sessions, %d turns",
 			st.Sessions, st.Turns, st.TotalSess, stored, turns)
+	}
+}
+
+// TestRunCopiesAcrossBatches: in a workspace that held no sessions, a
+// session read again after the writer has taken other batches (sessions of
+// more than sessBatchBytes of text lie between) is recognised as the copy
+// of one written in the same run: unchanged, replaced by a longer copy, or
+// superseded by a shorter one. decide looks up only the ids the run has
+// written there, and must not miss these.
+func TestRunCopiesAcrossBatches(t *testing.T) {
+	session := func(id string, turns int) string {
+		var ts []string
+		for i := 0; i < turns; i++ {
+			role := "developer"
+			if i%2 == 1 {
+				role = "agent"
+			}
+			ts = append(ts, `{"role":"`+role+`","text":"turn `+strconv.Itoa(i)+` of `+id+`"}`)
+		}
+		return `{"id":"` + id + `","developer":"ana","repo":"ana/kiln","turns":[` + strings.Join(ts, ",") + "]}\n"
+	}
+	var in strings.Builder
+	in.WriteString(session("same", 2))
+	in.WriteString(session("grows", 2))
+	in.WriteString(session("shrinks", 4))
+	filler := strings.Repeat("lorem ipsum ", 10000) // 120 kB a turn
+	for i := 0; i < 2*sessBatchBytes/len(filler)+1; i++ {
+		in.WriteString(`{"id":"filler` + strconv.Itoa(i) + `","developer":"ana","repo":"ana/kiln","turns":[{"role":"developer","text":"` + filler + `"}]}` + "\n")
+	}
+	in.WriteString(session("same", 2))
+	in.WriteString(session("grows", 4))
+	in.WriteString(session("shrinks", 2))
+	ws := memWorkspace(t)
+	st, err := Run(context.Background(), ws, []string{"-"}, Options{Stdin: strings.NewReader(in.String())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fillers := 2*sessBatchBytes/len(filler) + 1
+	if st.Unchanged != 1 || st.Replaced != 1 || st.Superseded != 1 || st.Sessions != 3+fillers {
+		t.Errorf("stats = %+v; want 1 unchanged, 1 replaced, 1 superseded, %d sessions", st, 3+fillers)
+	}
+	for id, want := range map[string]int{"same": 2, "grows": 4, "shrinks": 4} {
+		if got := count(t, ws, `SELECT count(*) FROM turns WHERE session_id = ?`, id); got != want {
+			t.Errorf("%s: %d turns stored, want %d", id, got, want)
+		}
+	}
+	if got := count(t, ws, `SELECT count(*) FROM sessions`); got != 3+fillers {
+		t.Errorf("%d sessions stored, want %d", got, 3+fillers)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"strings"
 	"sync"
@@ -75,6 +76,14 @@ type writer struct {
 	// (BulkWriteThreads), memory_limit at IngestMemoryShare of the
 	// workspace's.
 	restore func(context.Context) error
+	// storedAny: the workspace held sessions when the run began; when
+	// it held none, only the ids of written (keyed by idKey) can be
+	// stored, and decide looks up those alone.
+	storedAny bool
+	written   map[uint64]struct{}
+	// wroteTurns: the run appended sessions (appendSessions), whose
+	// text the last checkpoint compresses with FSST.
+	wroteTurns bool
 }
 
 // batch is what one transaction writes.
@@ -106,10 +115,10 @@ func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Sta
 	w := &writer{ctx: ctx, ws: ws, opts: opts, st: st, cur: &batch{},
 		devs: map[string]bool{}, repos: map[string]bool{}, edges: map[[3]string]bool{}}
 	if w.opts.BatchTurns <= 0 {
-		w.opts.BatchTurns = 200000
+		w.opts.BatchTurns = DefaultBatchTurns
 	}
 	if w.opts.BatchBytes <= 0 {
-		w.opts.BatchBytes = 32 << 20
+		w.opts.BatchBytes = DefaultBatchBytes
 	}
 	// Names are few next to sessions: keep them in memory to append only new ones.
 	err := queries.Names(ctx, ws.Conn(), func(kind, a, b, c string) {
@@ -134,6 +143,10 @@ func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Sta
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	w.storedHashes = maps.Clone(w.epHashes)
+	if w.storedAny, err = queries.SessionsAny(ctx, ws.Conn()); err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	w.written = map[uint64]struct{}{}
 	w.tau1Content = map[string]string{}
 	for id, h := range w.epHashes {
 		if strings.HasPrefix(id, tau1IDPrefix) {
@@ -262,10 +275,8 @@ func (w *writer) Session(s *Session) error {
 // sessBatchBytes bounds the turn text of one batch of sessions: the batch
 // filling, the batch being written and DuckDB's appender chunks of it are
 // what the Go side holds of the input. Such batches share one transaction
-// until it holds BatchTurns or BatchBytes (write), so the commits (each a
-// write-ahead log flush, and past checkpoint_threshold a checkpoint) stay
-// as few as with 32 MiB batches. At 32 MiB a batch, peak RSS of a 400 MB
-// file was about 230 MiB higher.
+// until it holds BatchTurns or BatchBytes (write). At 32 MiB a batch, peak
+// RSS of a 400 MB file was about 230 MiB higher.
 const sessBatchBytes = 4 << 20
 
 // write writes one batch in one transaction, with the batches that follow
@@ -296,8 +307,9 @@ func (w *writer) write(b *batch) error {
 			// (sessions and episodes alike): ub ingest closes the
 			// workspace next, whose checkpoint would write the rows
 			// to the file after the commit wrote them to the log.
+			// Without FSST unless the run wrote turns of sessions.
 			checkpointed = true
-			err = queries.CheckpointOnCommit(w.ctx, c)
+			err = queries.CheckpointOnCommit(w.ctx, c, !w.wroteTurns)
 		}
 		return err
 	})
@@ -405,13 +417,18 @@ func (w *writer) writeBatch(c *sql.Conn, b *batch) error {
 // turns; on a tie the larger hash, so the outcome does not depend on the
 // order files are read in), and is superseded otherwise.
 func (w *writer) decide(c *sql.Conn, b *batch) (keep []int, replace []string, err error) {
-	ids := make([]string, len(b.sessions))
-	for i, s := range b.sessions {
-		ids[i] = s.ID
+	var ids []string
+	for _, s := range b.sessions {
+		if _, ok := w.written[idKey(s.ID)]; ok || w.storedAny {
+			ids = append(ids, s.ID)
+		}
 	}
-	stored, err := queries.LookupSessions(w.ctx, c, w.ws, ids)
-	if err != nil {
-		return nil, nil, err
+	var stored map[string]queries.StoredSession
+	if len(ids) > 0 {
+		var err error
+		if stored, err = queries.LookupSessions(w.ctx, c, w.ws, ids); err != nil {
+			return nil, nil, err
+		}
 	}
 	type entry struct {
 		hash   string
@@ -452,10 +469,24 @@ func (w *writer) decide(c *sql.Conn, b *batch) (keep []int, replace []string, er
 	for _, k := range keep {
 		if k >= 0 {
 			out = append(out, k)
+			if !w.storedAny {
+				w.written[idKey(b.sessions[k].ID)] = struct{}{}
+			}
 		}
 	}
 	return out, replace, nil
 }
+
+// idKey is the key of a session id in writer.written: a hash, whose
+// collisions cost a lookup in the workspace, never a wrong decision. The
+// lookup of every batch's ids scanned all sessions stored, the run's own
+// included, so a run into an empty workspace took time growing with the
+// square of its sessions; the keys take 8 bytes and a map entry a session.
+func idKey(id string) uint64 {
+	return maphash.String(idSeed, id)
+}
+
+var idSeed = maphash.MakeSeed()
 
 // appendNames appends the developers, repositories and edges of the kept
 // sessions and of manifest lines that the workspace does not have yet.
@@ -500,6 +531,7 @@ func (w *writer) appendSessions(b *batch, keep []int) error {
 	if len(keep) == 0 {
 		return nil
 	}
+	w.wroteTurns = true
 	rw := queries.NewRowWriter(w.ctx, w.ws)
 	for _, i := range keep {
 		s := b.sessions[i]

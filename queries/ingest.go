@@ -75,6 +75,13 @@ func LookupSessions(ctx context.Context, db Querier, ws *Workspace, ids []string
 	return byID, rows.Err()
 }
 
+// SessionsAny reports whether the workspace holds any session.
+func SessionsAny(ctx context.Context, db Querier) (bool, error) {
+	var any bool
+	err := db.QueryRowContext(ctx, q("sessions_any")).Scan(&any)
+	return any, err
+}
+
 // DeleteSession removes a session and its turns.
 func DeleteSession(ctx context.Context, db Querier, id string) error {
 	if _, err := db.ExecContext(ctx, q("delete_session_turns"), id); err != nil {

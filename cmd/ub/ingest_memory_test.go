@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ub-bench/ub/queries"
 )
 
 // writeSessionsJSONL writes canonical session JSONL of about mb megabytes:
@@ -66,7 +69,13 @@ func writeSessionsJSONL(t *testing.T, path string, mb int) {
 // process and returns its peak resident set size in KiB.
 func ingestPeakRSS(t *testing.T, path string, args ...string) int64 {
 	t.Helper()
-	db := filepath.Join(t.TempDir(), "ub.duckdb")
+	return ingestChild(t, filepath.Join(t.TempDir(), "ub.duckdb"), path, args...)
+}
+
+// ingestChild runs ub ingest of path into the workspace db in a child
+// process and returns its peak resident set size in KiB.
+func ingestChild(t *testing.T, db, path string, args ...string) int64 {
+	t.Helper()
 	a, _ := json.Marshal(append(append([]string{"--db", db}, args...), "ingest", path))
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "UB_TEST_MAIN_ARGS="+string(a))
@@ -94,6 +103,41 @@ func TestIngestMemoryBounded(t *testing.T) {
 	t.Logf("peak RSS: %d MiB at 20 MB, %d MiB at 60 MB", rs>>10, rl>>10)
 	if float64(rl) > 1.35*float64(rs) {
 		t.Errorf("peak RSS %d MiB at 60 MB is more than 1.35x the %d MiB at 20 MB", rl>>10, rs>>10)
+	}
+}
+
+// TestIngestCompressesTurnText: the workspace of an ingest of sessions
+// holds their text compressed. 60 MB of canonical JSONL (56 MB of turn
+// text in 206,000 turns, more than one DuckDB row group) makes a workspace
+// file of 19 MB; when the last commit's checkpoint left out FSST it was 38
+// MB (the turns that checkpoint wrote were stored uncompressed). With a
+// commit every 32 MiB of text besides, 100 MB of JSONL made a file of 79
+// MB instead of 30, and 400 MB one of 407 MB instead of 97.
+func TestIngestCompressesTurnText(t *testing.T) {
+	dir := t.TempDir()
+	path, db := filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "ub.duckdb")
+	writeSessionsJSONL(t, path, 60)
+	ingestChild(t, db, path)
+	ws, err := queries.Open(context.Background(), db, queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, turns int64
+	err = ws.Conn().QueryRowContext(context.Background(), "SELECT sum(length(text)), count(*) FROM turns").Scan(&text, &turns)
+	ws.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d turns, %.1f MB of text, workspace file %.1f MB", turns, float64(text)/1e6, float64(fi.Size())/1e6)
+	if turns < 150000 {
+		t.Fatalf("%d turns: the input should span more than one row group", turns)
+	}
+	if float64(fi.Size()) > 0.6*float64(text) {
+		t.Errorf("workspace file %d bytes for %d bytes of turn text: the text is not compressed", fi.Size(), text)
 	}
 }
 
