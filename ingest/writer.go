@@ -76,9 +76,9 @@ type writer struct {
 	// (BulkWriteThreads), memory_limit at IngestMemoryShare of the
 	// workspace's.
 	restore func(context.Context) error
-	// storedAny: the workspace held sessions when the run began; when
-	// it held none, only the ids of written (keyed by idKey) can be
-	// stored, and decide looks up those alone.
+	// storedAny: the workspace held sessions when the run began. When
+	// it held none, only ids the run has written (written, by idKey) can
+	// be stored, and decide looks up those alone.
 	storedAny bool
 	written   map[uint64]struct{}
 	// wroteTurns: the run appended sessions (appendSessions), whose
@@ -479,9 +479,10 @@ func (w *writer) decide(c *sql.Conn, b *batch) (keep []int, replace []string, er
 
 // idKey is the key of a session id in writer.written: a hash, whose
 // collisions cost a lookup in the workspace, never a wrong decision. The
-// lookup of every batch's ids scanned all sessions stored, the run's own
-// included, so a run into an empty workspace took time growing with the
-// square of its sessions; the keys take 8 bytes and a map entry a session.
+// lookup of every batch's ids scans all sessions stored, the run's own
+// included: a run into an empty workspace paid for it once per batch (0.1 s
+// of the writer's time at 100 MB of sessions), growing with the square of
+// its sessions. The keys take 8 bytes and a map entry a session.
 func idKey(id string) uint64 {
 	return maphash.String(idSeed, id)
 }

@@ -77,9 +77,9 @@ func LookupSessions(ctx context.Context, db Querier, ws *Workspace, ids []string
 
 // SessionsAny reports whether the workspace holds any session.
 func SessionsAny(ctx context.Context, db Querier) (bool, error) {
-	var any bool
-	err := db.QueryRowContext(ctx, q("sessions_any")).Scan(&any)
-	return any, err
+	var found bool
+	err := db.QueryRowContext(ctx, q("sessions_any")).Scan(&found)
+	return found, err
 }
 
 // DeleteSession removes a session and its turns.
