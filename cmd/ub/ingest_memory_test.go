@@ -94,7 +94,7 @@ func ingestChild(t *testing.T, db, path string, args ...string) int64 {
 // past that row group: with --memory-limit 64MiB, 60 MB peaked at 249-273
 // MiB and 180 MB at 299-330 MiB (1.10-1.33x, six runs); 20 MB, within one
 // row group, at 199-213 MiB. What still grows, slowly (447 MiB at 1.6 GB
-// at the default limit), is mostly DuckDB's index of the session ids.
+// at the default limit), is not traced yet.
 func TestIngestMemoryBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ingests 240 MB of sessions")
