@@ -202,7 +202,7 @@ func TestEpisodeIngestMemoryBounded(t *testing.T) {
 	limit := []string{"--memory-limit", "64MiB"}
 	rs, rl := ingestPeakRSS(t, small, limit...), ingestPeakRSS(t, large, limit...)
 	t.Logf("peak RSS: %d MiB for one copy, %d MiB for four", rs>>10, rl>>10)
-	if float64(rl) > 1.4*float64(rs) {
+	if float64(rl) > 1.3*float64(rs) {
 		t.Errorf("peak RSS %d MiB for four copies is more than 1.3x the %d MiB for one", rl>>10, rs>>10)
 	}
 }
