@@ -324,7 +324,8 @@ func TestRunCopiesAcrossBatches(t *testing.T) {
 	in.WriteString(session("grows", 2))
 	in.WriteString(session("shrinks", 4))
 	filler := strings.Repeat("lorem ipsum ", 10000) // 120 kB a turn
-	for i := 0; i < 2*sessBatchBytes/len(filler)+1; i++ {
+	fillers := 2*sessBatchBytes/len(filler) + 1
+	for i := 0; i < fillers; i++ {
 		in.WriteString(`{"id":"filler` + strconv.Itoa(i) + `","developer":"ana","repo":"ana/kiln","turns":[{"role":"developer","text":"` + filler + `"}]}` + "\n")
 	}
 	in.WriteString(session("same", 2))
@@ -335,7 +336,6 @@ func TestRunCopiesAcrossBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fillers := 2*sessBatchBytes/len(filler) + 1
 	if st.Unchanged != 1 || st.Replaced != 1 || st.Superseded != 1 || st.Sessions != 3+fillers {
 		t.Errorf("stats = %+v; want 1 unchanged, 1 replaced, 1 superseded, %d sessions", st, 3+fillers)
 	}

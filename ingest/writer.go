@@ -419,7 +419,7 @@ func (w *writer) writeBatch(c *sql.Conn, b *batch) error {
 func (w *writer) decide(c *sql.Conn, b *batch) (keep []int, replace []string, err error) {
 	var ids []string
 	for _, s := range b.sessions {
-		if _, ok := w.written[idKey(s.ID)]; ok || w.storedAny {
+		if w.storedAny || w.wrote(s.ID) {
 			ids = append(ids, s.ID)
 		}
 	}
@@ -485,6 +485,12 @@ func (w *writer) decide(c *sql.Conn, b *batch) (keep []int, replace []string, er
 // its sessions. The keys take 8 bytes and a map entry a session.
 func idKey(id string) uint64 {
 	return maphash.String(idSeed, id)
+}
+
+// wrote reports whether the run may have written a session with this id.
+func (w *writer) wrote(id string) bool {
+	_, ok := w.written[idKey(id)]
+	return ok
 }
 
 var idSeed = maphash.MakeSeed()
