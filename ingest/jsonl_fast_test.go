@@ -98,3 +98,44 @@ func FuzzFastCanonical(f *testing.F) {
 		}
 	})
 }
+
+// TestPlainRun: plainRun stops at the first quote, backslash or control
+// byte wherever it falls in a word of eight (or past the last whole word),
+// skips every other byte, multi-byte UTF-8 included, and returns len(b)
+// when there is none: checked against a byte-by-byte scan.
+func TestPlainRun(t *testing.T) {
+	naive := func(b []byte, i int) int {
+		for ; i < len(b); i++ {
+			if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+				return i
+			}
+		}
+		return len(b)
+	}
+	fill := []byte("abcé😀 xyz~\x7f\x80\xff!#[]{}/") // never a stop byte
+	for _, stop := range []byte{'"', '\\', 0, '\n', 0x1f} {
+		for n := 0; n <= 40; n++ {
+			for at := -1; at < n; at++ { // -1: no stop byte
+				b := make([]byte, n)
+				for k := range b {
+					b[k] = fill[k%len(fill)]
+				}
+				if at >= 0 {
+					b[at] = stop
+				}
+				for from := 0; from <= n; from++ {
+					if got, want := plainRun(b, from), naive(b, from); got != want {
+						t.Fatalf("stop %q at %d of %d, from %d: %d, want %d", stop, at, n, from, got, want)
+					}
+				}
+			}
+		}
+	}
+	// The bytes just outside the stop set are not stops.
+	for _, c := range []byte{' ', '!', '#', '[', ']', 0x7f, 0x80, 0xa2, 0xdc, 0xff} {
+		b := bytes.Repeat([]byte{c}, 19)
+		if got := plainRun(b, 0); got != len(b) {
+			t.Errorf("byte %#x: stopped at %d", c, got)
+		}
+	}
+}
