@@ -75,8 +75,8 @@ func ParseJSONL(src Source, sink Sink) error {
 					s, perr := decodeCanonical(line)
 					res = append(res, result{s, perr, c.first + k})
 				}
-				// The sessions hold copies: the read bytes are garbage
-				// now, not when the chunk's turn to be written comes.
+				// Each line's bytes are its session's now (decodeCanonical),
+				// or garbage: the chunk lets go of them.
 				c.lines, c.blank = nil, nil
 				c.out <- res
 			}
@@ -154,6 +154,10 @@ func ParseJSONL(src Source, sink Sink) error {
 	return readErr
 }
 
+// decodeCanonical decodes one line. The line becomes the session's: its
+// strings may share the line's memory (fastCanonical), so the caller must
+// not change the line afterwards (ParseJSONL reads each line into a slice
+// of its own).
 func decodeCanonical(line []byte) (*Session, string) {
 	line = bytes.TrimRight(line, "\r\n")
 	if bytes.IndexByte(line, 0) >= 0 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // fastCanonical decodes the common form of a canonical JSONL line (an
@@ -14,11 +15,15 @@ import (
 // repeated key, null, a number, a meta object, a lone surrogate escape, bad
 // syntax) returns false and the line goes to the general decoders, whose
 // result and messages stand; on the lines it takes, this gives the struct
-// they would. The strings of unescaped values are slices of one copy of the
-// line, so a session costs one allocation for its text instead of one per
-// field.
+// they would. The strings of unescaped values are slices of the line
+// itself, read as a string without a copy: the caller gives the line up,
+// and must never change it after (decodeCanonical). A session costs no
+// allocation for its text, instead of one per field.
 func fastCanonical(line []byte, c *canonicalSession) bool {
-	p := fastParser{b: line, s: string(line)}
+	if len(line) == 0 {
+		return false
+	}
+	p := fastParser{b: line, s: unsafe.String(&line[0], len(line))}
 	if !p.object(func(key string) bool {
 		switch key {
 		case "id":
