@@ -103,8 +103,9 @@ func ParseJSONL(src Source, sink Sink) error {
 			size = 0
 			return true
 		}
+		var block []byte
 		for {
-			line, err := br.ReadBytes('\n')
+			line, err := readLine(br, &block)
 			if err != nil && err != io.EOF {
 				readErr = fmt.Errorf("%s:%d: read: %w", src.Path, lineNo, err)
 				flush()
@@ -158,6 +159,30 @@ func ParseJSONL(src Source, sink Sink) error {
 // strings may share the line's memory (fastCanonical), so the caller must
 // not change the line afterwards (ParseJSONL reads each line into a slice
 // of its own).
+// lineBlock is the size of the blocks readLine reads lines into.
+const lineBlock = 1 << 20
+
+// readLine reads the next line, with its '\n' unless it is the last, into
+// the free end of *block and returns it: lines share blocks of lineBlock
+// bytes (a line too long for the rest of one gets a new one), so reading a
+// line is one copy and no allocation of its own. A line is never written
+// again; a block lives as long as a line, or a string of one, refers to it.
+func readLine(br *bufio.Reader, block *[]byte) ([]byte, error) {
+	b, start := *block, len(*block)
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(b)+len(frag) > cap(b) {
+			nb := make([]byte, 0, max(lineBlock, 2*(len(b)-start+len(frag))))
+			b, start = append(nb, b[start:]...), 0
+		}
+		b = append(b, frag...)
+		if err != bufio.ErrBufferFull {
+			*block = b
+			return b[start:len(b):len(b)], err
+		}
+	}
+}
+
 func decodeCanonical(line []byte) (*Session, string) {
 	line = bytes.TrimRight(line, "\r\n")
 	if bytes.IndexByte(line, 0) >= 0 {

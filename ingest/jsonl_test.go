@@ -1,6 +1,9 @@
 package ingest
 
 import (
+	"bufio"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -68,4 +71,52 @@ func FuzzParseJSONL(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadLine: readLine returns the lines of its input, each with its
+// '\n' and the last without one, across the end of the reader's buffer and
+// of readLine's blocks (lines of up to 3 MiB, longer than a block), and a
+// line stays as it was read while the next ones are read.
+func TestReadLine(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var lines []string
+	for i := 0; i < 400; i++ {
+		n := r.IntN(2000)
+		switch i % 50 {
+		case 7:
+			n = lineBlock - 1 + r.IntN(3) // about a block
+		case 19:
+			n = 3<<20 + r.IntN(100) // three blocks
+		case 23:
+			n = 0
+		}
+		lines = append(lines, strings.Repeat(string(rune('a'+i%26)), n)+"\n")
+	}
+	lines[len(lines)-1] = "last, with no newline"
+	br := bufio.NewReaderSize(strings.NewReader(strings.Join(lines, "")), 4096)
+	var block []byte
+	var got [][]byte
+	for {
+		line, err := readLine(br, &block)
+		if len(line) > 0 {
+			got = append(got, line)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != len(lines) {
+		t.Fatalf("%d lines, want %d", len(got), len(lines))
+	}
+	for i := range lines {
+		if string(got[i]) != lines[i] {
+			t.Fatalf("line %d: %d bytes %.20q..., want %d bytes %.20q...", i, len(got[i]), got[i], len(lines[i]), lines[i])
+		}
+		if cap(got[i]) != len(got[i]) {
+			t.Errorf("line %d has room past its end (cap %d, len %d): an append to it would write the next line", i, cap(got[i]), len(got[i]))
+		}
+	}
 }

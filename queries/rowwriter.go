@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
-
-	"github.com/duckdb/duckdb-go/v2"
 )
 
 // NewSession is one row of sessions, for RowWriter.Session.
@@ -51,7 +49,7 @@ type RowWriter struct {
 // tableAppender is a table's appender and the rows given to it since it
 // was last flushed.
 type tableAppender struct {
-	*duckdb.Appender
+	*Appender
 	pending int
 }
 
@@ -61,21 +59,35 @@ func NewRowWriter(ctx context.Context, ws *Workspace) *RowWriter {
 }
 
 func (w *RowWriter) append(table string, vals ...driver.Value) error {
+	a, err := w.open(table)
+	if err != nil {
+		return err
+	}
+	return w.appended(table, a, a.AppendRow(vals...))
+}
+
+// open returns the appender of table, opening it on first use.
+func (w *RowWriter) open(table string) (*tableAppender, error) {
 	if w.err != nil {
-		return w.err
+		return nil, w.err
 	}
 	a := w.apps[table]
 	if a == nil {
 		app, err := w.ws.tableAppender(w.ctx, table)
 		if err != nil {
 			w.err = err
-			return err
+			return nil, err
 		}
 		a = &tableAppender{Appender: app}
 		w.apps[table] = a
 		w.order = append(w.order, table)
 	}
-	if err := a.AppendRow(vals...); err != nil {
+	return a, nil
+}
+
+// appended records the outcome of a row appended to table.
+func (w *RowWriter) appended(table string, a *tableAppender, err error) error {
+	if err != nil {
 		w.err = fmt.Errorf("%s: %w", table, err)
 	}
 	a.pending++
@@ -130,13 +142,6 @@ func nullable[T comparable](v T) driver.Value {
 	return v
 }
 
-func nullTime(t time.Time) driver.Value {
-	if t.IsZero() {
-		return nil
-	}
-	return t
-}
-
 func nullJSON(b json.RawMessage) driver.Value {
 	if b == nil {
 		return nil
@@ -158,13 +163,26 @@ func (w *RowWriter) DeveloperRepo(developer, repo, source string) error {
 
 // Session appends a row of sessions.
 func (w *RowWriter) Session(s NewSession) error {
-	return w.append("sessions", s.ID, s.Developer, s.Repo, nullTime(s.StartedAt), s.Format, s.SourceFile,
-		int32(s.Line), s.ContentHash, int32(s.Turns), nullJSON(s.Meta))
+	a, err := w.open("sessions")
+	if err != nil {
+		return err
+	}
+	r := a.Row()
+	r.String(s.ID).String(s.Developer).String(s.Repo).TimeOrNull(s.StartedAt).String(s.Format).String(s.SourceFile).
+		Int32(int32(s.Line)).String(s.ContentHash).Int32(int32(s.Turns)).Value(nullJSON(s.Meta))
+	return w.appended("sessions", a, r.End())
 }
 
 // Turn appends a row of turns.
 func (w *RowWriter) Turn(t NewTurn) error {
-	return w.append("turns", t.SessionID, int32(t.Idx), t.Role, t.Text, nullTime(t.TS), t.IsCommand, nullJSON(t.Meta))
+	a, err := w.open("turns")
+	if err != nil {
+		return err
+	}
+	r := a.Row()
+	r.String(t.SessionID).Int32(int32(t.Idx)).String(t.Role).String(t.Text).TimeOrNull(t.TS).Bool(t.IsCommand).
+		Value(nullJSON(t.Meta))
+	return w.appended("turns", a, r.End())
 }
 
 // Simulator appends a row of simulators (a new simulator: StoreSimulator

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
-
-	"github.com/duckdb/duckdb-go/v2"
 )
 
 // VerdictStage is the import of one file of verdicts: the verdicts are
@@ -18,7 +16,7 @@ import (
 // holds the staged rows (spilling past memory_limit).
 type VerdictStage struct {
 	ws  *Workspace
-	app *duckdb.Appender
+	app *Appender
 }
 
 // StageVerdicts creates the stage of a verdict import.

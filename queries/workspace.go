@@ -3,7 +3,6 @@ package queries
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -295,17 +294,21 @@ func (ws *Workspace) Close() error {
 	return err
 }
 
-// tableAppender returns a DuckDB appender on table, for bulk loads on the
+// tableAppender returns an appender on table, for bulk loads on the
 // workspace connection. Close it (which flushes) before committing.
-func (ws *Workspace) tableAppender(ctx context.Context, table string) (*duckdb.Appender, error) {
+func (ws *Workspace) tableAppender(ctx context.Context, table string) (*Appender, error) {
 	return ws.appender(ctx, "", "", table)
 }
 
-func (ws *Workspace) appender(ctx context.Context, catalog, schema, table string) (*duckdb.Appender, error) {
-	var app *duckdb.Appender
+func (ws *Workspace) appender(ctx context.Context, catalog, schema, table string) (*Appender, error) {
+	var app *Appender
 	err := ws.conn.Raw(func(c any) error {
+		dc, ok := c.(*duckdb.Conn)
+		if !ok {
+			return fmt.Errorf("the workspace connection is a %T, not a DuckDB one", c)
+		}
 		var err error
-		app, err = duckdb.NewAppender(c.(driver.Conn), catalog, schema, table)
+		app, err = newAppender(dc, catalog, schema, table)
 		return err
 	})
 	if err != nil {
