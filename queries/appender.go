@@ -166,8 +166,8 @@ func (a *Appender) Row() AppendRowWriter {
 	return r
 }
 
-// next returns the column the next setter fills, or nil after an error.
-func (r *AppendRowWriter) next() *appendColumn {
+// peek returns the column the next setter fills, or nil after an error.
+func (r *AppendRowWriter) peek() *appendColumn {
 	if r.err != nil {
 		return nil
 	}
@@ -175,8 +175,7 @@ func (r *AppendRowWriter) next() *appendColumn {
 		r.err = fmt.Errorf("%s: more values than its %d columns", r.a.table, len(r.a.cols))
 		return nil
 	}
-	r.col++
-	return &r.a.cols[r.col-1]
+	return &r.a.cols[r.col]
 }
 
 func (r *AppendRowWriter) check(c *appendColumn, err error) {
@@ -187,7 +186,8 @@ func (r *AppendRowWriter) check(c *appendColumn, err error) {
 
 // Value sets the next column to v (nil is NULL).
 func (r *AppendRowWriter) Value(v driver.Value) *AppendRowWriter {
-	if c := r.next(); c != nil {
+	if c := r.peek(); c != nil {
+		r.col++
 		r.check(c, r.a.set(c, r.a.rows, v))
 	}
 	return r
@@ -195,44 +195,30 @@ func (r *AppendRowWriter) Value(v driver.Value) *AppendRowWriter {
 
 // String sets the next column to s.
 func (r *AppendRowWriter) String(s string) *AppendRowWriter {
-	c := r.next()
-	if c == nil {
-		return r
-	}
-	if c.typ != mapping.TypeVarchar || c.json {
-		r.col--
+	c := r.peek()
+	if c == nil || c.typ != mapping.TypeVarchar || c.json {
 		return r.Value(s)
 	}
+	r.col++
 	c.setValid(r.a.rows)
 	r.check(c, r.a.setString(c, r.a.rows, s, true))
 	return r
 }
 
 // Int32 sets the next column to v.
-func (r *AppendRowWriter) Int32(v int32) *AppendRowWriter {
-	c := r.next()
-	if c == nil {
-		return r
-	}
-	if c.typ != mapping.TypeInteger {
-		r.col--
-		return r.Value(v)
-	}
-	c.setValid(r.a.rows)
-	store(c, r.a.rows, v)
-	return r
-}
+func (r *AppendRowWriter) Int32(v int32) *AppendRowWriter { return setFixed(r, mapping.TypeInteger, v) }
 
 // Bool sets the next column to v.
-func (r *AppendRowWriter) Bool(v bool) *AppendRowWriter {
-	c := r.next()
-	if c == nil {
-		return r
-	}
-	if c.typ != mapping.TypeBoolean {
-		r.col--
+func (r *AppendRowWriter) Bool(v bool) *AppendRowWriter { return setFixed(r, mapping.TypeBoolean, v) }
+
+// setFixed stores v in the next column when it is of type typ, the type
+// DuckDB stores as a Go T, and falls back to Value otherwise.
+func setFixed[T any](r *AppendRowWriter, typ mapping.Type, v T) *AppendRowWriter {
+	c := r.peek()
+	if c == nil || c.typ != typ {
 		return r.Value(v)
 	}
+	r.col++
 	c.setValid(r.a.rows)
 	store(c, r.a.rows, v)
 	return r
@@ -240,12 +226,8 @@ func (r *AppendRowWriter) Bool(v bool) *AppendRowWriter {
 
 // TimeOrNull sets the next column to t, or NULL when t is zero.
 func (r *AppendRowWriter) TimeOrNull(t time.Time) *AppendRowWriter {
-	c := r.next()
-	if c == nil {
-		return r
-	}
-	r.col--
-	if t.IsZero() {
+	c := r.peek()
+	if c == nil || t.IsZero() {
 		return r.Value(nil)
 	}
 	if c.typ != mapping.TypeTimestamp && c.typ != mapping.TypeTimestampTZ {
@@ -487,6 +469,11 @@ func (a *Appender) Close() error {
 		if err := a.appendChunk(); err == nil && mapping.AppenderClose(a.app) == mapping.StateError {
 			a.fail(mapping.AppenderError(a.app))
 		}
+	}
+	if a.err != nil {
+		// Destroying an appender flushes what it holds: after an error,
+		// the rows appended before it are dropped instead.
+		mapping.AppenderClear(a.app)
 	}
 	mapping.DestroyDataChunk(&a.chunk)
 	mapping.AppenderDestroy(&a.app)

@@ -228,6 +228,90 @@ func TestAppenderInlinePadding(t *testing.T) {
 	}
 }
 
+// TestAppenderTypedSetters: the typed setters store their value in a
+// column of their type and convert it as AppendRow would in another; past
+// the last column they are an error and the row is not stored.
+func TestAppenderTypedSetters(t *testing.T) {
+	ctx := context.Background()
+	ws, err := Open(ctx, filepath.Join(t.TempDir(), "a.duckdb"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.Conn().ExecContext(ctx, `CREATE TABLE ty (s VARCHAR, j JSON, n BIGINT, i INTEGER, b BOOLEAN, t TIMESTAMP, u TIMESTAMP)`); err != nil {
+		t.Fatal(err)
+	}
+	a, err := ws.tableAppender(ctx, "ty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2025, 6, 7, 8, 9, 10, 11000, time.UTC)
+	r := a.Row()
+	r.String("plain").String("quoted").Int32(5).Int32(-6).Bool(true).TimeOrNull(time.Time{}).TimeOrNull(when)
+	if err := r.End(); err != nil {
+		t.Fatal(err)
+	}
+	r = a.Row()
+	r.String("a").String("b").Int32(1).Int32(2).Bool(false).TimeOrNull(when).TimeOrNull(when).Bool(true)
+	if err := r.End(); err == nil || !strings.Contains(err.Error(), "more values than its 7 columns") {
+		t.Errorf("eight values: %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	var s, j string
+	var big, i int64
+	var b, tNull bool
+	var u time.Time
+	err = ws.Conn().QueryRowContext(ctx, `SELECT count(*) OVER (), s, j::VARCHAR, n, i, b, t IS NULL, u FROM ty`).
+		Scan(&n, &s, &j, &big, &i, &b, &tNull, &u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 || s != "plain" || j != `"quoted"` || big != 5 || i != -6 || !b || !tNull || !u.Equal(when) {
+		t.Errorf("stored %d rows: %q %q %d %d %v %v %v", n, s, j, big, i, b, tNull, u)
+	}
+}
+
+// TestAppenderConstraintError: a flush that breaks a key is an error that
+// Close returns too, and no row of the appender is stored.
+func TestAppenderConstraintError(t *testing.T) {
+	ctx := context.Background()
+	ws, err := Open(ctx, filepath.Join(t.TempDir(), "a.duckdb"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.Conn().ExecContext(ctx, `CREATE TABLE k (id VARCHAR PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	a, err := ws.tableAppender(ctx, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a-long-enough-key", "b", "a-long-enough-key"} {
+		if err := a.AppendRow(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ferr := a.Flush()
+	cerr := a.Close()
+	if ferr == nil || cerr == nil || !strings.Contains(ferr.Error(), "k: ") || !strings.Contains(strings.ToLower(ferr.Error()), "duplicate key") {
+		t.Fatalf("flush: %v; close: %v", ferr, cerr)
+	}
+	if err := a.AppendRow("c"); err == nil {
+		t.Error("append after a failed flush and Close: no error")
+	}
+	var n int
+	if err := ws.Conn().QueryRowContext(ctx, `SELECT count(*) FROM k`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%d rows stored", n)
+	}
+}
+
 // TestAppenderConnField: the field the appender reads duckdb-go's C
 // connection from is there, with its type.
 func TestAppenderConnField(t *testing.T) {
