@@ -319,3 +319,65 @@ func TestAppenderConnField(t *testing.T) {
 		t.Fatal(errConnField)
 	}
 }
+
+// BenchmarkAppender appends rows shaped like turns (a 20-byte id, an int,
+// a role, 300 bytes of text, a timestamp, a bool, a NULL JSON) through
+// Appender, its typed setters and duckdb-go's appender, into a table
+// without a key; one op is one row.
+func BenchmarkAppender(b *testing.B) {
+	ctx := context.Background()
+	text := strings.Repeat("refactor the parser ", 15)
+	when := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	row := func(i int) []driver.Value {
+		return []driver.Value{"session-000000000001", int32(i), "developer", text, when, false, nil}
+	}
+	for _, impl := range []string{"ub", "ub-typed", "duckdb-go"} {
+		b.Run(impl, func(b *testing.B) {
+			ws, err := Open(ctx, filepath.Join(b.TempDir(), "a.duckdb"), Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ws.Close()
+			if _, err := ws.Conn().ExecContext(ctx, `CREATE TABLE t (s VARCHAR, i INTEGER, r VARCHAR, x VARCHAR, ts TIMESTAMP, c BOOLEAN, m JSON)`); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			switch impl {
+			case "ub", "ub-typed":
+				a, err := ws.tableAppender(ctx, "t")
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i := 0; i < b.N; i++ {
+					if impl == "ub" {
+						err = a.AppendRow(row(i)...)
+					} else {
+						r := a.Row()
+						r.String("session-000000000001").Int32(int32(i)).String("developer").String(text).TimeOrNull(when).Bool(false).Value(nil)
+						err = r.End()
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				err = a.Close()
+			default:
+				err = ws.Conn().Raw(func(c any) error {
+					a, err := duckdb.NewAppender(c.(driver.Conn), "", "", "t")
+					if err != nil {
+						return err
+					}
+					for i := 0; i < b.N; i++ {
+						if err := a.AppendRow(row(i)...); err != nil {
+							return err
+						}
+					}
+					return a.Close()
+				})
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
