@@ -205,6 +205,17 @@ func (r *AppendRowWriter) String(s string) *AppendRowWriter {
 	return r
 }
 
+// StringOrNull sets the next column to s, or NULL when s is "".
+func (r *AppendRowWriter) StringOrNull(s string) *AppendRowWriter {
+	if s == "" {
+		return r.Value(nil)
+	}
+	return r.String(s)
+}
+
+// Float64 sets the next column to v.
+func (r *AppendRowWriter) Float64(v float64) *AppendRowWriter { return setFixed(r, mapping.TypeDouble, v) }
+
 // Int32 sets the next column to v.
 func (r *AppendRowWriter) Int32(v int32) *AppendRowWriter { return setFixed(r, mapping.TypeInteger, v) }
 

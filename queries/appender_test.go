@@ -274,6 +274,45 @@ func TestAppenderTypedSetters(t *testing.T) {
 	}
 }
 
+// TestAppenderFloatAndNullableString: Float64 stores a DOUBLE as it is and
+// converts into another numeric column as AppendRow would; StringOrNull
+// stores "" as NULL and any other string as itself (generations and labels
+// are written through them).
+func TestAppenderFloatAndNullableString(t *testing.T) {
+	ctx := context.Background()
+	ws, err := Open(ctx, filepath.Join(t.TempDir(), "a.duckdb"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.Conn().ExecContext(ctx, `CREATE TABLE fl (d DOUBLE, f FLOAT, s VARCHAR, e VARCHAR)`); err != nil {
+		t.Fatal(err)
+	}
+	a, err := ws.tableAppender(ctx, "fl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := a.Row()
+	r.Float64(0.1).Float64(2.5).StringOrNull("kept").StringOrNull("")
+	if err := r.End(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var d, f float64
+	var s string
+	var eNull bool
+	if err := ws.Conn().QueryRowContext(ctx, `SELECT d, f, s, e IS NULL FROM fl`).Scan(&d, &f, &s, &eNull); err != nil {
+		t.Fatal(err)
+	}
+	// 0.1 has no exact binary form: the DOUBLE must hold Go's float64 bit
+	// for bit; 2.5 is exact in a FLOAT.
+	if d != 0.1 || f != 2.5 || s != "kept" || !eNull {
+		t.Errorf("stored %v %v %q null=%v; want 0.1 2.5 \"kept\" null=true", d, f, s, eNull)
+	}
+}
+
 // TestAppenderConstraintError: a flush that breaks a key is an error that
 // Close returns too, and no row of the appender is stored.
 func TestAppenderConstraintError(t *testing.T) {

@@ -3,7 +3,6 @@ package queries
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"errors"
 )
@@ -128,7 +127,7 @@ func ReplaceGenerations(ctx context.Context, ws *Workspace, gens []GenerationRow
 		if _, err := c.ExecContext(ctx, q("gen_delete_ids")); err != nil {
 			return err
 		}
-		return appendRows(ctx, ws, "generations", len(gens), func(i int) []driver.Value { return generationValues(gens[i]) })
+		return appendRowsWith(ctx, ws, "generations", len(gens), func(i int, r *AppendRowWriter) { generationRow(r, gens[i]) })
 	})
 }
 

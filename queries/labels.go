@@ -3,7 +3,6 @@ package queries
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"strconv"
 	"strings"
 )
@@ -108,7 +107,7 @@ func ReplaceJudgeLabels(ctx context.Context, ws *Workspace, judge string, labels
 }
 
 func appendLabels(ctx context.Context, ws *Workspace, labels []Label) error {
-	return appendRows(ctx, ws, "labels", len(labels), func(i int) []driver.Value { return labelValues(labels[i]) })
+	return appendRowsWith(ctx, ws, "labels", len(labels), func(i int, r *AppendRowWriter) { labelRow(r, labels[i]) })
 }
 
 // LabelPair is a target both judges labelled.

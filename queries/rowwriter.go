@@ -66,6 +66,17 @@ func (w *RowWriter) append(table string, vals ...driver.Value) error {
 	return w.appended(table, a, a.AppendRow(vals...))
 }
 
+// appendWith appends a row of table that set fills.
+func (w *RowWriter) appendWith(table string, set func(*AppendRowWriter)) error {
+	a, err := w.open(table)
+	if err != nil {
+		return err
+	}
+	r := a.Row()
+	set(&r)
+	return w.appended(table, a, r.End())
+}
+
 // open returns the appender of table, opening it on first use.
 func (w *RowWriter) open(table string) (*tableAppender, error) {
 	if w.err != nil {
@@ -200,28 +211,40 @@ func (w *RowWriter) PromptTemplate(version, name, text string) error {
 // Error is set, Error and Experiment "" as NULL, and words is the length
 // of Text in words (Words; NULL with Text).
 func (w *RowWriter) Generation(g GenerationRow) error {
-	return w.append("generations", generationValues(g)...)
+	return w.appendWith("generations", func(r *AppendRowWriter) { generationRow(r, g) })
 }
 
-func generationValues(g GenerationRow) []driver.Value {
-	var text, words driver.Value = g.Text, int32(Words(g.Text))
+func generationRow(r *AppendRowWriter, g GenerationRow) {
+	r.String(g.ID).String(g.PointID).String(g.Simulator).String(g.Condition).Int32(int32(g.WindowN)).
+		Int32(int32(g.HistoryK)).String(g.RequestKey).Value(g.KeyParts)
 	if g.Error != "" {
-		text, words = nil, nil
+		r.Value(nil)
+	} else {
+		r.String(g.Text)
 	}
-	return []driver.Value{g.ID, g.PointID, g.Simulator, g.Condition, int32(g.WindowN), int32(g.HistoryK),
-		g.RequestKey, g.KeyParts, text, int32(g.TokensIn), int32(g.TokensOut), g.Cost, int32(g.LatencyMS),
-		nullable(g.Error), g.PromptVersion, nullable(g.Experiment), words, int32(g.Trial)}
+	r.Int32(int32(g.TokensIn)).Int32(int32(g.TokensOut)).Float64(g.Cost).Int32(int32(g.LatencyMS)).
+		StringOrNull(g.Error).String(g.PromptVersion).StringOrNull(g.Experiment)
+	if g.Error != "" {
+		r.Value(nil)
+	} else {
+		r.Int32(int32(Words(g.Text)))
+	}
+	r.Int32(int32(g.Trial))
 }
 
 // Label appends a row of labels; Label7, PromptVersion, RequestKey and Raw
 // "" are stored as NULL.
-func (w *RowWriter) Label(l Label) error { return w.append("labels", labelValues(l)...) }
+func (w *RowWriter) Label(l Label) error {
+	return w.appendWith("labels", func(r *AppendRowWriter) { labelRow(r, l) })
+}
 
-func labelValues(l Label) []driver.Value {
-	var conf driver.Value
+func labelRow(r *AppendRowWriter, l Label) {
+	r.String(l.Target).String(l.TargetID).String(l.Judge).String(l.Move).StringOrNull(l.Label7).
+		StringOrNull(l.PromptVersion).StringOrNull(l.RequestKey).StringOrNull(l.Raw)
 	if l.Confidence != 0 {
-		conf = l.Confidence
+		r.Float64(l.Confidence)
+	} else {
+		r.Value(nil)
 	}
-	return []driver.Value{l.Target, l.TargetID, l.Judge, l.Move, nullable(l.Label7), nullable(l.PromptVersion),
-		nullable(l.RequestKey), nullable(l.Raw), conf, nullable(l.DecidedBy)}
+	r.StringOrNull(l.DecidedBy)
 }

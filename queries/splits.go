@@ -96,6 +96,16 @@ func StoreSplit(ctx context.Context, ws *Workspace, run SplitRun, comps []Compon
 }
 
 func appendRows(ctx context.Context, ws *Workspace, table string, n int, row func(i int) []driver.Value) error {
+	return appendRowsWith(ctx, ws, table, n, func(i int, r *AppendRowWriter) {
+		for _, v := range row(i) {
+			r.Value(v)
+		}
+	})
+}
+
+// appendRowsWith appends n rows of table, row i filled by set, through one
+// appender.
+func appendRowsWith(ctx context.Context, ws *Workspace, table string, n int, set func(i int, r *AppendRowWriter)) error {
 	if n == 0 {
 		return nil
 	}
@@ -104,7 +114,9 @@ func appendRows(ctx context.Context, ws *Workspace, table string, n int, row fun
 		return err
 	}
 	for i := 0; i < n; i++ {
-		if err := a.AppendRow(row(i)...); err != nil {
+		r := a.Row()
+		set(i, &r)
+		if err := r.End(); err != nil {
 			a.Close()
 			return fmt.Errorf("%s: %w", table, err)
 		}
