@@ -801,10 +801,16 @@ type FamilyAgreement struct {
 	Kappa  Kappa // Cohen's kappa over pass / fail / na
 }
 
-// VerdictPair is one (episode, criterion) both graders judged.
+// VerdictPair is one (episode, criterion) both graders judged, or N of
+// them: the pairs of one episode and family on which the graders gave the
+// same two verdicts A and B, counted once (N 0 is read as 1).
 type VerdictPair struct {
 	Episode, Family, A, B string
+	N                     int
 }
+
+// count is the number of (episode, criterion) pairs p stands for.
+func (p VerdictPair) count() int { return max(p.N, 1) }
 
 // GraderAgreement gives Cohen's kappa (CohenKappa over the labels pass,
 // fail, na) between two graders per criterion family and over all, and
@@ -820,35 +826,36 @@ func GraderAgreement(pairs []VerdictPair) (fams []FamilyAgreement, sameF, episod
 	eq := map[string]int{}
 	n := map[string]int{}
 	for _, p := range pairs {
+		k := p.count()
 		c, ok := by[p.Family]
 		if !ok {
 			c = ConfusionOf(labels)
 		}
-		c.Add(p.A, p.B, 1)
+		c.Add(p.A, p.B, k)
 		by[p.Family] = c
-		all.Add(p.A, p.B, 1)
-		n[p.Family]++
+		all.Add(p.A, p.B, k)
+		n[p.Family] += k
 		if p.A == p.B {
-			eq[p.Family]++
-			eq["all"]++
+			eq[p.Family] += k
+			eq["all"] += k
 		}
-		n["all"]++
+		n["all"] += k
 		e := eps[p.Episode]
 		if e == nil {
 			e = &ef{}
 			eps[p.Episode] = e
 		}
 		if p.A != "na" {
-			e.appA++
+			e.appA += k
 		}
 		if p.A == "fail" {
-			e.failA++
+			e.failA += k
 		}
 		if p.B != "na" {
-			e.appB++
+			e.appB += k
 		}
 		if p.B == "fail" {
-			e.failB++
+			e.failB += k
 		}
 	}
 	for _, f := range FidelityFamilies {

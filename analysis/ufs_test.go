@@ -241,24 +241,34 @@ func TestProbeOverlap(t *testing.T) {
 	}
 }
 
+// TestGraderAgreement: the same verdicts give the same agreement whether
+// each pair is its own VerdictPair or the pairs of an episode, family and
+// verdicts are counted in one (N), as the workspace hands them over.
 func TestGraderAgreement(t *testing.T) {
-	var pairs []VerdictPair
-	add := func(ep, fam, a, b string, n int) {
-		for i := 0; i < n; i++ {
-			pairs = append(pairs, VerdictPair{ep, fam, a, b})
+	for _, counted := range []bool{false, true} {
+		var pairs []VerdictPair
+		add := func(ep, fam, a, b string, n int) {
+			if counted {
+				pairs = append(pairs, VerdictPair{Episode: ep, Family: fam, A: a, B: b, N: n})
+				return
+			}
+			for i := 0; i < n; i++ {
+				pairs = append(pairs, VerdictPair{Episode: ep, Family: fam, A: a, B: b})
+			}
 		}
-	}
-	add("e1", "disclosure", "pass", "pass", 3)
-	add("e2", "disclosure", "fail", "fail", 1)
-	add("e3", "disclosure", "pass", "fail", 1)
-	fams, same, n := GraderAgreement(pairs)
-	// Hand (Cohen 1960): p_o = 4/5; A: pass 4/5, fail 1/5; B: pass 3/5,
-	// fail 2/5; p_e = .8*.6 + .2*.4 = .56; kappa = .24/.44 = 0.54545.
-	if len(fams) != 2 || fams[0].Family != "disclosure" || !fnear(fams[0].Kappa.Kappa, 0.24/0.44) || fams[0].Equal != 4 {
-		t.Errorf("%+v", fams)
-	}
-	// e1 both f 1, e2 both f 0, e3 A 1 / B 0: 2 of 3 episodes agree.
-	if same != 2 || n != 3 {
-		t.Errorf("same f %d of %d", same, n)
+		add("e1", "disclosure", "pass", "pass", 3)
+		add("e2", "disclosure", "fail", "fail", 1)
+		add("e3", "disclosure", "pass", "fail", 1)
+		fams, same, n := GraderAgreement(pairs)
+		// Hand (Cohen 1960): p_o = 4/5; A: pass 4/5, fail 1/5; B: pass 3/5,
+		// fail 2/5; p_e = .8*.6 + .2*.4 = .56; kappa = .24/.44 = 0.54545.
+		if len(fams) != 2 || fams[0].Family != "disclosure" || !fnear(fams[0].Kappa.Kappa, 0.24/0.44) || fams[0].Equal != 4 ||
+			fams[0].N != 5 || fams[1].N != 5 {
+			t.Errorf("counted %v: %+v", counted, fams)
+		}
+		// e1 both f 1, e2 both f 0, e3 A 1 / B 0: 2 of 3 episodes agree.
+		if same != 2 || n != 3 {
+			t.Errorf("counted %v: same f %d of %d", counted, same, n)
+		}
 	}
 }

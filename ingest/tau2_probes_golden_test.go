@@ -124,6 +124,44 @@ func TestProbeFindingsGolden(t *testing.T) {
 	if re := probeTables(t, ws); re != got {
 		t.Errorf("RunProbes over the stored episodes differs from ingest's:\n%s", firstDiff(re, got))
 	}
+	// RunProbes writes only what differs from the stored results: stored
+	// results spoiled every way (findings lost, changed, duplicated, made
+	// up; applicability lost and made up) come back as the probes give them,
+	// and DuckDB's memory_limit, lowered while it runs, is set back.
+	var limit string
+	if err := ws.Conn().QueryRowContext(ctx, `SELECT current_setting('memory_limit')`).Scan(&limit); err != nil {
+		t.Fatal(err)
+	}
+	for _, spoil := range []string{
+		`DELETE FROM ep_probe_findings WHERE hash(simulation_id, probe, evidence) % 3 = 0`,
+		`UPDATE ep_probe_findings SET evidence = evidence || ' (edited)' WHERE hash(simulation_id, evidence) % 5 = 0`,
+		`INSERT INTO ep_probe_findings SELECT * FROM ep_probe_findings WHERE hash(simulation_id) % 7 = 0`,
+		`INSERT INTO ep_probe_findings VALUES ('no-such-episode', 'P1', 1, 'made up', NULL)`,
+		`DELETE FROM ep_probe_applicable WHERE hash(simulation_id, probe) % 4 = 0`,
+		`INSERT INTO ep_probe_applicable VALUES ('no-such-episode', 'P2')`,
+	} {
+		if _, err := ws.Conn().ExecContext(ctx, spoil); err != nil {
+			t.Fatalf("%s: %v", spoil, err)
+		}
+	}
+	if spoiled := probeTables(t, ws); spoiled == got {
+		t.Fatal("the spoiling changed nothing")
+	}
+	if _, err := RunProbes(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	if re := probeTables(t, ws); re != got {
+		t.Errorf("RunProbes over spoiled results:\n%s", firstDiff(re, got))
+	}
+	var madeUp int
+	if err := ws.Conn().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM ep_probe_findings WHERE simulation_id = 'no-such-episode')
+		+ (SELECT count(*) FROM ep_probe_applicable WHERE simulation_id = 'no-such-episode')`).Scan(&madeUp); err != nil || madeUp != 0 {
+		t.Errorf("%d made-up rows left after RunProbes (%v)", madeUp, err)
+	}
+	var after string
+	if err := ws.Conn().QueryRowContext(ctx, `SELECT current_setting('memory_limit')`).Scan(&after); err != nil || after != limit {
+		t.Errorf("memory_limit %q after RunProbes, %q before (%v)", after, limit, err)
+	}
 }
 
 // firstDiff shows the first line where got and want differ.

@@ -214,7 +214,9 @@ func (r *AppendRowWriter) StringOrNull(s string) *AppendRowWriter {
 }
 
 // Float64 sets the next column to v.
-func (r *AppendRowWriter) Float64(v float64) *AppendRowWriter { return setFixed(r, mapping.TypeDouble, v) }
+func (r *AppendRowWriter) Float64(v float64) *AppendRowWriter {
+	return setFixed(r, mapping.TypeDouble, v)
+}
 
 // Int32 sets the next column to v.
 func (r *AppendRowWriter) Int32(v int32) *AppendRowWriter { return setFixed(r, mapping.TypeInteger, v) }

@@ -44,6 +44,20 @@ type RowWriter struct {
 	apps  map[string]*tableAppender
 	order []string
 	err   error
+	// staged maps a table to the temporary table its rows go to instead
+	// (StageProbeResults).
+	staged map[string]string
+}
+
+// stage sends the rows of each table of to to its temporary table; the
+// tables' appenders must not be open yet.
+func (w *RowWriter) stage(to map[string]string) {
+	if w.staged == nil {
+		w.staged = map[string]string{}
+	}
+	for table, tmp := range to {
+		w.staged[table] = tmp
+	}
 }
 
 // tableAppender is a table's appender and the rows given to it since it
@@ -84,7 +98,13 @@ func (w *RowWriter) open(table string) (*tableAppender, error) {
 	}
 	a := w.apps[table]
 	if a == nil {
-		app, err := w.ws.tableAppender(w.ctx, table)
+		var app *Appender
+		var err error
+		if tmp, ok := w.staged[table]; ok {
+			app, err = w.ws.appender(w.ctx, "temp", "main", tmp)
+		} else {
+			app, err = w.ws.tableAppender(w.ctx, table)
+		}
 		if err != nil {
 			w.err = err
 			return nil, err

@@ -174,10 +174,11 @@ type FidelityEpisode struct {
 // FidelityFamilies is the order of FidelityEpisode's family counts.
 var FidelityFamilies = [4]string{"disclosure", "goal_deviation", "groundedness", "omitted_info"}
 
-// LoadFidelity lists every graded episode of every grader, by grader and
-// simulation id (fidelity_episodes.sql).
-func LoadFidelity(ctx context.Context, db Querier) ([]FidelityEpisode, error) {
-	rows, err := db.QueryContext(ctx, q("fidelity_episodes"))
+// LoadFidelity lists the episodes grader graded, by simulation id
+// (fidelity_episodes.sql). One grader's only: the report and ub compare
+// score with one, and a workspace of several graders held all of them.
+func LoadFidelity(ctx context.Context, db Querier, grader string) ([]FidelityEpisode, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_episodes"), grader)
 	if err != nil {
 		return nil, err
 	}
@@ -212,13 +213,15 @@ func LoadFidelity(ctx context.Context, db Querier) ([]FidelityEpisode, error) {
 	return out, rows.Err()
 }
 
-// VerdictPair is one (episode, criterion) two graders both judged.
+// VerdictPair counts the criteria of one family on which two graders both
+// judged an episode and gave verdicts A and B.
 type VerdictPair struct {
-	SimulationID, CriterionID, Family, A, B string
+	SimulationID, Family, A, B string
+	N                          int
 }
 
-// VerdictPairs lists the verdicts graders a and b both gave, by simulation
-// and criterion.
+// VerdictPairs counts the verdicts graders a and b both gave, per episode,
+// family and pair of verdicts, by simulation id, family, A and B.
 func VerdictPairs(ctx context.Context, db Querier, a, b string) ([]VerdictPair, error) {
 	rows, err := db.QueryContext(ctx, q("fidelity_verdict_pairs"), a, b)
 	if err != nil {
@@ -229,7 +232,7 @@ func VerdictPairs(ctx context.Context, db Querier, a, b string) ([]VerdictPair, 
 	in := interner{} // families and verdicts: a few names, millions of pairs
 	for rows.Next() {
 		var p VerdictPair
-		if err := rows.Scan(&p.SimulationID, &p.CriterionID, &p.Family, &p.A, &p.B); err != nil {
+		if err := rows.Scan(&p.SimulationID, &p.Family, &p.A, &p.B, &p.N); err != nil {
 			return nil, err
 		}
 		if n := len(out); n > 0 && out[n-1].SimulationID == p.SimulationID { // by simulation: one copy per episode

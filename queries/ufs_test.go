@@ -96,12 +96,20 @@ func TestFidelityViewsAndLoad(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("episode_fidelity:\n got %v\nwant %v", got, want)
 	}
-	eps, err := LoadFidelity(ctx, ws.Conn())
+	eps, err := LoadFidelity(ctx, ws.Conn(), "g")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(eps) != 5 {
-		t.Fatalf("LoadFidelity: %d rows, want 5", len(eps))
+	if len(eps) != 4 {
+		t.Fatalf("LoadFidelity of g: %d rows, want 4 (a1 a2 b1 b2)", len(eps))
+	}
+	for _, e := range eps {
+		if e.Grader != "g" {
+			t.Errorf("LoadFidelity of g: %+v", e)
+		}
+	}
+	if h, err := LoadFidelity(ctx, ws.Conn(), "h"); err != nil || len(h) != 1 || h[0].SimulationID != "b1" || h[0].Failed != [4]int{1, 0, 0, 0} {
+		t.Errorf("LoadFidelity of h: %+v, %v; want b1 with its one failed disclosure criterion", h, err)
 	}
 	a1 := eps[0]
 	if a1.SimulationID != "a1" || a1.UserSim != "simA" || a1.Applicable != [4]int{1, 1, 0, 0} || a1.Failed != [4]int{0, 1, 0, 0} ||
@@ -129,8 +137,30 @@ func TestFidelityViewsAndLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pairs) != 1 || pairs[0].A != "pass" || pairs[0].B != "fail" || pairs[0].Family != "disclosure" {
+	if len(pairs) != 1 || pairs[0].A != "pass" || pairs[0].B != "fail" || pairs[0].Family != "disclosure" || pairs[0].N != 1 {
 		t.Errorf("pairs = %+v", pairs)
+	}
+	// Pairs are counted per episode, family and verdicts: b1's c1 and c4
+	// (both disclosure) are pass for g and fail for h, one row of 2.
+	more := []StoredVerdict{
+		{SimulationID: "b1", CriterionID: "c4", Grader: "g", Verdict: "pass"},
+		{SimulationID: "b1", CriterionID: "c4", Grader: "h", Verdict: "fail"},
+		{SimulationID: "a1", CriterionID: "c1", Grader: "h", Verdict: "pass"},
+		{SimulationID: "a1", CriterionID: "c2", Grader: "h", Verdict: "pass"},
+	}
+	for i := range more {
+		more[i].SourceFile, more[i].SourceLine = "w.jsonl", i+1
+	}
+	if err := PutVerdicts(ctx, ws, more); err != nil {
+		t.Fatal(err)
+	}
+	pairs, err = VerdictPairs(ctx, ws.Conn(), "g", "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"{a1 disclosure pass pass 1}", "{a1 goal_deviation fail pass 1}", "{b1 disclosure pass fail 2}"}
+	if got := fmt.Sprint(pairs); got != fmt.Sprint(want) {
+		t.Errorf("counted pairs = %s, want %v", got, want)
 	}
 	rub, err := RubricOf(ctx, ws.Conn(), "", "2")
 	if err != nil || len(rub) != 2 || rub[0].CriterionID != "c3" || rub[0].RejectReason != "redundant" {

@@ -86,7 +86,7 @@ func TestFiguresRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := queries.LoadFidelity(ctx, ws.Conn())
+		rows, err := queries.LoadFidelity(ctx, ws.Conn(), synth.FidelityGrader)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -210,7 +210,7 @@ func synthFidelityInput(t *testing.T) synthFid {
 	if in.FailureModes, err = queries.FailureModes(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := queries.LoadFidelity(ctx, db)
+	rows, err := queries.LoadFidelity(ctx, db, synth.FidelityGrader)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,9 @@ type FidelityInput struct {
 	Grader   string
 	Episodes []analysis.FidelityEpisode
 	// SecondGrader and Pairs give the agreement between graders; Pairs are
-	// the (episode, criterion) both graded ("" and nil: no second grader).
+	// the (episode, criterion) both graded, those of an episode with the
+	// same family and verdicts counted in one ("" and nil: no second
+	// grader).
 	SecondGrader string
 	Pairs        []analysis.VerdictPair
 	// Qs are the fidelity levels of the frontier (nil: the seed's 0.75,
@@ -1081,7 +1083,7 @@ func spreadLabels(pts plotter.XYs, errs plotter.YErrors, labels []string, avoid 
 func FidelityPairs(rows []queries.VerdictPair) []analysis.VerdictPair {
 	out := make([]analysis.VerdictPair, 0, len(rows))
 	for _, p := range rows {
-		out = append(out, analysis.VerdictPair{Episode: p.SimulationID, Family: p.Family, A: p.A, B: p.B})
+		out = append(out, analysis.VerdictPair{Episode: p.SimulationID, Family: p.Family, A: p.A, B: p.B, N: p.N})
 	}
 	return out
 }

@@ -43,7 +43,7 @@ func BenchmarkFidelitySection(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				rows, err := queries.LoadFidelity(ctx, ws.Conn())
+				rows, err := queries.LoadFidelity(ctx, ws.Conn(), synth.FidelityGrader)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -25,7 +25,7 @@ func synthFidelity(t testing.TB, seed uint64, scale int) []analysis.FidelityEpis
 	if _, err := synth.WriteFidelity(ctx, ws, synth.FidelityOptions{Seed: seed, Scale: scale}); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := queries.LoadFidelity(ctx, ws.Conn())
+	rows, err := queries.LoadFidelity(ctx, ws.Conn(), synth.FidelityGrader)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func runCompare(c *cli.Context, io *streams, opts compareOptions) error {
 			return usagef("compare: --grader %s gave no verdicts here", opts.grader)
 		}
 		if grader != "" {
-			rows, err := queries.LoadFidelity(ctx, db)
+			rows, err := queries.LoadFidelity(ctx, db, grader)
 			if err != nil {
 				return err
 			}

@@ -15,17 +15,24 @@ import (
 // fidelity study at scale 10 (26,250 episodes, 309,311 messages) it stays
 // within 1.8x of scale 1 (measured 151-195 vs 109-137 MiB; what grows is a few
 // words per episode and the result rows the transaction holds). One query
-// that sorted every message gave 322 vs 139 MiB, 2.3x. Each ub probes is a
-// child process that reports its own peak (VmHWM).
+// that sorted every message gave 322 vs 139 MiB, 2.3x. A second run on
+// scale 10, which replaces the stored results, is held to the same bound
+// (150 MiB measured; the rewrite of every row it used to make showed in
+// memory only from about 100 times the seed, where DuckDB fills its
+// limit: TestReplaceProbeResultsWritesTheDifference in queries catches
+// it). Each ub probes is a child process that reports its own peak
+// (VmHWM).
 func TestProbesMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("synthesises 28,875 episodes")
 	}
 	dir := t.TempDir()
-	peak := func(scale string) int64 {
+	peak := func(scale string, again bool) int64 {
 		db := filepath.Join(dir, scale+".duckdb")
-		if code, out, errs := runUB(t, "--db", db, "synth", "--study", "fidelity", "--scale", scale); code != 0 {
-			t.Fatalf("synth --scale %s: exit %d\n%s\n%s", scale, code, out, errs)
+		if !again {
+			if code, out, errs := runUB(t, "--db", db, "synth", "--study", "fidelity", "--scale", scale); code != 0 {
+				t.Fatalf("synth --scale %s: exit %d\n%s\n%s", scale, code, out, errs)
+			}
 		}
 		args, _ := json.Marshal([]string{"--db", db, "probes"})
 		status := filepath.Join(dir, scale+".peak")
@@ -45,9 +52,15 @@ func TestProbesMemoryFlat(t *testing.T) {
 		}
 		return kb
 	}
-	small, large := peak("1"), peak("10")
-	t.Logf("peak RSS of ub probes: scale 1 %d MiB, scale 10 %d MiB", small>>10, large>>10)
-	if float64(large) > 1.8*float64(small) {
-		t.Errorf("ub probes peaked at %d MiB on scale 10, %.2fx its %d MiB on scale 1; want within 1.8x", large>>10, float64(large)/float64(small), small>>10)
+	small, large, again := peak("1", false), peak("10", false), peak("10", true)
+	t.Logf("peak RSS of ub probes: scale 1 %d MiB, scale 10 %d MiB, again %d MiB", small>>10, large>>10, again>>10)
+	for _, p := range []struct {
+		run  string
+		peak int64
+	}{{"first", large}, {"second", again}} {
+		if float64(p.peak) > 1.8*float64(small) {
+			t.Errorf("ub probes (%s run) peaked at %d MiB on scale 10, %.2fx its %d MiB on scale 1; want within 1.8x",
+				p.run, p.peak>>10, float64(p.peak)/float64(small), small>>10)
+		}
 	}
 }

@@ -114,7 +114,7 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 		}
 		return usagef("--grader %s gave no verdicts (graders: %s)", opts.grader, strings.Join(names, ", "))
 	}
-	rows, err := queries.LoadFidelity(ctx, db)
+	rows, err := queries.LoadFidelity(ctx, db, grader)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
--- Per (grader, episode) graded by it: the episode's facts, its verdicts
+-- Per episode graded by the grader (the parameter): the episode's facts, its verdicts
 -- counted per family over accepted criteria (applicable = pass or fail),
 -- the probes that fired, and the agent's effort (assistant messages, those
 -- holding a question mark, and tool calls).
@@ -14,6 +14,7 @@ WITH v AS (
            count(*) FILTER (WHERE c.family = 'omitted_info' AND v.verdict = 'fail') AS f_omit
     FROM ep_verdicts v
     JOIN ep_rubric_criteria c ON c.criterion_id = v.criterion_id AND c.status = 'accepted'
+    WHERE v.grader = ?
     GROUP BY v.grader, v.simulation_id
 ), m AS (
     SELECT simulation_id,

@@ -1,1 +1,0 @@
-DELETE FROM ep_probe_findings
