@@ -23,17 +23,9 @@ type ProbeStats struct {
 // (queries.StreamProbeEpisodes) and their results are staged as they come
 // (queries.StageProbeResults), so memory does not grow with the
 // workspace; then only what changed is written.
-func RunProbes(ctx context.Context, ws *queries.Workspace) (st ProbeStats, err error) {
-	restore, err := queries.ApplySettings(ctx, ws.Conn(), queries.MemoryShare(ProbeMemoryShare, queries.IngestMemoryFloor))
-	if err != nil {
-		return st, err
-	}
-	defer func() {
-		if rerr := restore(context.WithoutCancel(ctx)); err == nil {
-			err = rerr
-		}
-	}()
-	err = ws.InTx(ctx, func(c *sql.Conn) error {
+func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
+	var st ProbeStats
+	err := ws.InTx(ctx, func(c *sql.Conn) error {
 		tasks, err := storedProbeTasks(ctx, c)
 		if err != nil {
 			return err
@@ -75,16 +67,6 @@ func RunProbes(ctx context.Context, ws *queries.Workspace) (st ProbeStats, err e
 	})
 	return st, err
 }
-
-// ProbeMemoryShare is the share of the workspace's memory_limit DuckDB
-// keeps while RunProbes runs (at least queries.IngestMemoryFloor), as
-// ingest does: DuckDB fills its limit with the blocks it reads and writes
-// before it evicts any, and probes read every message once. At 100 times
-// the synthetic fidelity study (262,500 episodes, 1.3 million
-// applicability rows) a second run peaked at 637-691 MiB with DuckDB at
-// the full 512 MiB, 524 MiB at 256 MiB and 370 MiB at 128 MiB, in the
-// same CPU time.
-const ProbeMemoryShare = 0.25
 
 // ProbeGCPercent is the GOGC that ub probes runs RunProbes with: the
 // streamed rows are garbage as soon as their episode is probed, so the

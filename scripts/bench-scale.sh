@@ -19,10 +19,12 @@
 # workspace is several GB) unless BENCH_KEEP=1; before each scale the script
 # checks that BENCH_DIR's file system has room for it (about 12 MB per unit
 # of scale, twice over) and stops with a message if not. Every step runs at
-# ub's default --memory-limit (512MiB) up to scale 100 and at 3GiB above it,
-# where the verdict import of millions of verdicts needs more (it stops with
-# an out-of-memory error at 512MiB at one million episodes); UB_MEMORY_LIMIT
-# set in the environment applies to every scale instead.
+# ub's default --memory-limit (512MiB), but for the two that need more above
+# scale 100, which run at 3GiB there: the verdict import of millions of
+# verdicts and the probes (both stop with an out-of-memory error at 512MiB
+# at one million episodes: the primary keys of ep_verdicts and of the
+# probes' applicability rows are held in memory whole). UB_MEMORY_LIMIT set
+# in the environment applies to every step of every scale instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scales=("$@")
@@ -69,12 +71,14 @@ room() {
 
 user_limit=${UB_MEMORY_LIMIT:-}
 for s in "${scales[@]}"; do
+	# big: the limit of the steps that hold a primary key of millions of rows.
 	if [ -n "$user_limit" ]; then
 		export UB_MEMORY_LIMIT=$user_limit
-	elif [ "$s" -gt 100 ]; then
-		export UB_MEMORY_LIMIT=3GiB
+		big=$user_limit
 	else
 		unset UB_MEMORY_LIMIT
+		big=512MiB
+		[ "$s" -gt 100 ] && big=3GiB
 	fi
 	room "$s"
 	db="$dir/fidelity-$s.duckdb"
@@ -82,8 +86,8 @@ for s in "${scales[@]}"; do
 	step "$s" synth "$UB" --db "$db" synth --study fidelity --scale "$s"
 	step "$s" export "$UB" --db "$db" export --out "$dir/verdicts-$s.jsonl" \
 		--query "select simulation_id, criterion_id, verdict, turn_idx, reason from ep_verdicts order by simulation_id, criterion_id"
-	step "$s" import "$UB" --db "$db" verdicts import --grader bench-import "$dir/verdicts-$s.jsonl"
-	step "$s" probes "$UB" --db "$db" probes
+	step "$s" import "$UB" --memory-limit "$big" --db "$db" verdicts import --grader bench-import "$dir/verdicts-$s.jsonl"
+	step "$s" probes "$UB" --memory-limit "$big" --db "$db" probes
 	step "$s" report "$UB" --db "$db" report --out "$dir/report-$s"
 	printf '%-6s x%-4s %9s   %7d MiB on disk\n' disk "$s" "" "$(du -sm "$dir" | awk '{print $1}')"
 	rm -f "$dir/verdicts-$s.jsonl"

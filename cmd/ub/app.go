@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"time"
 
@@ -182,9 +183,14 @@ func exitCode(err error, io *streams) int {
 // outOfMemory says whether err is DuckDB running out of its memory_limit,
 // and returns its message without DuckDB's advice, which names SET
 // statements a ub workspace does not take (its configuration is locked).
+// DuckDB says so as an "Out of Memory Error", or, when a commit is what
+// ran out, as a TransactionContext error that names the allocation and
+// the memory used of the limit.
+var allocFailedRE = regexp.MustCompile(`(failed to|could not) allocate (data|block) of size [0-9.]+ [KMGT]?i?B \([0-9.]+ [KMGT]?i?B/[0-9.]+ [KMGT]?i?B used\)`)
+
 func outOfMemory(err error) (string, bool) {
 	msg := err.Error()
-	if !strings.Contains(msg, "Out of Memory Error") {
+	if !strings.Contains(msg, "Out of Memory Error") && !allocFailedRE.MatchString(msg) {
 		return "", false
 	}
 	if i := strings.Index(msg, "\n\nPossible solutions"); i >= 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,5 +32,30 @@ func TestOutOfMemoryNamesTheFlag(t *testing.T) {
 	code, stdout, stderr := ubRun("--db", db, "sql", "--format", "csv", query)
 	if code != 0 || !strings.Contains(stdout, "5000000") {
 		t.Errorf("default limit: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+}
+
+// TestOutOfMemoryAtCommit: DuckDB running out of memory while it commits
+// says so as a TransactionContext error, not an "Out of Memory Error"; ub
+// names the flag for it as well, without DuckDB's SET advice. Other errors
+// that speak of memory are left as they are.
+func TestOutOfMemoryAtCommit(t *testing.T) {
+	commit := errors.New("TransactionContext Error: Failed to commit: failed to allocate data of size 64.0 KiB (511.9 MiB/512.0 MiB used)\n\n" +
+		"Possible solutions:\n* Increasing the memory limit (SET memory_limit='...GB')")
+	msg, ok := outOfMemory(commit)
+	if !ok || strings.Contains(msg, "SET memory_limit") || !strings.HasSuffix(msg, "(511.9 MiB/512.0 MiB used)") {
+		t.Errorf("commit out of memory: %v %q", ok, msg)
+	}
+	var out, errs strings.Builder
+	if code := exitCode(commit, &streams{out: &out, err: &errs}); code != exitInternal || !strings.Contains(errs.String(), "--memory-limit") {
+		t.Errorf("exit %d, stderr %q", code, errs.String())
+	}
+	for _, other := range []string{
+		"Binder Error: column memory_used not found",
+		"IO Error: could not allocate space on disk",
+	} {
+		if _, ok := outOfMemory(errors.New(other)); ok {
+			t.Errorf("%q taken for running out of memory", other)
+		}
 	}
 }
