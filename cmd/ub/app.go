@@ -185,8 +185,12 @@ func exitCode(err error, io *streams) int {
 // statements a ub workspace does not take (its configuration is locked).
 // DuckDB says so as an "Out of Memory Error", or, when a commit is what
 // ran out, as a TransactionContext error that names the allocation and
-// the memory used of the limit.
-var allocFailedRE = regexp.MustCompile(`(failed to|could not) allocate (data|block) of size [0-9.]+ [KMGT]?i?B \([0-9.]+ [KMGT]?i?B/[0-9.]+ [KMGT]?i?B used\)`)
+// the memory used of the limit (allocFailedRE).
+// allocFailedRE matches DuckDB's buffer manager refusing memory past its
+// limit ("failed to allocate data", "could not allocate block", "failed
+// to pin block", "failed to reserve memory data" of a size, then the
+// memory used of the limit), as a commit's error carries it.
+var allocFailedRE = regexp.MustCompile(`(failed to|could not) (allocate|pin|reserve)[a-z ]* of size [0-9.]+ (bytes?|[KMGTP]i?B) \([^()/]+/[^()]+ used\)`)
 
 func outOfMemory(err error) (string, bool) {
 	msg := err.Error()

@@ -50,6 +50,18 @@ func TestOutOfMemoryAtCommit(t *testing.T) {
 	if code := exitCode(commit, &streams{out: &out, err: &errs}); code != exitInternal || !strings.Contains(errs.String(), "--memory-limit") {
 		t.Errorf("exit %d, stderr %q", code, errs.String())
 	}
+	// The buffer manager's other refusals, as a commit would carry them
+	// (sizes as DuckDB prints them: "512 bytes" under 1 KiB).
+	for _, m := range []string{
+		"TransactionContext Error: Failed to commit: failed to pin block of size 256.0 KiB (511.9 MiB/512.0 MiB used)",
+		"TransactionContext Error: Failed to commit: failed to reserve memory data of size 16.0 KiB (127.9 MiB/128.0 MiB used)",
+		"TransactionContext Error: Failed to commit: failed to allocate data of size 512 bytes (63.9 MiB/64.0 MiB used)",
+		"TransactionContext Error: Failed to commit: could not allocate block of size 256.0 KiB (1.9 GiB/2.0 GiB used)",
+	} {
+		if _, ok := outOfMemory(errors.New(m)); !ok {
+			t.Errorf("%q not taken for running out of memory", m)
+		}
+	}
 	for _, other := range []string{
 		"Binder Error: column memory_used not found",
 		"IO Error: could not allocate space on disk",
