@@ -350,11 +350,15 @@ func StageProbeResults(ctx context.Context, c *sql.Conn, w *RowWriter) (replace 
 // stored results (StageProbeResults) and drops the staging tables.
 func replaceProbeResults(ctx context.Context, c *sql.Conn) (err error) {
 	defer func() {
-		for _, stage := range []string{"ub_probe_findings", "ub_probe_applicable", "ub_probe_changed"} {
-			if _, derr := c.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS temp."+stage); err == nil && derr != nil {
+		drop := func(table string) {
+			if _, derr := c.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS temp."+table); err == nil && derr != nil {
 				err = derr
 			}
 		}
+		for _, stage := range probeStage {
+			drop(stage)
+		}
+		drop("ub_probe_changed") // ep_probe_changed.sql's
 	}()
 	for _, name := range []string{"ep_probe_changed", "ep_probe_replace_findings", "ep_probe_insert_findings",
 		"ep_probe_replace_applicable", "ep_probe_insert_applicable"} {

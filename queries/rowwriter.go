@@ -51,14 +51,7 @@ type RowWriter struct {
 
 // stage sends the rows of each table of to to its temporary table; the
 // tables' appenders must not be open yet.
-func (w *RowWriter) stage(to map[string]string) {
-	if w.staged == nil {
-		w.staged = map[string]string{}
-	}
-	for table, tmp := range to {
-		w.staged[table] = tmp
-	}
-}
+func (w *RowWriter) stage(to map[string]string) { w.staged = to }
 
 // tableAppender is a table's appender and the rows given to it since it
 // was last flushed.

@@ -59,6 +59,16 @@ func TestFidelityViewsAndLoad(t *testing.T) {
 	if err := PutCriteria(ctx, ws, cs[:2]); err != nil {
 		t.Fatal(err)
 	}
+	// put stores vs as the lines of file, in order.
+	put := func(file string, vs []StoredVerdict) {
+		t.Helper()
+		for i := range vs {
+			vs[i].SourceFile, vs[i].SourceLine = file, i+1
+		}
+		if err := PutVerdicts(ctx, ws, vs); err != nil {
+			t.Fatal(err)
+		}
+	}
 	three := 3
 	vs := []StoredVerdict{
 		{SimulationID: "a1", CriterionID: "c1", Grader: "g", Verdict: "pass"},
@@ -70,12 +80,7 @@ func TestFidelityViewsAndLoad(t *testing.T) {
 		{SimulationID: "b2", CriterionID: "c4", Grader: "g", Verdict: "pass"},
 		{SimulationID: "b1", CriterionID: "c1", Grader: "h", Verdict: "fail"},
 	}
-	for i := range vs {
-		vs[i].SourceFile, vs[i].SourceLine = "v.jsonl", i+1
-	}
-	if err := PutVerdicts(ctx, ws, vs); err != nil {
-		t.Fatal(err)
-	}
+	put("v.jsonl", vs)
 	if err := PutVerdicts(ctx, ws, vs[:1]); err != nil {
 		t.Fatal(err)
 	}
@@ -142,18 +147,12 @@ func TestFidelityViewsAndLoad(t *testing.T) {
 	}
 	// Pairs are counted per episode, family and verdicts: b1's c1 and c4
 	// (both disclosure) are pass for g and fail for h, one row of 2.
-	more := []StoredVerdict{
+	put("w.jsonl", []StoredVerdict{
 		{SimulationID: "b1", CriterionID: "c4", Grader: "g", Verdict: "pass"},
 		{SimulationID: "b1", CriterionID: "c4", Grader: "h", Verdict: "fail"},
 		{SimulationID: "a1", CriterionID: "c1", Grader: "h", Verdict: "pass"},
 		{SimulationID: "a1", CriterionID: "c2", Grader: "h", Verdict: "pass"},
-	}
-	for i := range more {
-		more[i].SourceFile, more[i].SourceLine = "w.jsonl", i+1
-	}
-	if err := PutVerdicts(ctx, ws, more); err != nil {
-		t.Fatal(err)
-	}
+	})
 	pairs, err = VerdictPairs(ctx, ws.Conn(), "g", "h")
 	if err != nil {
 		t.Fatal(err)
