@@ -8,39 +8,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
-	"github.com/ub-bench/ub/ingest"
-	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
-	"github.com/ub-bench/ub/reports"
 	"github.com/ub-bench/ub/sim/runner"
-	"github.com/ub-bench/ub/sim/synth"
 )
-
-// Exit codes, documented in the README.
-const (
-	exitOK       = 0 // success
-	exitInternal = 1 // a fault of ub or of the machine (I/O, database)
-	exitUsage    = 2 // a misused command or flag
-	exitBadInput = 3 // some input was bad: reported, the rest was processed
-	exitLocked   = 4 // the workspace is held by another ub process
-	exitAudit    = 5 // ub audit found a leak
-	exitNoData   = 6 // a prerequisite is missing: what an earlier step makes (a split, points), no workspace at --db, an unset API-key variable
-)
-
-// usageError marks an error in how ub was called.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // streams are where a command reads and writes; tests swap them.
 type streams struct {
@@ -61,10 +37,10 @@ func defaultStreams() *streams {
 // Main runs ub with os.Args and returns the exit code.
 func Main() int { return run(os.Args, defaultStreams()) }
 
-func run(args []string, io *streams) int {
+func run(args []string, sio *streams) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	app := newApp(io)
+	app := newApp(sio)
 	err := app.RunContext(ctx, args)
 	if errors.Is(err, errStopped) { // a server whose normal end is a signal (ub review serve)
 		return 0
@@ -73,19 +49,19 @@ func run(args []string, io *streams) int {
 		if err == nil {
 			err = ctx.Err()
 		}
-		fmt.Fprintln(io.err, "ub: interrupted:", err)
+		fmt.Fprintln(sio.err, "ub: interrupted:", err)
 		return exitInterrupt
 	}
-	return exitCode(err, io)
+	return exitCode(err, sio)
 }
 
-func newApp(io *streams) *cli.App {
+func newApp(sio *streams) *cli.App {
 	app := &cli.App{
 		Name:      "ub",
 		Usage:     "benchmark LLM user simulators on recorded developer <-> agent conversations",
-		Reader:    io.in,
-		Writer:    io.out,
-		ErrWriter: io.err,
+		Reader:    sio.in,
+		Writer:    sio.out,
+		ErrWriter: sio.err,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Value: "ub.duckdb", EnvVars: []string{"UB_DB"}, Usage: "workspace `FILE`"},
 			&cli.StringFlag{Name: "memory-limit", EnvVars: []string{"UB_MEMORY_LIMIT"}, Value: queries.DefaultMemoryLimit,
@@ -99,29 +75,29 @@ func newApp(io *streams) *cli.App {
 			return nil
 		},
 		Commands: []*cli.Command{
-			newIngestCommand(io),
-			newSQLCommand(io),
-			newExportCommand(io),
-			newSplitCommand(io),
-			newPointsCommand(io),
-			newAuditCommand(io),
-			newGenerateCommand(io),
-			newCacheCommand(io),
-			newBatchCommand(io),
-			newJudgeCommand(io),
-			newAgreeCommand(io),
-			newLabelsCommand(io),
-			newDemoCommand(io),
-			newPromptCommand(io),
-			newProfileCommand(io),
-			newReportCommand(io),
-			newSynthCommand(io),
-			newProbesCommand(io),
-			newRubricsCommand(io), newVerdictsCommand(io), newGradeCommand(io),
-			newReviewCommand(io),
-			newCompletionCommand(io), newManCommand(io), newHelpCommand(),
-			newPublishCommand(io),
-			newCompareCommand(io),
+			newIngestCommand(sio),
+			newSQLCommand(sio),
+			newExportCommand(sio),
+			newSplitCommand(sio),
+			newPointsCommand(sio),
+			newAuditCommand(sio),
+			newGenerateCommand(sio),
+			newCacheCommand(sio),
+			newBatchCommand(sio),
+			newJudgeCommand(sio),
+			newAgreeCommand(sio),
+			newLabelsCommand(sio),
+			newDemoCommand(sio),
+			newPromptCommand(sio),
+			newProfileCommand(sio),
+			newReportCommand(sio),
+			newSynthCommand(sio),
+			newProbesCommand(sio),
+			newRubricsCommand(sio), newVerdictsCommand(sio), newGradeCommand(sio),
+			newReviewCommand(sio),
+			newCompletionCommand(sio), newManCommand(sio), newHelpCommand(),
+			newPublishCommand(sio),
+			newCompareCommand(sio),
 		},
 		EnableBashCompletion: true,
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
@@ -137,70 +113,10 @@ func newApp(io *streams) *cli.App {
 }
 
 // printJSON writes v as indented JSON on stdout.
-func printJSON(io *streams, v any) error {
-	enc := json.NewEncoder(io.out)
+func printJSON(sio *streams, v any) error {
+	enc := json.NewEncoder(sio.out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// exitCode prints err (if any) to stderr and maps it to an exit code, in one
-// place.
-func exitCode(err error, io *streams) int {
-	if err == nil {
-		return exitOK
-	}
-	var ue usageError
-	if msg, ok := outOfMemory(err); ok {
-		fmt.Fprintln(io.err, "ub:", msg)
-		fmt.Fprintln(io.err, "ub: DuckDB needed more memory than --memory-limit allows; run it again with a larger limit, e.g. ub --memory-limit 4GiB ... (or UB_MEMORY_LIMIT=4GiB)")
-		return exitInternal
-	}
-	fmt.Fprintln(io.err, "ub:", err)
-	switch {
-	case errors.As(err, &ue), errors.Is(err, queries.ErrNotWorkspace), errors.Is(err, synth.ErrNotEmpty),
-		strings.HasPrefix(err.Error(), "Required flag"): // urfave/cli's missing required flag
-		return exitUsage
-	case errors.Is(err, ingest.ErrBadInput):
-		return exitBadInput
-	case errors.Is(err, queries.ErrLocked):
-		return exitLocked
-	case errors.Is(err, errAuditFailed):
-		return exitAudit
-	case errors.Is(err, queries.ErrNoSplit), errors.Is(err, errPrerequisite), errors.Is(err, judge.ErrNoCriteria):
-		return exitNoData
-	case errors.Is(err, errModelCalls), errors.Is(err, runner.ErrEndpoint):
-		return exitModel
-	case errors.Is(err, errRegression):
-		return exitRegression
-	}
-	var missing *reports.MissingError
-	if errors.As(err, &missing) {
-		return exitNoData
-	}
-	return exitInternal
-}
-
-// outOfMemory says whether err is DuckDB running out of its memory_limit,
-// and returns its message without DuckDB's advice, which names SET
-// statements a ub workspace does not take (its configuration is locked).
-// DuckDB says so as an "Out of Memory Error", or, when a commit is what
-// ran out, as a TransactionContext error that names the allocation and
-// the memory used of the limit (allocFailedRE).
-// allocFailedRE matches DuckDB's buffer manager refusing memory past its
-// limit ("failed to allocate data", "could not allocate block", "failed
-// to pin block", "failed to reserve memory data" of a size, then the
-// memory used of the limit), as a commit's error carries it.
-var allocFailedRE = regexp.MustCompile(`(failed to|could not) (allocate|pin|reserve)[a-z ]* of size [0-9.]+ (bytes?|[KMGTP]i?B) \([^()/]+/[^()]+ used\)`)
-
-func outOfMemory(err error) (string, bool) {
-	msg := err.Error()
-	if !strings.Contains(msg, "Out of Memory Error") && !allocFailedRE.MatchString(msg) {
-		return "", false
-	}
-	if i := strings.Index(msg, "\n\nPossible solutions"); i >= 0 {
-		msg = msg[:i]
-	}
-	return msg, true
 }
 
 // args returns a command's positional arguments, refusing a flag written
@@ -249,16 +165,16 @@ func openExplained(c *cli.Context, path string, opts queries.Options) (*queries.
 
 // progress returns a progress callback drawing a bar of bytes read on
 // stderr when it is a terminal, and nil (silent) otherwise.
-func progress(io *streams, what string) (func(done, total int64), func()) {
-	return progressAt(io, what, time.Now)
+func progress(sio *streams, what string) (func(done, total int64), func()) {
+	return progressAt(sio, what, time.Now)
 }
 
 // progressAt is progress with a clock. The rate is the bytes done over the
 // wall time since progressAt was called (the start of the work), shown
 // once a second has passed: before that it would say little, and a first
 // update after a fast start would claim an absurd rate.
-func progressAt(io *streams, what string, now func() time.Time) (func(done, total int64), func()) {
-	if !io.tty {
+func progressAt(sio *streams, what string, now func() time.Time) (func(done, total int64), func()) {
+	if !sio.tty {
 		return nil, func() {}
 	}
 	start := now()
@@ -278,10 +194,10 @@ func progressAt(io *streams, what string, now func() time.Time) (func(done, tota
 			if el := t.Sub(start); el >= time.Second {
 				line += fmt.Sprintf(" (%s/s)", humanBytes(float64(done)/el.Seconds()))
 			}
-			fmt.Fprintf(io.err, "\r%s\x1b[K", line)
+			fmt.Fprintf(sio.err, "\r%s\x1b[K", line)
 		}, func() {
 			if drawn {
-				fmt.Fprint(io.err, "\r\x1b[K")
+				fmt.Fprint(sio.err, "\r\x1b[K")
 			}
 		}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/ub-bench/ub/queries"
 )
 
-func newAgreeCommand(io *streams) *cli.Command {
+func newAgreeCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "agree",
 		Usage: "Cohen's kappa with a 95% interval, confusion matrix and per-move agreement for each pair of judges",
@@ -25,7 +25,7 @@ func newAgreeCommand(io *streams) *cli.Command {
 			if _, err := args(c); err != nil {
 				return err
 			}
-			return runAgree(c, io, c.String("judges"), c.Bool("list"), c.Bool("json"))
+			return runAgree(c, sio, c.String("judges"), c.Bool("list"), c.Bool("json"))
 		},
 	}
 }

@@ -13,7 +13,7 @@ import (
 // errAuditFailed is returned when ub audit finds a leak; exit code 5.
 var errAuditFailed = errors.New("audit failed")
 
-func newAuditCommand(io *streams) *cli.Command {
+func newAuditCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "audit",
 		Usage: "check that no developer or repository leaks across splits and no point lies in a profile session",
@@ -22,12 +22,12 @@ func newAuditCommand(io *streams) *cli.Command {
 			if _, err := args(c); err != nil {
 				return err
 			}
-			return runAudit(c, io, c.Bool("json"))
+			return runAudit(c, sio, c.Bool("json"))
 		},
 	}
 }
 
-func runAudit(c *cli.Context, io *streams, asJSON bool) error {
+func runAudit(c *cli.Context, sio *streams, asJSON bool) error {
 	ws, err := openWorkspace(c, true)
 	if err != nil {
 		return err
@@ -37,10 +37,10 @@ func runAudit(c *cli.Context, io *streams, asJSON bool) error {
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	return reportAudit(io, findings, asJSON)
+	return reportAudit(sio, findings, asJSON)
 }
 
-func reportAudit(io *streams, findings []queries.Finding, asJSON bool) error {
+func reportAudit(sio *streams, findings []queries.Finding, asJSON bool) error {
 	if asJSON {
 		type f struct {
 			Check    string `json:"check"`
@@ -50,17 +50,17 @@ func reportAudit(io *streams, findings []queries.Finding, asJSON bool) error {
 		for i, x := range findings {
 			out[i] = f{x.Check, x.Offender}
 		}
-		enc := json.NewEncoder(io.out)
+		enc := json.NewEncoder(sio.out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(map[string]any{"ok": len(findings) == 0, "findings": out}); err != nil {
 			return err
 		}
 	} else {
 		for _, x := range findings {
-			fmt.Fprintf(io.out, "FAIL %s: %s\n", x.Check, x.Offender)
+			fmt.Fprintf(sio.out, "FAIL %s: %s\n", x.Check, x.Offender)
 		}
 		if len(findings) == 0 {
-			fmt.Fprintln(io.out, "audit ok: no developer or repository in two splits, no profile session after a held-out one, every point a held-out moment")
+			fmt.Fprintln(sio.out, "audit ok: no developer or repository in two splits, no profile session after a held-out one, every point a held-out moment")
 		}
 	}
 	if len(findings) > 0 {

@@ -9,7 +9,7 @@ import (
 	"github.com/ub-bench/ub/sim/runner"
 )
 
-func newBatchCommand(io *streams) *cli.Command {
+func newBatchCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "batch",
 		Usage: "provider batch files (OpenAI Batch, Anthropic Message Batches)",
@@ -29,13 +29,13 @@ func newBatchCommand(io *streams) *cli.Command {
 				if len(a) == 0 || len(c.StringSlice("keys")) == 0 {
 					return usagef("batch import: give --keys FILE and at least one RESULT_FILE")
 				}
-				return runBatchImport(c, io, runner.BatchProvider(c.String("provider")), c.StringSlice("keys"), a)
+				return runBatchImport(c, sio, runner.BatchProvider(c.String("provider")), c.StringSlice("keys"), a)
 			},
 		}},
 	}
 }
 
-func runBatchImport(c *cli.Context, io *streams, provider runner.BatchProvider, keyFiles, results []string) error {
+func runBatchImport(c *cli.Context, sio *streams, provider runner.BatchProvider, keyFiles, results []string) error {
 	if err := requireFiles("batch import", append(append([]string{}, keyFiles...), results...)...); err != nil {
 		return err
 	}
@@ -56,9 +56,9 @@ func runBatchImport(c *cli.Context, io *streams, provider runner.BatchProvider, 
 		return fmt.Errorf("batch import: %w", err)
 	}
 	for _, p := range st.Problems {
-		fmt.Fprintln(io.err, p)
+		fmt.Fprintln(sio.err, p)
 	}
-	fmt.Fprintf(io.out, "%d result lines: %d answered, %d failed permanently, %d failed (retryable), %d already answered, %d keys without a result; %d/%d tokens\n",
+	fmt.Fprintf(sio.out, "%d result lines: %d answered, %d failed permanently, %d failed (retryable), %d already answered, %d keys without a result; %d/%d tokens\n",
 		st.Lines, st.Answered, st.FailedPermanent, st.FailedRetryable, st.AlreadyAnswered, st.Missing, st.TokensIn, st.TokensOut)
 	if len(st.Problems) > 0 {
 		return badInputf("batch import: %d bad line(s): %s", len(st.Problems), strings.Join(results, " "))

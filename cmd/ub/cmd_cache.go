@@ -12,7 +12,7 @@ import (
 	"github.com/ub-bench/ub/sim/runner"
 )
 
-func newCacheCommand(io *streams) *cli.Command {
+func newCacheCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "cache",
 		Usage: "the response cache",
@@ -38,7 +38,7 @@ func newCacheCommand(io *streams) *cli.Command {
 				if len(a) != 1 || c.String("sim") == "" {
 					return usagef("cache explain: give --sim NAME and one POINT (or @N)")
 				}
-				return runCacheExplain(c, io, a[0])
+				return runCacheExplain(c, sio, a[0])
 			},
 		}},
 	}

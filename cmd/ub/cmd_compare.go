@@ -24,7 +24,7 @@ type compareOptions struct {
 	boot                                  analysis.BootstrapOptions
 }
 
-func newCompareCommand(io *streams) *cli.Command {
+func newCompareCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "compare simulator B with A on the same points or tasks (paired), as a regression check",
@@ -69,12 +69,12 @@ func newCompareCommand(io *streams) *cli.Command {
 			if opts.boot.B < 1 {
 				return usagef("compare: --bootstrap %d: want at least 1", opts.boot.B)
 			}
-			return runCompare(c, io, opts)
+			return runCompare(c, sio, opts)
 		},
 	}
 }
 
-func runCompare(c *cli.Context, io *streams, opts compareOptions) error {
+func runCompare(c *cli.Context, sio *streams, opts compareOptions) error {
 	ws, err := openWorkspace(c, true)
 	if err != nil {
 		return err
@@ -167,9 +167,9 @@ func runCompare(c *cli.Context, io *streams, opts compareOptions) error {
 		return unknownSimulators(opts, study, settings, fidSims)
 	}
 	if opts.json {
-		err = printJSON(io, res.JSON())
+		err = printJSON(sio, res.JSON())
 	} else {
-		_, err = io.out.Write([]byte(res.Text()))
+		_, err = sio.out.Write([]byte(res.Text()))
 	}
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@ type demoOptions struct {
 	db   string
 }
 
-func newDemoCommand(io *streams) *cli.Command {
+func newDemoCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "run the whole pipeline offline on a corpus ub writes itself",
@@ -32,14 +32,14 @@ func newDemoCommand(io *streams) *cli.Command {
 			if c.IsSet("db") && filepath.Clean(c.String("db")) != filepath.Clean(opts.db) {
 				// The demo's workspace is always its own: a --db or UB_DB
 				// naming the user's workspace must never be replaced.
-				fmt.Fprintf(io.err, "ub demo: using its own workspace %s (--db / UB_DB is not used by the demo)\n", opts.db)
+				fmt.Fprintf(sio.err, "ub demo: using its own workspace %s (--db / UB_DB is not used by the demo)\n", opts.db)
 			}
-			return runDemo(c, io, opts)
+			return runDemo(c, sio, opts)
 		},
 	}
 }
 
-func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
+func runDemo(c *cli.Context, sio *streams, opts demoOptions) error {
 	corpus := filepath.Join(opts.dir, "corpus")
 	// The demo deletes only what an earlier demo wrote in a directory it
 	// made, so that every run starts clean and gives the same result.
@@ -57,7 +57,7 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	if err != nil {
 		return fmt.Errorf("demo: write corpus: %w", err)
 	}
-	fmt.Fprintf(io.out, "demo corpus: %s (%d inputs, seed %d)\n", corpus, len(paths), opts.seed)
+	fmt.Fprintf(sio.out, "demo corpus: %s (%d inputs, seed %d)\n", corpus, len(paths), opts.seed)
 	ws, err := queries.Open(c.Context, opts.db, queries.Options{MemoryLimit: c.String("memory-limit")})
 	if err != nil {
 		return err
@@ -66,20 +66,20 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	if err := queries.MarkSynthetic(c.Context, ws.Conn(), queries.Origin{Maker: "ub demo", Detail: fmt.Sprintf("seed %d", opts.seed)}); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	fmt.Fprintf(io.out, "\n== ingest\n")
+	fmt.Fprintf(sio.out, "\n== ingest\n")
 	st, err := ingest.Run(c.Context, ws, paths, ingest.Options{Manifest: manifest})
-	printIngestSummary(io, st)
+	printIngestSummary(sio, st)
 	if err != nil {
 		for _, e := range st.Errors {
-			fmt.Fprintln(io.err, e)
+			fmt.Fprintln(sio.err, e)
 		}
 		return fmt.Errorf("demo: ingest: %w", err)
 	}
-	if err := demoEpisodes(c, io, ws, corpus); err != nil {
+	if err := demoEpisodes(c, sio, ws, corpus); err != nil {
 		return err
 	}
 
-	fmt.Fprintf(io.out, "\n== split, points, audit\n")
+	fmt.Fprintf(sio.out, "\n== split, points, audit\n")
 	sopts := splitOptions{seed: int64(opts.seed), by: "developers", heldoutFraction: defaultHeldoutFraction,
 		minHeldoutSessions: defaultMinHeldoutSessions, minSessions: defaultMinSessions, minHeldoutMoments: defaultMinHeldoutMoments}
 	// The demo corpus is small: give val and test a larger share than a real study would.
@@ -94,17 +94,17 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	if _, _, err := freezePoints(c, ws, pointsOptions{perDeveloper: 30, seed: int64(opts.seed)}); err != nil {
 		return err
 	}
-	if err := printSplitReport(c, io, ws, filepath.Join(opts.dir, "report")); err != nil {
+	if err := printSplitReport(c, sio, ws, filepath.Join(opts.dir, "report")); err != nil {
 		return err
 	}
 	findings, err := queries.Audit(c.Context, ws.Conn())
 	if err != nil {
 		return err
 	}
-	if err := reportAudit(io, findings, false); err != nil {
+	if err := reportAudit(sio, findings, false); err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "\n== generate (mix, retrieve; profile, noprofile, terse; sweeps of N and K: retrieve, profile)\n")
+	fmt.Fprintf(sio.out, "\n== generate (mix, retrieve; profile, noprofile, terse; sweeps of N and K: retrieve, profile)\n")
 	gopts := generateOptions{sims: []string{"mix", "retrieve"}, conditions: []string{sim.CondProfile, sim.CondNoProfile, sim.CondTerse},
 		window: sim.DefaultWindow, seed: int64(opts.seed), persona: "stats"}
 	e, err := experimentFromFlags(gopts)
@@ -116,10 +116,10 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 	if err := e.Check(); err != nil {
 		return err
 	}
-	if err := generateIn(c, io, ws, e, gopts); err != nil {
+	if err := generateIn(c, sio, ws, e, gopts); err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "\n== judge (builtin)\n")
+	fmt.Fprintf(sio.out, "\n== judge (builtin)\n")
 	b, err := judge.NewBuiltin()
 	if err != nil {
 		return err
@@ -129,22 +129,22 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(io.out, "%s: %d labelled  %s\n", t, sum.Labels, counts)
+		fmt.Fprintf(sio.out, "%s: %d labelled  %s\n", t, sum.Labels, counts)
 	}
-	fmt.Fprintf(io.out, "\n== judge (%s: the move each demo message was written as)\n", demoSecondJudge)
-	if err := demoTruthLabels(c, io, ws); err != nil {
+	fmt.Fprintf(sio.out, "\n== judge (%s: the move each demo message was written as)\n", demoSecondJudge)
+	if err := demoTruthLabels(c, sio, ws); err != nil {
 		return err
 	}
-	if err := runReviewDemo(c.Context, io, ws, opts.dir); err != nil {
+	if err := runReviewDemo(c.Context, sio, ws, opts.dir); err != nil {
 		return err
 	}
 	// The fidelity study's episodes come after the review, whose batch is
 	// drawn from the tau2 sample above.
-	if err := demoFidelity(c, io, ws, opts.dir, filepath.Join(corpus, "tau2-ufs")); err != nil {
+	if err := demoFidelity(c, sio, ws, opts.dir, filepath.Join(corpus, "tau2-ufs")); err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "\n== report\n")
-	rep, err := loadReport(c, io, ws, "builtin", reportScope{})
+	fmt.Fprintf(sio.out, "\n== report\n")
+	rep, err := loadReport(c, sio, ws, "builtin", reportScope{})
 	if err != nil {
 		return err
 	}
@@ -161,12 +161,12 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 		return fmt.Errorf("demo: report: %w", err)
 	}
 	for _, s := range sum.Skipped {
-		fmt.Fprintf(io.out, "skipped %s: %s\n", s.Figure, s.Reason)
+		fmt.Fprintf(sio.out, "skipped %s: %s\n", s.Figure, s.Reason)
 	}
-	fmt.Fprintf(io.out, "report: %s (%d figures, %d skipped)\n", filepath.ToSlash(filepath.Join(out, "report.md")), len(sum.Figures), len(sum.Skipped))
-	fmt.Fprintf(io.out, "(judge-agreement compares the built-in judge with %s, the move the demo corpus wrote each message as: a known answer only a made-up corpus has)\n", demoSecondJudge)
-	fmt.Fprintf(io.out, "(every figure, without spending money: ub synth --db synth.duckdb && ub --db synth.duckdb report --out synth-report)\n")
-	fmt.Fprintf(io.out, "\nworkspace: %s\ntry: ub --db %s sql \"select role, count(*) from turns group by all order by 1\"\n", opts.db, opts.db)
+	fmt.Fprintf(sio.out, "report: %s (%d figures, %d skipped)\n", filepath.ToSlash(filepath.Join(out, "report.md")), len(sum.Figures), len(sum.Skipped))
+	fmt.Fprintf(sio.out, "(judge-agreement compares the built-in judge with %s, the move the demo corpus wrote each message as: a known answer only a made-up corpus has)\n", demoSecondJudge)
+	fmt.Fprintf(sio.out, "(every figure, without spending money: ub synth --db synth.duckdb && ub --db synth.duckdb report --out synth-report)\n")
+	fmt.Fprintf(sio.out, "\nworkspace: %s\ntry: ub --db %s sql \"select role, count(*) from turns group by all order by 1\"\n", opts.db, opts.db)
 	return nil
 }
 
@@ -177,7 +177,7 @@ const demoSecondJudge = "demo-truth"
 
 // demoTruthLabels stores the demo-truth label of every point whose real
 // message a demo template made.
-func demoTruthLabels(c *cli.Context, io *streams, ws *queries.Workspace) error {
+func demoTruthLabels(c *cli.Context, sio *streams, ws *queries.Workspace) error {
 	kind, items, err := labelTargets(c, ws, "points")
 	if err != nil {
 		return err
@@ -200,7 +200,7 @@ func demoTruthLabels(c *cli.Context, io *streams, ws *queries.Workspace) error {
 	for _, m := range judge.Moves() {
 		parts = append(parts, fmt.Sprintf("%s %d", m, count[m.String()]))
 	}
-	fmt.Fprintf(io.out, "points: %d labelled (of %d)  %s\n", len(labels), len(items), strings.Join(parts, ", "))
+	fmt.Fprintf(sio.out, "points: %d labelled (of %d)  %s\n", len(labels), len(items), strings.Join(parts, ", "))
 	return nil
 }
 

@@ -16,7 +16,7 @@ type exportOptions struct {
 	partitionBy               string
 }
 
-func newExportCommand(io *streams) *cli.Command {
+func newExportCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:      "export",
 		Usage:     "write a table, view or query to Parquet, JSONL or Arrow IPC",
@@ -39,13 +39,13 @@ func newExportCommand(io *streams) *cli.Command {
 			if len(a) == 1 {
 				table = a[0]
 			}
-			return runExport(c, io, exportOptions{table: table, query: c.String("query"),
+			return runExport(c, sio, exportOptions{table: table, query: c.String("query"),
 				out: c.String("out"), format: c.String("format"), partitionBy: c.String("partition-by")})
 		},
 	}
 }
 
-func runExport(c *cli.Context, io *streams, opts exportOptions) error {
+func runExport(c *cli.Context, sio *streams, opts exportOptions) error {
 	if (opts.table == "") == (opts.query == "") {
 		return usagef("export: name a TABLE or give --query, not both")
 	}
@@ -85,7 +85,7 @@ func runExport(c *cli.Context, io *streams, opts exportOptions) error {
 	if opts.partitionBy != "" {
 		n, err = queries.ExportPartitioned(c.Context, ws.Conn(), query, opts.out, opts.partitionBy)
 	} else {
-		err = writeOut(opts.out, io.out, func(path string) (err error) {
+		err = writeOut(opts.out, sio.out, func(path string) (err error) {
 			n, err = queries.Export(c.Context, ws.Conn(), query, path, format)
 			return err
 		})
@@ -96,6 +96,6 @@ func runExport(c *cli.Context, io *streams, opts exportOptions) error {
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	fmt.Fprintf(io.err, "wrote %d rows to %s (%s)\n", n, opts.out, format)
+	fmt.Fprintf(sio.err, "wrote %d rows to %s (%s)\n", n, opts.out, format)
 	return nil
 }

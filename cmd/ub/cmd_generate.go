@@ -26,7 +26,7 @@ type generateOptions struct {
 	trials      int // 0: the experiment's (1 without --experiment)
 }
 
-func newGenerateCommand(io *streams) *cli.Command {
+func newGenerateCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "generate",
 		Usage: "make every missing generation of an experiment (simulators x frozen points x conditions x sweeps), nothing twice",
@@ -57,7 +57,7 @@ func newGenerateCommand(io *streams) *cli.Command {
 				opts.sims = strings.Split(s, ",")
 			}
 			opts.conditions = strings.Split(c.String("conditions"), ",")
-			return runGenerate(c, io, opts)
+			return runGenerate(c, sio, opts)
 		},
 	}
 }

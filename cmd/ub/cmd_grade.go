@@ -14,7 +14,7 @@ type gradeOptions struct {
 	model          modelEndpoint
 }
 
-func newGradeCommand(io *streams) *cli.Command {
+func newGradeCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "grade",
 		Usage: "grade every (episode, criterion) with a model, one criterion per call, blind to the simulator: pass, fail (with the failing turn) or na",
@@ -27,7 +27,7 @@ func newGradeCommand(io *streams) *cli.Command {
 			if _, err := args(c); err != nil {
 				return err
 			}
-			return runGrade(c, io, gradeOptions{grader: c.String("grader"), domain: c.String("domain"), model: endpointFromFlags(c)})
+			return runGrade(c, sio, gradeOptions{grader: c.String("grader"), domain: c.String("domain"), model: endpointFromFlags(c)})
 		},
 	}
 }

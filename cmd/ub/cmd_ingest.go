@@ -24,7 +24,7 @@ type ingestOptions struct {
 	prices    string
 }
 
-func newIngestCommand(io *streams) *cli.Command {
+func newIngestCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:      "ingest",
 		Usage:     "read session logs into the workspace",
@@ -47,12 +47,12 @@ func newIngestCommand(io *streams) *cli.Command {
 			opts := ingestOptions{paths: paths, format: c.String("format"),
 				developer: c.String("developer"), repo: c.String("repo"), manifest: c.String("manifest"),
 				keepGoing: c.Bool("keep-going"), json: c.Bool("json"), tasks: c.Bool("tasks"), prices: c.String("prices")}
-			return runIngest(c, io, opts)
+			return runIngest(c, sio, opts)
 		},
 	}
 }
 
-func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
+func runIngest(c *cli.Context, sio *streams, opts ingestOptions) error {
 	if len(opts.paths) == 0 && opts.prices == "" {
 		return usagef("ingest: name at least one PATH (or - for stdin)")
 	}
@@ -72,37 +72,37 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 		if err != nil {
 			return fmt.Errorf("ingest --prices: %w (%w)", err, ingest.ErrBadInput)
 		}
-		fmt.Fprintf(io.err, "prices     %d models from %s\n", len(ps), opts.prices)
+		fmt.Fprintf(sio.err, "prices     %d models from %s\n", len(ps), opts.prices)
 		if len(opts.paths) == 0 {
 			return nil
 		}
 	}
-	prog, done := progress(io, "ingest")
+	prog, done := progress(sio, "ingest")
 	st, err := ingest.Run(c.Context, ws, opts.paths, ingest.Options{
 		Format: opts.format, Identity: ingest.Identity{Developer: opts.developer, Repo: opts.repo},
-		Manifest: opts.manifest, FailFast: !opts.keepGoing, Stdin: io.in, Progress: prog, Tasks: opts.tasks,
+		Manifest: opts.manifest, FailFast: !opts.keepGoing, Stdin: sio.in, Progress: prog, Tasks: opts.tasks,
 	})
 	done()
 	if st.Files == 0 && err == nil && st.FilesSkipped == 0 {
 		return usagef("ingest: no files found in %s", strings.Join(opts.paths, " "))
 	}
 	for _, e := range st.Errors {
-		fmt.Fprintln(io.err, e)
+		fmt.Fprintln(sio.err, e)
 	}
 	for _, w := range st.Warnings {
-		fmt.Fprintln(io.err, "warning:", w)
+		fmt.Fprintln(sio.err, "warning:", w)
 	}
 	if st.ErrorCount > len(st.Errors) {
-		fmt.Fprintf(io.err, "... and %d more (see: ub sql \"select * from ingest_errors\")\n", st.ErrorCount-len(st.Errors))
+		fmt.Fprintf(sio.err, "... and %d more (see: ub sql \"select * from ingest_errors\")\n", st.ErrorCount-len(st.Errors))
 	}
 	if opts.json {
-		enc := json.NewEncoder(io.out)
+		enc := json.NewEncoder(sio.out)
 		enc.SetIndent("", "  ")
 		if jerr := enc.Encode(st); jerr != nil {
 			return jerr
 		}
 	} else {
-		printIngestSummary(io, st)
+		printIngestSummary(sio, st)
 	}
 	if err == nil && opts.format != "auto" && st.Files > 0 && foundNothing(st) {
 		// A forced format that finds nothing is most likely the wrong one.
@@ -126,14 +126,14 @@ func foundNothing(st ingest.Stats) bool {
 // printIngestSummary prints what was read and what the workspace holds:
 // the sessions block only when sessions were read or are held, the
 // episodes block only when episodes were, and one workspace line.
-func printIngestSummary(io *streams, st ingest.Stats) {
+func printIngestSummary(sio *streams, st ingest.Stats) {
 	episodes := len(st.EpisodeFiles) > 0 || st.TotalEpisodes > 0
 	sessions := st.Sessions+st.Replaced+st.Unchanged+st.Superseded > 0 || len(st.Skipped) > 0 || st.TotalSess > 0 || !episodes
-	fmt.Fprintf(io.out, "files      %d read, %d passed by (not a session log)\n", st.Files, st.FilesSkipped)
+	fmt.Fprintf(sio.out, "files      %d read, %d passed by (not a session log)\n", st.Files, st.FilesSkipped)
 	if sessions {
-		fmt.Fprintf(io.out, "sessions   %d added, %d replaced by a grown copy, %d already present, %d superseded\n",
+		fmt.Fprintf(sio.out, "sessions   %d added, %d replaced by a grown copy, %d already present, %d superseded\n",
 			st.Sessions, st.Replaced, st.Unchanged, st.Superseded)
-		fmt.Fprintf(io.out, "turns      %d added\n", st.Turns)
+		fmt.Fprintf(sio.out, "turns      %d added\n", st.Turns)
 	}
 	reasons := make([]string, 0, len(st.Skipped))
 	for r := range st.Skipped {
@@ -141,10 +141,10 @@ func printIngestSummary(io *streams, st ingest.Stats) {
 	}
 	sort.Strings(reasons)
 	for _, r := range reasons {
-		fmt.Fprintf(io.out, "skipped    %d sessions: %s\n", st.Skipped[r], r)
+		fmt.Fprintf(sio.out, "skipped    %d sessions: %s\n", st.Skipped[r], r)
 	}
-	printEpisodeSummary(io, st)
-	fmt.Fprintf(io.out, "errors     %d\n", st.ErrorCount)
+	printEpisodeSummary(sio, st)
+	fmt.Fprintf(sio.out, "errors     %d\n", st.ErrorCount)
 	var held []string
 	if sessions {
 		held = append(held, fmt.Sprintf("%d sessions, %d turns, %d developers, %d repos", st.TotalSess, st.TotalTurns, st.Developers, st.Repos))
@@ -152,5 +152,5 @@ func printIngestSummary(io *streams, st ingest.Stats) {
 	if episodes {
 		held = append(held, episodeWorkspace(st))
 	}
-	fmt.Fprintf(io.out, "workspace  %s\n", strings.Join(held, "; "))
+	fmt.Fprintf(sio.out, "workspace  %s\n", strings.Join(held, "; "))
 }

@@ -22,7 +22,7 @@ type judgeOptions struct {
 	coverage float64 // the built-in judge's share in a cascade
 }
 
-func newJudgeCommand(io *streams) *cli.Command {
+func newJudgeCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "judge",
 		Usage: "label the move of every point's real message and every generation (or of the messages of a JSONL file)",
@@ -39,7 +39,7 @@ func newJudgeCommand(io *streams) *cli.Command {
 			if _, err := args(c); err != nil {
 				return err
 			}
-			return runJudge(c, io, judgeOptions{judge: c.String("judge"), target: c.String("target"), input: c.String("input"),
+			return runJudge(c, sio, judgeOptions{judge: c.String("judge"), target: c.String("target"), input: c.String("input"),
 				model: endpointFromFlags(c), cascade: c.String("cascade"), coverage: c.Float64("coverage")})
 		},
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/ub-bench/ub/queries"
 )
 
-func newLabelsCommand(io *streams) *cli.Command {
+func newLabelsCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "labels",
 		Usage: "labels from elsewhere (a human, another model)",
@@ -33,7 +33,7 @@ func newLabelsCommand(io *streams) *cli.Command {
 				if len(a) != 1 {
 					return usagef("labels import: name one FILE")
 				}
-				return runLabelsImport(c, io, a[0], c.String("name"), c.String("messages"))
+				return runLabelsImport(c, sio, a[0], c.String("name"), c.String("messages"))
 			},
 		}},
 	}

@@ -23,7 +23,7 @@ type pointsOptions struct {
 	seed         int64
 }
 
-func newPointsCommand(io *streams) *cli.Command {
+func newPointsCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "points",
 		Usage: "freeze the held-out moments every simulator is scored on",
@@ -35,7 +35,7 @@ func newPointsCommand(io *streams) *cli.Command {
 			if _, err := args(c); err != nil {
 				return err
 			}
-			return runPoints(c, io, pointsOptions{perDeveloper: c.Int("per-developer"), seed: c.Int64("seed")})
+			return runPoints(c, sio, pointsOptions{perDeveloper: c.Int("per-developer"), seed: c.Int64("seed")})
 		},
 		Subcommands: []*cli.Command{
 			{
@@ -46,7 +46,7 @@ func newPointsCommand(io *streams) *cli.Command {
 					if _, err := args(c); err != nil {
 						return err
 					}
-					return runPointsExport(c, io, c.String("out"))
+					return runPointsExport(c, sio, c.String("out"))
 				},
 			},
 			{
@@ -61,14 +61,14 @@ func newPointsCommand(io *streams) *cli.Command {
 					if len(a) != 1 {
 						return usagef("points import: name one FILE")
 					}
-					return runPointsImport(c, io, a[0])
+					return runPointsImport(c, sio, a[0])
 				},
 			},
 		},
 	}
 }
 
-func runPoints(c *cli.Context, io *streams, opts pointsOptions) error {
+func runPoints(c *cli.Context, sio *streams, opts pointsOptions) error {
 	if opts.perDeveloper <= 0 {
 		return usagef("points: --per-developer must be positive")
 	}
@@ -81,15 +81,15 @@ func runPoints(c *cli.Context, io *streams, opts pointsOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "froze %d points (up to %d per eligible developer, seed %d): hash %s\n",
+	fmt.Fprintf(sio.out, "froze %d points (up to %d per eligible developer, seed %d): hash %s\n",
 		len(rows), opts.perDeveloper, opts.seed, set.Hash)
-	printFrozen(io, rows)
+	printFrozen(sio, rows)
 	return nil
 }
 
 // printFrozen says whose points were frozen: per split, the developers and
 // each one's count (the first 10 named).
-func printFrozen(io *streams, rows []queries.PointRow) {
+func printFrozen(sio *streams, rows []queries.PointRow) {
 	type dev struct {
 		split, name string
 	}
@@ -125,7 +125,7 @@ func printFrozen(io *streams, rows []queries.PointRow) {
 		if j-i == 1 {
 			devs = "developer"
 		}
-		fmt.Fprintf(io.out, "  %-5s %d %s, %d points: %s\n", order[i].split, j-i, devs, points, strings.Join(names, ", "))
+		fmt.Fprintf(sio.out, "  %-5s %d %s, %d points: %s\n", order[i].split, j-i, devs, points, strings.Join(names, ", "))
 		i = j
 	}
 }

@@ -21,7 +21,7 @@ type probesOptions struct {
 	json  bool
 }
 
-func newProbesCommand(io *streams) *cli.Command {
+func newProbesCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "probes",
 		Usage: "run the judge-free fidelity probes " + analysis.ProbeRange() + " on the workspace's episodes",
@@ -30,7 +30,7 @@ func newProbesCommand(io *streams) *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print rates and findings as JSON"},
 		},
 		Action: func(c *cli.Context) error {
-			return runProbes(c, io, probesOptions{probe: c.String("probe"), json: c.Bool("json")})
+			return runProbes(c, sio, probesOptions{probe: c.String("probe"), json: c.Bool("json")})
 		},
 	}
 }
@@ -50,7 +50,7 @@ type probeRateJSON struct {
 	Rate       float64 `json:"rate"`
 }
 
-func runProbes(c *cli.Context, io *streams, opts probesOptions) error {
+func runProbes(c *cli.Context, sio *streams, opts probesOptions) error {
 	if opts.probe != "" {
 		if _, ok := analysis.ProbeByName(opts.probe); !ok {
 			return usagef("probes: unknown probe %q (want one of %v)", opts.probe, analysis.Probes())
@@ -92,24 +92,24 @@ func runProbes(c *cli.Context, io *streams, opts probesOptions) error {
 		out.Rates = append(out.Rates, probeRateJSON{SourceFile: r.SourceFile, UserSim: r.UserSim, Probe: r.Probe, N: r.N, Hits: r.Hits, Rate: rate})
 	}
 	if opts.json {
-		enc := json.NewEncoder(io.out)
+		enc := json.NewEncoder(sio.out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	fmt.Fprintf(io.err, "probed %d episodes, %d findings\n", st.Episodes, st.Findings)
-	fmt.Fprintf(io.out, "%-5s %9s %7s  %-40s %s\n", "probe", "hits/n", "rate", "user simulator", "file")
+	fmt.Fprintf(sio.err, "probed %d episodes, %d findings\n", st.Episodes, st.Findings)
+	fmt.Fprintf(sio.out, "%-5s %9s %7s  %-40s %s\n", "probe", "hits/n", "rate", "user simulator", "file")
 	for _, r := range out.Rates {
-		fmt.Fprintf(io.out, "%-5s %4d/%-4d %6.1f%%  %-40s %s\n", r.Probe, r.Hits, r.N, 100*r.Rate, visible.Text(r.UserSim), visible.Text(filepath.Base(r.SourceFile)))
+		fmt.Fprintf(sio.out, "%-5s %4d/%-4d %6.1f%%  %-40s %s\n", r.Probe, r.Hits, r.N, 100*r.Rate, visible.Text(r.UserSim), visible.Text(filepath.Base(r.SourceFile)))
 	}
 	if opts.probe != "" {
 		pr, _ := analysis.ProbeByName(opts.probe)
-		fmt.Fprintf(io.out, "\n%s: %s\n", opts.probe, pr.Description)
+		fmt.Fprintf(sio.out, "\n%s: %s\n", opts.probe, pr.Description)
 		for _, f := range findings {
 			t := "-"
 			if f.TurnIdx != nil {
 				t = fmt.Sprint(*f.TurnIdx)
 			}
-			fmt.Fprintf(io.out, "%s  turn %-3s %s\n", visible.Text(f.SimulationID), t, visible.Text(f.Evidence))
+			fmt.Fprintf(sio.out, "%s  turn %-3s %s\n", visible.Text(f.SimulationID), t, visible.Text(f.Evidence))
 		}
 	}
 	return nil

@@ -20,7 +20,7 @@ type profileOptions struct {
 	model     modelEndpoint // the distilling model endpoint
 }
 
-func newProfileCommand(io *streams) *cli.Command {
+func newProfileCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "profile",
 		Usage: "build and store the statistical profile of every developer (or one), from profile sessions only",
@@ -45,14 +45,14 @@ func newProfileCommand(io *streams) *cli.Command {
 				if opts.developer != "" {
 					return usagef("profile: --show and --developer do not go together")
 				}
-				return runProfileShow(c, io, opts)
+				return runProfileShow(c, sio, opts)
 			}
-			return runProfile(c, io, opts)
+			return runProfile(c, sio, opts)
 		},
 	}
 }
 
-func runProfile(c *cli.Context, io *streams, opts profileOptions) error {
+func runProfile(c *cli.Context, sio *streams, opts profileOptions) error {
 	ws, err := openWorkspace(c, false)
 	if err != nil {
 		return err
@@ -70,27 +70,27 @@ func runProfile(c *cli.Context, io *streams, opts profileOptions) error {
 		return err
 	}
 	if opts.model.model != "" {
-		if err := distilProfiles(c, io, ws, stats, opts); err != nil {
+		if err := distilProfiles(c, sio, ws, stats, opts); err != nil {
 			return err
 		}
 	}
 	if opts.json {
-		enc := json.NewEncoder(io.out)
+		enc := json.NewEncoder(sio.out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(stats)
 	}
-	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(sio.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "developer\tsessions\tmessages\tmedian words\tp90 words\tcode\tquestions")
 	for _, s := range stats {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%.0f%%\t%.0f%%\n", s.Developer, s.Sessions, s.Messages,
 			s.MedianWords, s.P90Words, 100*s.CodeShare, 100*s.QuestionShare)
 	}
 	tw.Flush()
-	fmt.Fprintf(io.out, "stored %d stats profiles (persona template %s, seed %d)\n", len(stats), sim.PersonaTemplate().Version, opts.seed)
+	fmt.Fprintf(sio.out, "stored %d stats profiles (persona template %s, seed %d)\n", len(stats), sim.PersonaTemplate().Version, opts.seed)
 	return nil
 }
 
-func runProfileShow(c *cli.Context, io *streams, opts profileOptions) error {
+func runProfileShow(c *cli.Context, sio *streams, opts profileOptions) error {
 	ws, err := openWorkspace(c, true)
 	if err != nil {
 		return err
@@ -119,15 +119,15 @@ func runProfileShow(c *cli.Context, io *streams, opts profileOptions) error {
 			out["model"] = map[string]string{"model": model.Model, "prompt_version": model.PromptVersion,
 				"request_key": model.RequestKey, "text": model.Text}
 		}
-		enc := json.NewEncoder(io.out)
+		enc := json.NewEncoder(sio.out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
 	if ok {
-		fmt.Fprintf(io.out, "developer %s: stats profile (persona template %s)\n%s\n", opts.show, st.PromptVersion, st.Text)
+		fmt.Fprintf(sio.out, "developer %s: stats profile (persona template %s)\n%s\n", opts.show, st.PromptVersion, st.Text)
 	}
 	if mok {
-		fmt.Fprintf(io.out, "\ndeveloper %s: model-written persona (model %s, distillation prompt %s)\n%s\n",
+		fmt.Fprintf(sio.out, "\ndeveloper %s: model-written persona (model %s, distillation prompt %s)\n%s\n",
 			opts.show, model.Model, model.PromptVersion, model.Text)
 	}
 	return nil
@@ -135,19 +135,19 @@ func runProfileShow(c *cli.Context, io *streams, opts profileOptions) error {
 
 // distilProfiles distils a model-written persona of each profiled
 // developer (sim.Distil) and reports it.
-func distilProfiles(c *cli.Context, io *streams, ws *queries.Workspace, stats []sim.ProfileStats, opts profileOptions) error {
-	bar, done := generateProgress(io, "distil")
+func distilProfiles(c *cli.Context, sio *streams, ws *queries.Workspace, stats []sim.ProfileStats, opts profileOptions) error {
+	bar, done := generateProgress(sio, "distil")
 	res, err := sim.Distil(c.Context, ws, stats, sim.DistilOptions{Model: opts.model.model, Endpoint: opts.model.endpoint,
-		Seed: opts.seed, RetryFailed: opts.model.retryFailed, Progress: bar, Clock: io.clock,
+		Seed: opts.seed, RetryFailed: opts.model.retryFailed, Progress: bar, Clock: sio.clock,
 		Preflight: func() error { return requireAPIKey(opts.model.endpoint.APIKeyEnv) }})
 	done()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "distilled %d model-written personas with %s (prompt %s): %d sent, %d cached, $%.4f\n",
+	fmt.Fprintf(sio.out, "distilled %d model-written personas with %s (prompt %s): %d sent, %d cached, $%.4f\n",
 		res.Stored, opts.model.model, res.Template, res.Stats.Sent, res.Stats.Cached, res.Stats.Cost)
 	for _, f := range res.Failed {
-		fmt.Fprintln(io.err, "failed:", f)
+		fmt.Fprintln(sio.err, "failed:", f)
 	}
 	if len(res.Failed) > 0 {
 		return fmt.Errorf("profile: %d persona(s) failed (recorded in responses; --retry-failed sends the retryable ones again): %w", len(res.Failed), errGenerationsFailed)

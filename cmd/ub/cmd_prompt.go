@@ -25,7 +25,7 @@ type promptShowOptions struct {
 	json      bool
 }
 
-func newPromptCommand(io *streams) *cli.Command {
+func newPromptCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "prompt",
 		Usage: "show what a simulator is sent for a frozen point",
@@ -55,7 +55,7 @@ func newPromptCommand(io *streams) *cli.Command {
 				if len(a) != 1 {
 					return usagef("prompt show: name one POINT (an id, or @N)")
 				}
-				return runPromptShow(c, io, a[0], promptShowOptions{sim: c.String("sim"), condition: c.String("condition"),
+				return runPromptShow(c, sio, a[0], promptShowOptions{sim: c.String("sim"), condition: c.String("condition"),
 					window: c.Int("window"), history: c.Int("history"), persona: c.String("persona"),
 					seed: c.Int64("seed"), real: c.Bool("real"), json: c.Bool("json")})
 			},
@@ -94,7 +94,7 @@ func resolvePoint(ctx context.Context, db queries.Querier, arg string) (string, 
 	return id, err
 }
 
-func runPromptShow(c *cli.Context, io *streams, arg string, opts promptShowOptions) error {
+func runPromptShow(c *cli.Context, sio *streams, arg string, opts promptShowOptions) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
@@ -116,11 +116,11 @@ func runPromptShow(c *cli.Context, io *streams, arg string, opts promptShowOptio
 		return err
 	}
 	in := sim.NewInputs(db, sim.InputsOptions{PersonaKind: opts.persona, OnTheFly: func(dev string) {
-		fmt.Fprintf(io.err, "note: no stored stats profile for %s; built it on the fly (ub profile stores it)\n", dev)
+		fmt.Fprintf(sio.err, "note: no stored stats profile for %s; built it on the fly (ub profile stores it)\n", dev)
 	}})
 	p := pd.Point
 	if sim.IsOffline(opts.sim) {
-		return showOffline(ctx, io, in, pd, opts)
+		return showOffline(ctx, sio, in, pd, opts)
 	}
 	pin, err := in.Prompt(ctx, pd, opts.condition, opts.history)
 	if err != nil {
@@ -135,24 +135,24 @@ func runPromptShow(c *cli.Context, io *streams, arg string, opts promptShowOptio
 		out := map[string]any{"point": p.ID, "developer": p.Developer, "session_id": p.SessionID, "turn_idx": p.TurnIdx,
 			"condition": opts.condition, "window_n": opts.window, "history_k": opts.history,
 			"prompt_version": version, "messages": msgs}
-		return showJSON(io, out, opts.real, pd)
+		return showJSON(sio, out, opts.real, pd)
 	}
-	showPoint(io, p)
+	showPoint(sio, p)
 	who := ""
 	if opts.sim != "" {
 		who = "simulator " + opts.sim + ", "
 	}
-	fmt.Fprintf(io.out, "%scondition %s, window %d, history %d, template version %s\n", who, opts.condition, opts.window, opts.history, version)
+	fmt.Fprintf(sio.out, "%scondition %s, window %d, history %d, template version %s\n", who, opts.condition, opts.window, opts.history, version)
 	for _, m := range msgs {
-		fmt.Fprintf(io.out, "== %s\n%s\n", m.Role, m.Content)
+		fmt.Fprintf(sio.out, "== %s\n%s\n", m.Role, m.Content)
 	}
 	if opts.real {
-		fmt.Fprintf(io.out, "== real developer message (not sent)\n%s\n", pd.Real)
+		fmt.Fprintf(sio.out, "== real developer message (not sent)\n%s\n", pd.Real)
 	}
 	return nil
 }
 
-func showOffline(ctx context.Context, io *streams, in *sim.Inputs, pd queries.PointData, opts promptShowOptions) error {
+func showOffline(ctx context.Context, sio *streams, in *sim.Inputs, pd queries.PointData, opts promptShowOptions) error {
 	oin, err := in.Offline(ctx, pd, opts.condition, opts.window, opts.history)
 	if err != nil {
 		return err
@@ -171,31 +171,31 @@ func showOffline(ctx context.Context, io *streams, in *sim.Inputs, pd queries.Po
 		out := map[string]any{"point": p.ID, "developer": p.Developer, "simulator": opts.sim, "seed": opts.seed,
 			"condition": opts.condition, "pool": oin.Pool.Name, "pool_pairs": oin.Pool.Len(), "pool_version": oin.Pool.Version(),
 			"request_key": key, "agent": oin.Agent, "output": text}
-		return showJSON(io, out, opts.real, pd)
+		return showJSON(sio, out, opts.real, pd)
 	}
-	showPoint(io, p)
-	fmt.Fprintf(io.out, "simulator %s (offline, seed %d), condition %s, pool %s (%d pairs, version %s), request key %s\n",
+	showPoint(sio, p)
+	fmt.Fprintf(sio.out, "simulator %s (offline, seed %d), condition %s, pool %s (%d pairs, version %s), request key %s\n",
 		opts.sim, opts.seed, opts.condition, oin.Pool.Name, oin.Pool.Len(), oin.Pool.Version(), key)
-	fmt.Fprintf(io.out, "== agent's latest turn (the input)\n%s\n== output\n%s\n", oin.Agent, text)
+	fmt.Fprintf(sio.out, "== agent's latest turn (the input)\n%s\n== output\n%s\n", oin.Agent, text)
 	if opts.real {
-		fmt.Fprintf(io.out, "== real developer message\n%s\n", pd.Real)
+		fmt.Fprintf(sio.out, "== real developer message\n%s\n", pd.Real)
 	}
 	return nil
 }
 
 // showJSON prints out as indented JSON, with the point's real message under
 // "real" when asked for.
-func showJSON(io *streams, out map[string]any, real bool, pd queries.PointData) error {
+func showJSON(sio *streams, out map[string]any, real bool, pd queries.PointData) error {
 	if real {
 		out["real"] = pd.Real
 	}
-	enc := json.NewEncoder(io.out)
+	enc := json.NewEncoder(sio.out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }
 
 // showPoint prints the line that names a point.
-func showPoint(io *streams, p queries.PointRow) {
-	fmt.Fprintf(io.out, "point %s: developer %s, session %s, turn %d (%d turns before it)\n",
+func showPoint(sio *streams, p queries.PointRow) {
+	fmt.Fprintf(sio.out, "point %s: developer %s, session %s, turn %d (%d turns before it)\n",
 		p.ID, p.Developer, p.SessionID, p.TurnIdx, p.PriorTurns)
 }

@@ -23,7 +23,7 @@ import (
 // those.
 const publishMarker = ".ub-publish"
 
-func newPublishCommand(io *streams) *cli.Command {
+func newPublishCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:      "publish",
 		Usage:     "write the study's bundle to share: splits, points, generations with labels, judge prompt and taxonomy, rubrics and verdicts, the report with each figure's CSV, SHA256SUMS and a README",
@@ -36,7 +36,7 @@ func newPublishCommand(io *streams) *cli.Command {
 			if len(as) != 1 {
 				return usagef("publish: want one DIR, got %d arguments", len(as))
 			}
-			return runPublish(c, io, as[0])
+			return runPublish(c, sio, as[0])
 		},
 	}
 }
@@ -45,7 +45,7 @@ func newPublishCommand(io *streams) *cli.Command {
 // and what it holds.
 type bundleFile struct{ rel, about string }
 
-func runPublish(c *cli.Context, io *streams, dir string) error {
+func runPublish(c *cli.Context, sio *streams, dir string) error {
 	if err := claimPublishDir(dir); err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func runPublish(c *cli.Context, io *streams, dir string) error {
 		return err
 	}
 	// The report, drawn as ub report draws it by default.
-	rep, err := loadReport(c, io, ws, "", reportScope{})
+	rep, err := loadReport(c, sio, ws, "", reportScope{})
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func runPublish(c *cli.Context, io *streams, dir string) error {
 		return fmt.Errorf("publish: report: %w", err)
 	}
 	for _, s := range sum.Skipped {
-		fmt.Fprintf(io.err, "skipped %s: %s\n", s.Figure, s.Reason)
+		fmt.Fprintf(sio.err, "skipped %s: %s\n", s.Figure, s.Reason)
 	}
 	files = append(files, bundleFile{"README.md", "this file"})
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
@@ -165,7 +165,7 @@ func runPublish(c *cli.Context, io *streams, dir string) error {
 	if err := writeFileAtomic(filepath.Join(dir, "SHA256SUMS"), []byte(sums.String())); err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "wrote %s: %d files and SHA256SUMS (check with: cd %s && sha256sum -c SHA256SUMS)\n", filepath.ToSlash(dir), len(files), filepath.ToSlash(dir))
+	fmt.Fprintf(sio.out, "wrote %s: %d files and SHA256SUMS (check with: cd %s && sha256sum -c SHA256SUMS)\n", filepath.ToSlash(dir), len(files), filepath.ToSlash(dir))
 	return nil
 }
 

@@ -38,7 +38,7 @@ type reportScope struct {
 	caseSimulators []string
 }
 
-func newReportCommand(io *streams) *cli.Command {
+func newReportCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "report",
 		Usage: "draw every figure (SVG, PNG, CSV) and write the Markdown report with its methods and manifest; or one figure",
@@ -91,16 +91,16 @@ func newReportCommand(io *streams) *cli.Command {
 					return usagef("report: --study %q: want one of %s", s, strings.Join(reports.Studies(), ", "))
 				}
 			}
-			return runReport(c, io, reportOptions{figure: c.String("figure"), out: c.String("out"), judge: c.String("judge"), list: c.Bool("list"), scope: scope,
+			return runReport(c, sio, reportOptions{figure: c.String("figure"), out: c.String("out"), judge: c.String("judge"), list: c.Bool("list"), scope: scope,
 				fid: fidelityOptions{grader: c.String("grader"), qs: qs, prompts: prompts, rollouts: rollouts, rule: rule,
 					boot: analysis.BootstrapOptions{B: c.Int("bootstrap"), Seed: c.Uint64("bootstrap-seed")}}, taskSplit: strings.TrimSpace(c.String("task-split"))})
 		},
 	}
 }
 
-func runReport(c *cli.Context, io *streams, opts reportOptions) error {
+func runReport(c *cli.Context, sio *streams, opts reportOptions) error {
 	if opts.list {
-		_, err := io.out.Write([]byte(figureList(reports.Figures())))
+		_, err := sio.out.Write([]byte(figureList(reports.Figures())))
 		return err
 	}
 	if opts.figure != "" && !contains(reports.FigureNames(), opts.figure) {
@@ -114,7 +114,7 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 	if opts.fid.split, err = chooseTaskSplit(c.Context, ws.Conn(), "report", opts.taskSplit); err != nil {
 		return err
 	}
-	rep, err := loadReport(c, io, ws, opts.judge, opts.scope)
+	rep, err := loadReport(c, sio, ws, opts.judge, opts.scope)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 			return fmt.Errorf("report: %w", err)
 		}
 		for _, f := range files {
-			fmt.Fprintln(io.out, filepath.ToSlash(f))
+			fmt.Fprintln(sio.out, filepath.ToSlash(f))
 		}
 		return nil
 	}
@@ -159,12 +159,12 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 		for _, f := range sum.Files {
 			out.Files = append(out.Files, filepath.ToSlash(f))
 		}
-		return printJSON(io, out)
+		return printJSON(sio, out)
 	}
 	for _, s := range sum.Skipped {
-		fmt.Fprintf(io.err, "skipped %s: %s\n", s.Figure, s.Reason)
+		fmt.Fprintf(sio.err, "skipped %s: %s\n", s.Figure, s.Reason)
 	}
-	fmt.Fprintf(io.out, "wrote %s: %d figures, %d skipped, %d files\n",
+	fmt.Fprintf(sio.out, "wrote %s: %d figures, %d skipped, %d files\n",
 		filepath.ToSlash(filepath.Join(opts.out, "report.md")), len(sum.Figures), len(sum.Skipped), len(sum.Files))
 	return nil
 }
@@ -185,7 +185,7 @@ func figureList(figs []reports.FigureInfo) string {
 
 // loadReport reads the study as scored by the chosen judge, with the split
 // and the case-study texts, and prepares it for drawing.
-func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string, scope reportScope) (*reports.Report, error) {
+func loadReport(c *cli.Context, sio *streams, ws *queries.Workspace, judge string, scope reportScope) (*reports.Report, error) {
 	ctx, db := c.Context, ws.Conn()
 	judges, err := queries.StudyJudges(ctx, db)
 	if err != nil {
@@ -196,7 +196,7 @@ func loadReport(c *cli.Context, io *streams, ws *queries.Workspace, judge string
 		return nil, err
 	}
 	if judge != "" && c.String("judge") == "" && len(judges) > 1 {
-		fmt.Fprintf(io.err, "report: scoring with judge %s (pass --judge to choose another)\n", judge)
+		fmt.Fprintf(sio.err, "report: scoring with judge %s (pass --judge to choose another)\n", judge)
 	}
 	st, err := queries.LoadStudy(ctx, db, judge)
 	if err != nil {

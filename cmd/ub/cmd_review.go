@@ -17,7 +17,7 @@ import (
 	"github.com/ub-bench/ub/reports"
 )
 
-func newReviewCommand(io *streams) *cli.Command {
+func newReviewCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "review",
 		Usage: "measure a simulator's error rate with human reviewers in a browser",
@@ -38,10 +38,10 @@ func newReviewCommand(io *streams) *cli.Command {
 					if err := noArgs(c); err != nil {
 						return err
 					}
-					return runReviewSample(c, io)
+					return runReviewSample(c, sio)
 				},
 			},
-			newReviewServeCommand(io),
+			newReviewServeCommand(sio),
 			{
 				Name:  "plan",
 				Usage: "how many episodes to review for a target interval width, or to detect a difference between two simulators",
@@ -58,7 +58,7 @@ func newReviewCommand(io *streams) *cli.Command {
 					if err := noArgs(c); err != nil {
 						return err
 					}
-					return runReviewPlan(c, io)
+					return runReviewPlan(c, sio)
 				},
 			},
 			{
@@ -77,7 +77,7 @@ func newReviewCommand(io *streams) *cli.Command {
 					if err := noArgs(c); err != nil {
 						return err
 					}
-					return runReviewStats(c, io)
+					return runReviewStats(c, sio)
 				},
 			},
 			{
@@ -94,10 +94,10 @@ func newReviewCommand(io *streams) *cli.Command {
 					if err := noArgs(c); err != nil {
 						return err
 					}
-					return runReviewExport(c, io)
+					return runReviewExport(c, sio)
 				},
 			},
-			newReviewImportCommand(io),
+			newReviewImportCommand(sio),
 		},
 	}
 }

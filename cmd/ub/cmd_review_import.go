@@ -12,7 +12,7 @@ import (
 )
 
 // newReviewImportCommand is ub review import.
-func newReviewImportCommand(io *streams) *cli.Command {
+func newReviewImportCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
 		Usage:     "import tau2 user_only_review results as an LLM reviewer, or human labels in CSV or Label Studio JSON",
@@ -31,7 +31,7 @@ func newReviewImportCommand(io *streams) *cli.Command {
 			if len(a) != 1 {
 				return usagef("review import: name one FILE")
 			}
-			return runReviewImport(c, io, a[0])
+			return runReviewImport(c, sio, a[0])
 		},
 	}
 }

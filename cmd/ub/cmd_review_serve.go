@@ -19,7 +19,7 @@ import (
 )
 
 // newReviewServeCommand is ub review serve.
-func newReviewServeCommand(io *streams) *cli.Command {
+func newReviewServeCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
 		Usage: "serve the review page (prints one URL with a token per reviewer); the server is the workspace's one writer",
@@ -34,7 +34,7 @@ func newReviewServeCommand(io *streams) *cli.Command {
 			if err := noArgs(c); err != nil {
 				return err
 			}
-			return runReviewServe(c, io)
+			return runReviewServe(c, sio)
 		},
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/ub-bench/ub/queries"
 )
 
-func newRubricsCommand(io *streams) *cli.Command {
+func newRubricsCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "rubrics",
 		Usage: "user-fidelity rubrics: import criteria (quotes checked against their tasks), show a task's rubric",
@@ -28,10 +28,10 @@ func newRubricsCommand(io *streams) *cli.Command {
 					if len(files) == 0 {
 						return usagef("rubrics import: name one or more JSONL files")
 					}
-					return runRubricsImport(c, io, files)
+					return runRubricsImport(c, sio, files)
 				},
 			},
-			newRubricsWriteCommand(io),
+			newRubricsWriteCommand(sio),
 			{
 				Name:      "show",
 				Usage:     "print a task's criteria, accepted and rejected",
@@ -45,7 +45,7 @@ func newRubricsCommand(io *streams) *cli.Command {
 					if len(a) != 1 {
 						return usagef("rubrics show: name one task id")
 					}
-					return runRubricsShow(c, io, c.String("domain"), a[0])
+					return runRubricsShow(c, sio, c.String("domain"), a[0])
 				},
 			},
 		},

@@ -15,7 +15,7 @@ type rubricWriteOptions struct {
 	writer, checker modelEndpoint
 }
 
-func newRubricsWriteCommand(io *streams) *cli.Command {
+func newRubricsWriteCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "write",
 		Usage: "write every task's rubric with a model (versioned writer prompt) and check it with a second model (versioned verifier prompt); rejected criteria are kept with the reason; the writer's limits, prices and retries apply to the verifier too",
@@ -43,7 +43,7 @@ func newRubricsWriteCommand(io *streams) *cli.Command {
 			if v.model == w.model && v.endpoint.BaseURL == w.endpoint.BaseURL {
 				return usagef("rubrics write: the verifier must be another model than the writer")
 			}
-			return runRubricsWrite(c, io, rubricWriteOptions{domain: c.String("domain"), sample: c.Bool("sample"), writer: w, checker: v})
+			return runRubricsWrite(c, sio, rubricWriteOptions{domain: c.String("domain"), sample: c.Bool("sample"), writer: w, checker: v})
 		},
 	}
 }

@@ -47,7 +47,7 @@ func splitFlags() []cli.Flag {
 	}
 }
 
-func newSplitCommand(io *streams) *cli.Command {
+func newSplitCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "split",
 		Usage: "assign whole developer <-> repository components to train/val/test, time-split each developer, apply eligibility",
@@ -65,9 +65,9 @@ func newSplitCommand(io *streams) *cli.Command {
 				minSessions: c.Int("min-sessions"), minHeldoutMoments: c.Int("min-heldout-moments"),
 				report: c.Bool("report"), out: c.String("out")}
 			if opts.report {
-				return runSplitReport(c, io, opts.out)
+				return runSplitReport(c, sio, opts.out)
 			}
-			return runSplit(c, io, opts)
+			return runSplit(c, sio, opts)
 		},
 	}
 }
@@ -94,7 +94,7 @@ func (o splitOptions) validate() ([]graph.Ratio, error) {
 	return ratios, nil
 }
 
-func runSplit(c *cli.Context, io *streams, opts splitOptions) error {
+func runSplit(c *cli.Context, sio *streams, opts splitOptions) error {
 	ratios, err := opts.validate()
 	if err != nil {
 		return err
@@ -109,9 +109,9 @@ func runSplit(c *cli.Context, io *streams, opts splitOptions) error {
 		return err
 	}
 	for _, w := range run.Warnings {
-		fmt.Fprintln(io.err, "warning:", w)
+		fmt.Fprintln(sio.err, "warning:", w)
 	}
-	return printSplitReport(c, io, ws, "")
+	return printSplitReport(c, sio, ws, "")
 }
 
 // makeSplit builds the graph from the workspace, assigns its components and
@@ -130,28 +130,28 @@ func makeSplit(c *cli.Context, ws *queries.Workspace, opts splitOptions, ratios 
 	return sp.Run, nil
 }
 
-func runSplitReport(c *cli.Context, io *streams, out string) error {
+func runSplitReport(c *cli.Context, sio *streams, out string) error {
 	ws, err := openWorkspace(c, true)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
-	return printSplitReport(c, io, ws, out)
+	return printSplitReport(c, sio, ws, out)
 }
 
 // printSplitReport prints the split in force: components, the largest,
 // per-split counts, the eligibility funnel and points per developer; with
 // out, it also writes the split-summary figure and table there.
-func printSplitReport(c *cli.Context, io *streams, ws *queries.Workspace, out string) error {
+func printSplitReport(c *cli.Context, sio *streams, ws *queries.Workspace, out string) error {
 	data, err := loadSplitSummary(c, ws)
 	if err != nil {
 		return err
 	}
 	if c.Bool("json") {
-		if err := printJSON(io, splitJSON(data)); err != nil {
+		if err := printJSON(sio, splitJSON(data)); err != nil {
 			return err
 		}
-	} else if err := reports.WriteSplitSummaryText(io.out, data); err != nil {
+	} else if err := reports.WriteSplitSummaryText(sio.out, data); err != nil {
 		return err
 	}
 	if out != "" {
@@ -160,7 +160,7 @@ func printSplitReport(c *cli.Context, io *streams, ws *queries.Workspace, out st
 			return fmt.Errorf("split report: %w", err)
 		}
 		for _, f := range files {
-			fmt.Fprintln(io.err, "wrote", filepath.ToSlash(f))
+			fmt.Fprintln(sio.err, "wrote", filepath.ToSlash(f))
 		}
 	}
 	return nil

@@ -19,7 +19,7 @@ type sqlOptions struct {
 	format string
 }
 
-func newSQLCommand(io *streams) *cli.Command {
+func newSQLCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:      "sql",
 		Usage:     "run ad-hoc SQL over the workspace (read-only unless --write)",
@@ -35,7 +35,7 @@ func newSQLCommand(io *streams) *cli.Command {
 			if c.NArg() != 1 {
 				return usagef("sql: give one QUERY, or - to read it from stdin")
 			}
-			return runSQL(c, io, sqlOptions{query: c.Args().First(), write: c.Bool("write"), format: c.String("format")})
+			return runSQL(c, sio, sqlOptions{query: c.Args().First(), write: c.Bool("write"), format: c.String("format")})
 		},
 	}
 }

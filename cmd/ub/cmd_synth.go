@@ -17,7 +17,7 @@ type synthOptions struct {
 	trials int
 }
 
-func newSynthCommand(io *streams) *cli.Command {
+func newSynthCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "synth",
 		Usage: "write a synthetic UserBench study with planted effects into a fresh workspace (no network, no money)",
@@ -41,16 +41,16 @@ func newSynthCommand(io *streams) *cli.Command {
 			switch c.String("study") {
 			case "userbench":
 			case "fidelity":
-				return runSynthFidelity(c, io, opts)
+				return runSynthFidelity(c, sio, opts)
 			default:
 				return usagef("synth: --study %q: want userbench or fidelity", c.String("study"))
 			}
-			return runSynth(c, io, opts)
+			return runSynth(c, sio, opts)
 		},
 	}
 }
 
-func runSynth(c *cli.Context, io *streams, opts synthOptions) error {
+func runSynth(c *cli.Context, sio *streams, opts synthOptions) error {
 	switch opts.scale {
 	case 1, 10, 100:
 	default:
@@ -65,23 +65,23 @@ func runSynth(c *cli.Context, io *streams, opts synthOptions) error {
 	}
 	defer ws.Close()
 	var progress func(string)
-	if io.tty {
-		progress = func(stage string) { fmt.Fprintf(io.err, "synth: %s\n", stage) }
+	if sio.tty {
+		progress = func(stage string) { fmt.Fprintf(sio.err, "synth: %s\n", stage) }
 	}
 	st, err := synth.Write(c.Context, ws, synth.Options{Seed: opts.seed, Scale: opts.scale, Trials: opts.trials, Progress: progress})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "synthetic study, seed %d, scale %d", opts.seed, opts.scale)
+	fmt.Fprintf(sio.out, "synthetic study, seed %d, scale %d", opts.seed, opts.scale)
 	if opts.trials > 1 {
-		fmt.Fprintf(io.out, ", trials %d", opts.trials)
+		fmt.Fprintf(sio.out, ", trials %d", opts.trials)
 	}
-	fmt.Fprintln(io.out)
-	fmt.Fprintf(io.out, "corpus      %d developers, %d repos, %d components, %d sessions, %d turns\n",
+	fmt.Fprintln(sio.out)
+	fmt.Fprintf(sio.out, "corpus      %d developers, %d repos, %d components, %d sessions, %d turns\n",
 		st.Developers, st.Repos, st.Components, st.Sessions, st.Turns)
-	fmt.Fprintf(io.out, "split       hash %s\n", st.SplitHash)
-	fmt.Fprintf(io.out, "points      %d for %d eligible test developers: hash %s\n", st.Points, st.Eligible, st.PointSetHash)
-	fmt.Fprintf(io.out, "generations %d from %d simulators, %d labels (judges %s and %s)\n",
+	fmt.Fprintf(sio.out, "split       hash %s\n", st.SplitHash)
+	fmt.Fprintf(sio.out, "points      %d for %d eligible test developers: hash %s\n", st.Points, st.Eligible, st.PointSetHash)
+	fmt.Fprintf(sio.out, "generations %d from %d simulators, %d labels (judges %s and %s)\n",
 		st.Generations, st.Simulators, st.Labels, synth.Judge, synth.AltJudge)
 	return nil
 }

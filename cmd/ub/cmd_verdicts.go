@@ -9,7 +9,7 @@ import (
 	"github.com/ub-bench/ub/judge"
 )
 
-func newVerdictsCommand(io *streams) *cli.Command {
+func newVerdictsCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "verdicts",
 		Usage: "user-fidelity verdicts: import a grader's verdicts per (episode, criterion)",
@@ -26,7 +26,7 @@ func newVerdictsCommand(io *streams) *cli.Command {
 				if len(files) == 0 {
 					return usagef("verdicts import: name one or more JSONL files")
 				}
-				return runVerdictsImport(c, io, c.String("grader"), files)
+				return runVerdictsImport(c, sio, c.String("grader"), files)
 			},
 		}},
 	}

@@ -15,9 +15,9 @@ import (
 // simulators' tau2 result files, a rubric and a grader's verdicts
 // (ingest.WriteDemoFidelity) and reads them through ub ingest, ub rubrics
 // import and ub verdicts import, as a user's own files are read.
-func demoFidelity(c *cli.Context, io *streams, ws *queries.Workspace, demoDir, dir string) error {
+func demoFidelity(c *cli.Context, sio *streams, ws *queries.Workspace, demoDir, dir string) error {
 	ctx := c.Context
-	fmt.Fprintf(io.out, "\n== user fidelity (tau2 episodes, rubrics, verdicts)\n")
+	fmt.Fprintf(sio.out, "\n== user fidelity (tau2 episodes, rubrics, verdicts)\n")
 	results, rubrics, verdicts, err := ingest.WriteDemoFidelity(dir)
 	if rerr := recordDemoFiles(demoDir, append(results, rubrics, verdicts)...); err == nil {
 		err = rerr
@@ -29,7 +29,7 @@ func demoFidelity(c *cli.Context, io *streams, ws *queries.Workspace, demoDir, d
 	if err != nil {
 		return fmt.Errorf("demo: fidelity sample: %w", err)
 	}
-	fmt.Fprintf(io.out, "episodes   %d added from %d result files\n", st.Episodes, len(results))
+	fmt.Fprintf(sio.out, "episodes   %d added from %d result files\n", st.Episodes, len(results))
 	sources, err := judge.LoadQuoteSources(ctx, ws.Conn())
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func demoFidelity(c *cli.Context, io *streams, ws *queries.Workspace, demoDir, d
 	if err != nil {
 		return fmt.Errorf("demo: verdicts import: %w", err)
 	}
-	fmt.Fprintf(io.out, "rubrics    %d criteria of %d tasks (%s)\nverdicts   %d of grader %s (%s)\n",
+	fmt.Fprintf(sio.out, "rubrics    %d criteria of %d tasks (%s)\nverdicts   %d of grader %s (%s)\n",
 		rf.Imported, rf.Tasks, filepath.Base(rubrics), vf.Imported, ingest.DemoFidelityGrader, filepath.Base(verdicts))
 	return nil
 }

@@ -12,26 +12,26 @@ import (
 
 // printEpisodeSummary prints what episode and task files brought, one line
 // per file, and warns about episodes that do not belong to their task (P0).
-func printEpisodeSummary(io *streams, st ingest.Stats) {
+func printEpisodeSummary(sio *streams, st ingest.Stats) {
 	if len(st.EpisodeFiles) == 0 && st.TotalEpisodes == 0 {
 		return
 	}
-	fmt.Fprintf(io.out, "episodes   %d added, %d replaced, %d already present; %d task contents added\n",
+	fmt.Fprintf(sio.out, "episodes   %d added, %d replaced, %d already present; %d task contents added\n",
 		st.Episodes, st.EpisodesReplaced, st.EpisodesUnchanged, st.Tasks)
 	for _, f := range st.EpisodeFiles {
 		switch f.Format {
 		case "tasks":
-			fmt.Fprintf(io.out, "  %-5s %4d task contents added  %s\n", f.Format, f.Tasks, filepath.Base(f.Path))
+			fmt.Fprintf(sio.out, "  %-5s %4d task contents added  %s\n", f.Format, f.Tasks, filepath.Base(f.Path))
 			continue
 		case "splits", "policy":
-			fmt.Fprintf(io.out, "  %-5s stored with its domain  %s\n", f.Format, filepath.Base(f.Path))
+			fmt.Fprintf(sio.out, "  %-5s stored with its domain  %s\n", f.Format, filepath.Base(f.Path))
 			continue
 		}
-		fmt.Fprintf(io.out, "  %-5s %4d episodes  %s\n", f.Format, f.Episodes, filepath.Base(f.Path))
+		fmt.Fprintf(sio.out, "  %-5s %4d episodes  %s\n", f.Format, f.Episodes, filepath.Base(f.Path))
 	}
 	for _, f := range st.EpisodeFiles {
 		if f.TaskMismatch > 0 {
-			fmt.Fprintf(io.out, "warning    %s: %d of %d episodes state another customer's identity (P0 task mismatch): kept out of fidelity scoring\n",
+			fmt.Fprintf(sio.out, "warning    %s: %d of %d episodes state another customer's identity (P0 task mismatch): kept out of fidelity scoring\n",
 				filepath.Base(f.Path), f.TaskMismatch, f.Episodes)
 		}
 	}
@@ -45,11 +45,11 @@ func episodeWorkspace(st ingest.Stats) string {
 // demoEpisodes writes and ingests the demo's tau2 sample (a few simulations
 // in each episode format, some tripping each probe) and prints the probe
 // rates, so that the demo's report has the user-fidelity figures.
-func demoEpisodes(c *cli.Context, io *streams, ws *queries.Workspace, dir string) error {
-	fmt.Fprintf(io.out, "\n== tau2 episodes and probes\n")
+func demoEpisodes(c *cli.Context, sio *streams, ws *queries.Workspace, dir string) error {
+	fmt.Fprintf(sio.out, "\n== tau2 episodes and probes\n")
 	st, err := ingest.DemoTau2(c.Context, ws, filepath.Join(dir, "tau2"))
-	printEpisodeSummary(io, st)
-	fmt.Fprintf(io.out, "workspace  %s\n", episodeWorkspace(st))
+	printEpisodeSummary(sio, st)
+	fmt.Fprintf(sio.out, "workspace  %s\n", episodeWorkspace(st))
 	if err != nil {
 		return fmt.Errorf("demo: tau2 sample: %w", err)
 	}
@@ -59,7 +59,7 @@ func demoEpisodes(c *cli.Context, io *streams, ws *queries.Workspace, dir string
 	}
 	for _, r := range rates {
 		if r.Hits > 0 {
-			fmt.Fprintf(io.out, "probe      %-4s %d/%d  %s\n", r.Probe, r.Hits, r.N, r.UserSim)
+			fmt.Fprintf(sio.out, "probe      %-4s %d/%d  %s\n", r.Probe, r.Hits, r.N, r.UserSim)
 		}
 	}
 	return nil

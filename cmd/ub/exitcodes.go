@@ -5,19 +5,101 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/judge"
+	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/sim/runner"
+	"github.com/ub-bench/ub/sim/synth"
 )
 
-// More exit codes, documented in the README with those of app.go.
+// Exit codes, documented in the README and docs/cli.md; exitCode maps an
+// error to one of them.
 const (
+	exitOK         = 0   // success
+	exitInternal   = 1   // a fault of ub or of the machine (I/O, database)
+	exitUsage      = 2   // a misused command or flag
+	exitBadInput   = 3   // some input was bad: reported, the rest was processed
+	exitLocked     = 4   // the workspace is held by another ub process
+	exitAudit      = 5   // ub audit found a leak
+	exitNoData     = 6   // a prerequisite is missing: what an earlier step makes (a split, points), no workspace at --db, an unset API-key variable
 	exitModel      = 7   // model calls failed (each recorded with its error)
 	exitRegression = 8   // ub compare --fail-on-regression: B is worse than A beyond the margin with confidence
 	exitInterrupt  = 130 // interrupted (SIGINT), as a shell reports 128+2
 )
+
+// usageError marks an error in how ub was called.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitCode prints err (if any) to stderr and maps it to an exit code, in one
+// place.
+func exitCode(err error, sio *streams) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue usageError
+	if msg, ok := outOfMemory(err); ok {
+		fmt.Fprintln(sio.err, "ub:", msg)
+		fmt.Fprintln(sio.err, "ub: DuckDB needed more memory than --memory-limit allows; run it again with a larger limit, e.g. ub --memory-limit 4GiB ... (or UB_MEMORY_LIMIT=4GiB)")
+		return exitInternal
+	}
+	fmt.Fprintln(sio.err, "ub:", err)
+	switch {
+	case errors.As(err, &ue), errors.Is(err, queries.ErrNotWorkspace), errors.Is(err, synth.ErrNotEmpty),
+		strings.HasPrefix(err.Error(), "Required flag"): // urfave/cli's missing required flag
+		return exitUsage
+	case errors.Is(err, ingest.ErrBadInput):
+		return exitBadInput
+	case errors.Is(err, queries.ErrLocked):
+		return exitLocked
+	case errors.Is(err, errAuditFailed):
+		return exitAudit
+	case errors.Is(err, queries.ErrNoSplit), errors.Is(err, errPrerequisite), errors.Is(err, judge.ErrNoCriteria):
+		return exitNoData
+	case errors.Is(err, errModelCalls), errors.Is(err, runner.ErrEndpoint):
+		return exitModel
+	case errors.Is(err, errRegression):
+		return exitRegression
+	}
+	var missing *reports.MissingError
+	if errors.As(err, &missing) {
+		return exitNoData
+	}
+	return exitInternal
+}
+
+// allocFailedRE matches DuckDB's buffer manager refusing memory past its
+// limit ("failed to allocate data", "could not allocate block", "failed
+// to pin block", "failed to reserve memory data" of a size, then the
+// memory used of the limit), as a commit's error carries it.
+var allocFailedRE = regexp.MustCompile(`(failed to|could not) (allocate|pin|reserve)[a-z ]* of size [0-9.]+ (bytes?|[KMGTP]i?B) \([^()/]+/[^()]+ used\)`)
+
+// outOfMemory says whether err is DuckDB running out of its memory_limit,
+// and returns its message without DuckDB's advice, which names SET
+// statements a ub workspace does not take (its configuration is locked).
+// DuckDB says so as an "Out of Memory Error", or, when a commit is what
+// ran out, as a TransactionContext error that names the allocation and
+// the memory used of the limit (allocFailedRE).
+func outOfMemory(err error) (string, bool) {
+	msg := err.Error()
+	if !strings.Contains(msg, "Out of Memory Error") && !allocFailedRE.MatchString(msg) {
+		return "", false
+	}
+	if i := strings.Index(msg, "\n\nPossible solutions"); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg, true
+}
 
 // errModelCalls marks a run that recorded failed model calls; exit 7.
 var errModelCalls = errors.New("model calls failed")

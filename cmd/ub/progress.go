@@ -11,14 +11,14 @@ import (
 
 // generateProgress draws done/total, failures, tokens, cost and ETA on a
 // terminal; nil callback otherwise.
-func generateProgress(io *streams, name string) (func(runner.RunStats), func()) {
-	if !io.tty {
+func generateProgress(sio *streams, name string) (func(runner.RunStats), func()) {
+	if !sio.tty {
 		return nil, func() {}
 	}
 	var bar *progressbar.ProgressBar
 	return func(st runner.RunStats) {
 			if bar == nil {
-				bar = progressbar.NewOptions(st.Unique, progressbar.OptionSetWriter(io.err), progressbar.OptionShowCount(),
+				bar = progressbar.NewOptions(st.Unique, progressbar.OptionSetWriter(sio.err), progressbar.OptionShowCount(),
 					progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
 			}
 			if st.Unique != bar.GetMax() {

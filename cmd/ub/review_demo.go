@@ -21,15 +21,15 @@ import (
 // statistics printed and the review figures written into dir/review. With
 // no episode in the workspace (no tau2 results ingested) it says so and
 // does nothing.
-func runReviewDemo(ctx context.Context, io *streams, ws *queries.Workspace, dir string) error {
-	fmt.Fprintf(io.out, "\n== review\n")
+func runReviewDemo(ctx context.Context, sio *streams, ws *queries.Workspace, dir string) error {
+	fmt.Fprintf(sio.out, "\n== review\n")
 
 	cands, err := queries.ReviewCandidates(ctx, ws.Conn())
 	if err != nil {
 		return err
 	}
 	if len(cands) == 0 {
-		fmt.Fprintf(io.out, "review: skipped: the demo workspace has no tau2 episodes\n")
+		fmt.Fprintf(sio.out, "review: skipped: the demo workspace has no tau2 episodes\n")
 		return nil
 	}
 	n := min(6, len(cands))
@@ -75,10 +75,10 @@ func runReviewDemo(ctx context.Context, io *streams, ws *queries.Workspace, dir 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "batch %s: %d episodes, 2 scripted reviewers (a rule over the probes, not people)\n", b.Batch, len(ids))
-	fmt.Fprintf(io.out, "simulator error share %s, critical %s (wilson 95%%)\n",
+	fmt.Fprintf(sio.out, "batch %s: %d episodes, 2 scripted reviewers (a rule over the probes, not people)\n", b.Batch, len(ids))
+	fmt.Fprintf(sio.out, "simulator error share %s, critical %s (wilson 95%%)\n",
 		shareText(st.Overall.Error), shareText(st.Overall.Critical))
-	fmt.Fprintf(io.out, "review report: %s (%d files); the page: ub --db %s review serve --batch %s\n",
+	fmt.Fprintf(sio.out, "review report: %s (%d files); the page: ub --db %s review serve --batch %s\n",
 		filepath.ToSlash(filepath.Join(out, "report.md")), len(files), filepath.ToSlash(ws.Path), b.Batch)
 	return nil
 }

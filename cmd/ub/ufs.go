@@ -181,7 +181,7 @@ func chooseGraders(gs []queries.GraderCount, want string) (grader, second string
 }
 
 // runSynthFidelity writes the synthetic UserProxyBench study (seed 002).
-func runSynthFidelity(c *cli.Context, io *streams, opts synthOptions) error {
+func runSynthFidelity(c *cli.Context, sio *streams, opts synthOptions) error {
 	// Any scale up to 1000 (2,625 episodes each: 381 is a million, the
 	// largest run of scripts/bench-scale.sh).
 	if opts.scale < 1 || opts.scale > 1000 {
@@ -196,8 +196,8 @@ func runSynthFidelity(c *cli.Context, io *streams, opts synthOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "synthetic fidelity study, seed %d, scale %d\n", opts.seed, opts.scale)
-	fmt.Fprintf(io.out, "episodes   %d of %d simulators on %d tasks (%d messages, %d agent tool calls)\n", st.Episodes, st.Simulators, st.Tasks, st.Messages, st.ToolCalls)
-	fmt.Fprintf(io.out, "rubrics    %d criteria; %d verdicts of grader %s\n", st.Criteria, st.Verdicts, synth.FidelityGrader)
+	fmt.Fprintf(sio.out, "synthetic fidelity study, seed %d, scale %d\n", opts.seed, opts.scale)
+	fmt.Fprintf(sio.out, "episodes   %d of %d simulators on %d tasks (%d messages, %d agent tool calls)\n", st.Episodes, st.Simulators, st.Tasks, st.Messages, st.ToolCalls)
+	fmt.Fprintf(sio.out, "rubrics    %d criteria; %d verdicts of grader %s\n", st.Criteria, st.Verdicts, synth.FidelityGrader)
 	return nil
 }
