@@ -391,3 +391,41 @@ func codeSpans(text string) []codeSpan {
 	sort.SliceStable(out, func(a, b int) bool { return out[a].line < out[b].line })
 	return out
 }
+
+// TestReadmeLinksEveryDocsPage fails when README.md leaves a page of docs/
+// unlinked (a page nobody finds goes stale unread), or when its first link
+// into docs/ is not docs/architecture.md, where a newcomer starts.
+func TestReadmeLinksEveryDocsPage(t *testing.T) {
+	root := filepath.Join("..", "..")
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := map[string]bool{}
+	first := ""
+	for _, m := range mdLink.FindAllStringSubmatch(proseOf(string(b)), -1) {
+		target, _, _ := strings.Cut(m[1], "#")
+		if !strings.HasPrefix(target, "docs/") || !strings.HasSuffix(target, ".md") {
+			continue
+		}
+		if first == "" {
+			first = target
+		}
+		linked[target] = true
+	}
+	if first != "docs/architecture.md" {
+		t.Errorf("README.md's first link into docs/ is %q, want docs/architecture.md", first)
+	}
+	pages, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if len(pages) < 10 {
+		t.Fatalf("%d pages in docs/", len(pages))
+	}
+	for _, p := range pages {
+		if name := "docs/" + filepath.Base(p); !linked[name] {
+			t.Errorf("README.md does not link %s", name)
+		}
+	}
+	if n := strings.Count(string(b), "\n"); n >= 250 {
+		t.Errorf("README.md has %d lines: keep it under 250, the reference belongs in docs/", n)
+	}
+}
