@@ -67,6 +67,9 @@ func newApp(sio *streams) *cli.App {
 			&cli.StringFlag{Name: "memory-limit", EnvVars: []string{"UB_MEMORY_LIMIT"}, Value: queries.DefaultMemoryLimit,
 				Usage: "what DuckDB may hold in memory (`SIZE`, e.g. 2GiB); past it, it spills to a temporary folder beside the workspace"},
 			&cli.BoolFlag{Name: "version", Usage: "print the version and commit of ub and exit"},
+			// ub's own help command stops urfave/cli from adding its
+			// --help flag to the app: without it, ub --help was refused.
+			cli.HelpFlag,
 		},
 		Before: func(c *cli.Context) error {
 			if err := queries.CheckMemoryLimit(c.String("memory-limit")); err != nil {
@@ -109,6 +112,7 @@ func newApp(sio *streams) *cli.App {
 	}
 	usageErrorsEverywhere(app.Commands, "")
 	addExamples(app.Commands, "")
+	app.CustomAppHelpTemplate = groupedHelpTemplate(app.Commands)
 	return app
 }
 

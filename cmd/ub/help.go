@@ -142,3 +142,61 @@ func similarity(a, b string) float64 {
 	}
 	return 1 - float64(prev[n])/float64(max(m, n))
 }
+
+// commandGroups are the headings of ub --help, in order, each with the
+// commands listed under it (as gh groups its commands by what they are
+// for). Every visible command is in exactly one group (TestRootHelp).
+var commandGroups = []struct {
+	heading string
+	names   []string
+}{
+	{"DATA", []string{"ingest", "sql", "export", "demo", "synth"}},
+	{"USERBENCH", []string{"split", "points", "audit", "profile", "prompt", "generate", "cache", "batch", "judge", "agree", "labels"}},
+	{"FIDELITY", []string{"probes", "rubrics", "verdicts", "grade"}},
+	{"REVIEW", []string{"review"}},
+	{"OUTPUT", []string{"report", "compare", "publish"}},
+	{"HELP", []string{"help", "completion", "man"}},
+}
+
+// groupedHelpTemplate is urfave/cli's help template of the app with its
+// COMMANDS section replaced by the commands of cmds under the headings of
+// commandGroups. A command in no group is listed under OTHER, so that it
+// is never hidden.
+func groupedHelpTemplate(cmds []*cli.Command) string {
+	byName := map[string]*cli.Command{}
+	width := 0
+	for _, c := range cmds {
+		if !c.Hidden {
+			byName[c.Name] = c
+			width = max(width, len(c.Name))
+		}
+	}
+	var b strings.Builder
+	line := func(c *cli.Command) {
+		fmt.Fprintf(&b, "\n   %-*s  %s", width, c.Name, strings.ReplaceAll(c.Usage, "{{", `{{"{{"}}`))
+		delete(byName, c.Name)
+	}
+	for _, g := range commandGroups {
+		fmt.Fprintf(&b, "\n\n%s COMMANDS:", g.heading)
+		for _, name := range g.names {
+			if c := byName[name]; c != nil {
+				line(c)
+			}
+		}
+	}
+	if len(byName) > 0 {
+		b.WriteString("\n\nOTHER COMMANDS:")
+		for _, c := range cmds {
+			if byName[c.Name] != nil {
+				line(c)
+			}
+		}
+	}
+	const section = `{{if .VisibleCommands}}
+
+COMMANDS:{{template "visibleCommandCategoryTemplate" .}}{{end}}`
+	if !strings.Contains(cli.AppHelpTemplate, section) {
+		panic("urfave/cli's AppHelpTemplate has no COMMANDS section to replace")
+	}
+	return strings.Replace(cli.AppHelpTemplate, section, b.String(), 1)
+}

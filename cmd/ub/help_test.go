@@ -92,3 +92,69 @@ func TestCompletionAndMan(t *testing.T) {
 		t.Errorf("docs/ub.1 is not the output of ub man (%v): run UB_UPDATE_MAN=1 go test ./cmd/ub -run TestCompletionAndMan", err)
 	}
 }
+
+// TestRootHelp: ub --help, ub -h, ub help and ub alone print ub's help on
+// stdout and exit 0; the help lists every command once, under the heading
+// of what it is for, the groups in the order of commandGroups (as gh
+// groups its commands).
+func TestRootHelp(t *testing.T) {
+	var first string
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {}} {
+		code, out, errs := ubRun(args...)
+		if code != 0 || errs != "" {
+			t.Errorf("ub %s: exit %d, stderr %q; want exit 0 and the help", strings.Join(args, " "), code, errs)
+			continue
+		}
+		if first == "" {
+			first = out
+		} else if out != first {
+			t.Errorf("ub %s prints another help than ub --help:\n%s", strings.Join(args, " "), out)
+		}
+	}
+	headings := []string{"DATA COMMANDS:", "USERBENCH COMMANDS:", "FIDELITY COMMANDS:", "REVIEW COMMANDS:", "OUTPUT COMMANDS:", "HELP COMMANDS:"}
+	at := 0
+	for _, h := range headings {
+		i := strings.Index(first, "\n"+h+"\n")
+		if i < at {
+			t.Fatalf("ub --help: heading %q missing or out of order:\n%s", h, first)
+		}
+		at = i
+	}
+	under := map[string]string{} // command -> the heading it is listed under
+	heading := ""
+	for _, line := range strings.Split(first, "\n") {
+		switch {
+		case strings.HasSuffix(line, "COMMANDS:"):
+			heading = line
+		case line == "" || !strings.HasPrefix(line, "   "):
+			if !strings.HasPrefix(line, "   ") {
+				heading = ""
+			}
+		case heading != "":
+			name := strings.Fields(line)[0]
+			if prev, twice := under[name]; twice {
+				t.Errorf("%s listed under %s and %s", name, prev, heading)
+			}
+			under[name] = heading
+		}
+	}
+	for name, want := range map[string]string{"ingest": "DATA COMMANDS:", "split": "USERBENCH COMMANDS:", "probes": "FIDELITY COMMANDS:",
+		"review": "REVIEW COMMANDS:", "report": "OUTPUT COMMANDS:", "completion": "HELP COMMANDS:"} {
+		if under[name] != want {
+			t.Errorf("%s listed under %q, want %q", name, under[name], want)
+		}
+	}
+	n := 0
+	for _, c := range newApp(defaultStreams()).Commands {
+		if c.Hidden {
+			continue
+		}
+		n++
+		if under[c.Name] == "" {
+			t.Errorf("ub --help does not list %s under a group", c.Name)
+		}
+	}
+	if len(under) != n || n != 27 {
+		t.Errorf("ub --help lists %d commands of %d (want the 27)", len(under), n)
+	}
+}
