@@ -12,8 +12,11 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o ub ./cmd/ub
 
 # The full test suite, as CI runs it (.ci/run). Needs ../shared/corpus beside
-# the repository (or UB_CORPUS).
+# the repository (or UB_CORPUS). scripts/test-deps.sh first installs what
+# the tests need beyond Go (chromium, strace) when run as root on Debian,
+# or names what is missing.
 test:
+	scripts/test-deps.sh
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 60m ./...
 

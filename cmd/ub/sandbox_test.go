@@ -18,11 +18,11 @@ import (
 // refused), no process calls connect(2) at all, and nothing is written
 // below HOME (DuckDB keeps its extensions in ~/.duckdb). A local ATTACH
 // and read_json of a local file still work. CI runs as root with strace
-// (.ci/run installs it); without either the test fails, saying why.
+// (make test installs it: scripts/test-deps.sh); without either the test fails, saying why.
 func TestNoExtensionIsFetched(t *testing.T) {
 	for _, tool := range []string{"unshare", "strace"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("this test needs %s (util-linux; strace: apt-get install -y strace, as .ci/run does): %v", tool, err)
+			t.Fatalf("this test needs %s (util-linux; strace: apt-get install -y strace, as make test does as root): %v", tool, err)
 		}
 	}
 	dir := t.TempDir()

@@ -9,14 +9,14 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Browser starts a headless Chromium (Debian package chromium; .ci/run
+// Browser starts a headless Chromium (Debian package chromium; make test
 // installs it) with a fresh profile and no background traffic, for the
 // browser tests of the review pages and of the rendered report.
 func Browser(t testing.TB) context.Context {
 	t.Helper()
 	path, err := exec.LookPath("chromium")
 	if err != nil {
-		t.Fatalf("the browser tests need Chromium: apt-get install -y chromium (.ci/run does it): %v", err)
+		t.Fatalf("the browser tests need Chromium: apt-get install -y chromium (make test does it as root: scripts/test-deps.sh): %v", err)
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
