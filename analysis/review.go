@@ -197,12 +197,16 @@ const NotInWorkspace = "(not in workspace)"
 // episode. With c reviewed episodes without a simulator error out of n, the
 // error share is 1 - c/n and its interval is the pass share's interval
 // flipped ([ErrorShare]); the same for critical errors, overall and per
-// domain. Failed reviews are counted, never passes. Without
-// opts.Reviewer, each episode's decision is its adjudicator's when there
-// is one, else its human reviewers' when they agree on "has an error" and
-// "critical" (the alphabetically first reviewer's codes are counted), and
-// otherwise it is pending and left out. LLM decisions enter only through
-// opts.Reviewer and the agreement table.
+// domain. Failed reviews are counted, never passes. LLM decisions enter
+// only through opts.Reviewer and the agreement table.
+//
+// Two jobs, in turn: finalDecisions settles each episode's one decision
+// (see there), then the statistics of the settled decisions: the error
+// shares overall and per domain (reviewShares), the error codes
+// (codeCounts), the cross tab with the reward, the rerun list and the
+// agent's pass rates under the three policies (rewardPolicies), the
+// agreement between reviewers, and each LLM reviewer measured against the
+// people (without opts.Reviewer).
 func ReviewStatistics(items []ReviewItem, opts ReviewOptions) (ReviewStats, error) {
 	if opts.Level == 0 {
 		opts.Level = 0.95
@@ -232,12 +236,43 @@ func ReviewStatistics(items []ReviewItem, opts ReviewOptions) (ReviewStats, erro
 		}
 		byEpisode[it.Episode] = append(byEpisode[it.Episode], it)
 	}
+	final := finalDecisions(episodes, byEpisode, opts.Reviewer, &st)
+	if len(final) == 0 {
+		return st, fmt.Errorf("review statistics: no decided episode (reviewer %s)", st.Reviewer)
+	}
+	st.Episodes = len(final)
+	st.Weighted, st.WeightNote = reviewDesign(final)
+	if err := reviewShares(final, opts, &st); err != nil {
+		return st, err
+	}
+	st.Codes = codeCounts(final)
+	if err := rewardPolicies(final, opts, &st); err != nil {
+		return st, err
+	}
+	st.Agreement = reviewAgreement(episodes, byEpisode)
+	if opts.Reviewer == "" {
+		var err error
+		if st.LLM, err = llmReviews(items, final, st, opts); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// finalDecisions returns the one decision of each episode the statistics
+// count, in episode order, and counts in st the failed reviews (with
+// reviewer), the adjudicated and agreed episodes and the pending ones.
+// With reviewer, an episode's decision is that reviewer's. Without, it is
+// its adjudicator's when there is one, else its human reviewers' when they
+// agree on "has an error" and "critical" (the alphabetically first
+// reviewer's codes are counted), and otherwise it is pending and left out.
+func finalDecisions(episodes []string, byEpisode map[string][]ReviewItem, reviewer string, st *ReviewStats) []ReviewItem {
 	var final []ReviewItem
 	for _, ep := range episodes {
 		its := byEpisode[ep]
-		if opts.Reviewer != "" {
+		if reviewer != "" {
 			for _, it := range its {
-				if it.Reviewer != opts.Reviewer {
+				if it.Reviewer != reviewer {
 					continue
 				}
 				if it.Outcome == ReviewFailed {
@@ -278,15 +313,17 @@ func ReviewStatistics(items []ReviewItem, opts ReviewOptions) (ReviewStats, erro
 			}
 		}
 	}
-	if len(final) == 0 {
-		return st, fmt.Errorf("review statistics: no decided episode (reviewer %s)", st.Reviewer)
-	}
-	st.Episodes = len(final)
-	st.Weighted, st.WeightNote = reviewDesign(final)
+	return final
+}
+
+// reviewShares sets st.Overall and st.Domains: the error and critical
+// shares with their intervals over the final decisions, overall and per
+// domain (episodes the workspace does not hold under NotInWorkspace).
+func reviewShares(final []ReviewItem, opts ReviewOptions, st *ReviewStats) error {
 	var err error
 	all := func(ReviewItem) bool { return true }
 	if st.Overall, err = shareRow("all", final, final, all, opts, st.Weighted); err != nil {
-		return st, err
+		return err
 	}
 	byDomain := map[string][]ReviewItem{}
 	for _, it := range final {
@@ -300,10 +337,16 @@ func ReviewStatistics(items []ReviewItem, opts ReviewOptions) (ReviewStats, erro
 		in := func(it ReviewItem) bool { return it.Domain == d || (it.Domain == "" && d == NotInWorkspace) }
 		row, err := shareRow(d, byDomain[d], final, in, opts, st.Weighted)
 		if err != nil {
-			return st, err
+			return err
 		}
 		st.Domains = append(st.Domains, row)
 	}
+	return nil
+}
+
+// codeCounts counts each error code over the final decisions (errors,
+// critical errors, episodes with it), most errors first, then by code.
+func codeCounts(final []ReviewItem) []CodeCount {
 	codes := map[string]*CodeCount{}
 	for _, it := range final {
 		seen := map[string]bool{}
@@ -323,15 +366,26 @@ func ReviewStatistics(items []ReviewItem, opts ReviewOptions) (ReviewStats, erro
 			}
 		}
 	}
+	var out []CodeCount
 	for _, c := range codes {
-		st.Codes = append(st.Codes, *c)
+		out = append(out, *c)
 	}
-	sort.Slice(st.Codes, func(i, j int) bool {
-		if st.Codes[i].Errors != st.Codes[j].Errors {
-			return st.Codes[i].Errors > st.Codes[j].Errors
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Errors != out[j].Errors {
+			return out[i].Errors > out[j].Errors
 		}
-		return st.Codes[i].Code < st.Codes[j].Code
+		return out[i].Code < out[j].Code
 	})
+	return out
+}
+
+// rewardPolicies sets what the final decisions say of the agent's reward:
+// the rerun list (domain/task of each episode with a critical error, and
+// the count of those whose task is unknown), the cross tab of pass/fail
+// against has-an-error, and the agent's pass rate on all episodes with a
+// reward (Alongside) and on those without a critical error (Drop),
+// weighted back when the batch was probe-guided.
+func rewardPolicies(final []ReviewItem, opts ReviewOptions, st *ReviewStats) error {
 	var pass, passRest, rest int
 	rerun := map[string]bool{}
 	for _, it := range final {
@@ -366,12 +420,12 @@ func ReviewStatistics(items []ReviewItem, opts ReviewOptions) (ReviewStats, erro
 	if st.WithReward > 0 {
 		p, err := opts.interval()(pass, st.WithReward, opts.Level)
 		if err != nil {
-			return st, err
+			return err
 		}
 		if st.Weighted {
 			p, err = weightedShare(final, func(it ReviewItem) bool { return it.HasReward }, passes, opts.Level)
 			if err != nil {
-				return st, err
+				return err
 			}
 		}
 		st.Alongside = PassRate{Episodes: st.WithReward, Pass: p}
@@ -379,23 +433,17 @@ func ReviewStatistics(items []ReviewItem, opts ReviewOptions) (ReviewStats, erro
 	if rest > 0 {
 		p, err := opts.interval()(passRest, rest, opts.Level)
 		if err != nil {
-			return st, err
+			return err
 		}
 		if st.Weighted {
 			p, err = weightedShare(final, func(it ReviewItem) bool { return it.HasReward && !it.Critical() }, passes, opts.Level)
 			if err != nil {
-				return st, err
+				return err
 			}
 		}
 		st.Drop = PassRate{Episodes: rest, Pass: p}
 	}
-	st.Agreement = reviewAgreement(episodes, byEpisode)
-	if opts.Reviewer == "" {
-		if st.LLM, err = llmReviews(items, final, st, opts); err != nil {
-			return st, err
-		}
-	}
-	return st, nil
+	return nil
 }
 
 // reviewDesign says whether the final decisions are weighted: when every
