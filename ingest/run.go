@@ -298,6 +298,15 @@ func (r *rereadable) Rewind() error {
 	return nil
 }
 
+// file reads one input into the workspace. In turn: a tau2 dir-format run
+// is read whole through ParseTau2Dir; otherwise it opens the file (stdin
+// for "-"; an error of the walk or of the open is recorded as an error of
+// the file); peeks at its head to refuse a binary file; with --tasks,
+// reads it as tau2 task files; detects its format unless --format named
+// one, refusing a tau2 run's file of discarded attempts named alone; and
+// hands an episode format to its episode parser, a session format to its
+// session parser, which streams sessions to the writer. Bad input becomes
+// errors of the file (those stored for it before are cleared first).
 func (w *writer) file(f inputFile) error {
 	var r io.Reader
 	if f.path == "-" {

@@ -173,6 +173,14 @@ type sparse struct {
 // before they are added (no fused multiply-add), so the platform matters only
 // through math.Exp and math.Log, whose last bits may differ between
 // architectures; the weights are stored rounded to 4 decimals.
+//
+// Its phases: the classes (4-way or fine); each example's features and
+// their document frequencies, keeping features seen often enough and every
+// cue with a prior; the sparse design matrix (values of keys sharing a
+// hash summed in key order); the example weights (per developer and
+// class, normalised to mean 1); the objective and its gradient (eval);
+// L-BFGS from the priors; and the model's rounded weights, biases,
+// feature names and metadata.
 func Train(exs []Example, p Params) (*Model, error) {
 	if len(exs) == 0 {
 		return nil, errors.New("judge: train: no examples")

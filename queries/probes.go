@@ -142,6 +142,14 @@ func (p *probePending) messages() []ProbeMessageRow {
 // ep_tool_calls, and its task key (an index into the keys; -1: none).
 type probeSize struct{ needM, needC, task int32 }
 
+// streamProbeEpisodes calls fn with each stored episode and its messages,
+// streaming over ep_messages and ep_tool_calls in ranges of rangeRows row
+// ids so that memory holds only the episodes begun. In turn: it reads
+// every episode's number of message and tool-call rows and its task key
+// (sizes); it scans the two tables range by range, gathering each
+// episode's rows and handing the episodes completed in each range to fn,
+// by simulation id; and it fails if any episode is left
+// incomplete, which only rows appended during the scan would cause.
 func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn func(ProbeEpisodeRef, []ProbeMessageRow) error) error {
 	// Every episode is in sizes until its first row comes, then in
 	// pending until its last: sizes holds a few words per episode,

@@ -29,6 +29,13 @@ func clip(s string, n int) string {
 	return strings.TrimSpace(string(r[:n-3])) + "..."
 }
 
+// caseStudy draws the case-study figure for the case developer. In turn:
+// it gathers the move each leaderboard simulator generated at the
+// developer's points in both conditions; picks the moments where the
+// profile changed the most simulators' moves (at most caseMoments); lays
+// out the table (real developer first, then each simulator and condition)
+// with each message's text and whether its move matches the real one; and
+// draws the grid of moves, framed where a move matches, with its caption.
 func (r *Report) caseStudy() (*figure, error) {
 	dev, _, _, ok := r.CaseDeveloper()
 	if !ok && dev != "" {

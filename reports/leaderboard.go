@@ -77,6 +77,12 @@ func (r *Report) anchorText() string {
 	return fmt.Sprintf("N = %d, K = %d", r.anchorN, r.anchorK)
 }
 
+// leaderboard draws the leaderboard figure. In turn: it ranks the
+// simulators (without profile) and computes the chance and majority
+// lines; fills the table with each simulator's macro accuracy per
+// condition, its t and bootstrap intervals and counts; draws both
+// conditions' intervals per simulator with the lines; and writes the
+// caption and the trials' spread below it.
 func (r *Report) leaderboard() (*figure, error) {
 	rows := r.ranking()
 	if len(rows) == 0 {

@@ -171,6 +171,11 @@ func anchorID(title string) string {
 	return b.String()
 }
 
+// methods writes the UserBench study's methods section, in order: the
+// workspace's counts, the split and the frozen point set, the judge and
+// its agreement, the prompt templates and experiments, stale and unscored
+// generations, the table of simulators (backend, model, prices,
+// generations, failures, cost), and how the statistics are computed.
 func (r *Report) methods(b *strings.Builder) {
 	st := r.st
 	c := st.Counts

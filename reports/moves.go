@@ -121,6 +121,13 @@ func (r *Report) moveBreakdown() (*figure, error) {
 	return f, nil
 }
 
+// ablationTerse draws the terse-only ablation. In turn: it picks the
+// simulators with a terse condition, in leaderboard order; computes for
+// each condition (no profile, terse, profile) the spurious-inquiry and
+// critical-recall rates with their intervals and fills the table; draws
+// one panel per rate; and writes the caption, with a note per simulator
+// on how each rate moves across the conditions (and the recovery of the
+// profile's effect, when it has all three).
 func (r *Report) ablationTerse() (*figure, error) {
 	var sims []string
 	for _, x := range r.ranking() {

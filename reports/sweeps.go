@@ -358,6 +358,13 @@ func historyCaption(v *sweepView) string {
 	return fmt.Sprintf("%s: r(ln(1 + K), accuracy) = %s over %d levels; paired against K = 0 (%d tests, Holm-adjusted over them): %s", v.name, s2(rc.R), rc.N, m, strings.Join(diffs, ", "))
 }
 
+// contextHeatmap draws the N x K surface. In turn: it groups the outcomes
+// of every (simulator, condition) by cell and picks the pair with the most
+// cells spanning two N and two K; keeps the complete grid (the N rows
+// with both ends of the K axis, the K columns every such row has);
+// computes the surface (accuracy per cell, each row's K_hi - K_lo and the
+// interaction) and its tests, Holm-adjusted as one family; fills the
+// table; and draws the heatmap with its caption.
 func (r *Report) contextHeatmap() (*figure, error) {
 	type pair = struct{ sim, cond string }
 	cells := map[pair]map[analysis.Cell][]analysis.Outcomes{}

@@ -277,6 +277,15 @@ func (fd *fidelity) choicesAt(sim string) []string {
 	return qs
 }
 
+// ufsFrontier draws the cost-fidelity frontier. In turn: it takes the
+// graded study (missing: exit 6 for the figure alone); fills the table
+// with each simulator's UFS, interval, exclusions and cost, and collects
+// the points of those with a cost; sets the log cost axis and a UFS axis
+// spanning the data and the q lines; draws the efficient simulators'
+// staircase, the q lines with the choice at each q, the error bars and
+// points, the dominated points ringed, and the labels spread off each
+// other and the lines; and writes the caption: the cheapest faithful
+// simulator at each q with its stability, and the dominated ones.
 func (r *Report) ufsFrontier() (*figure, error) {
 	fd, err := r.graded("ufs-frontier")
 	if err != nil {

@@ -14,6 +14,11 @@ import (
 	"github.com/ub-bench/ub/queries"
 )
 
+// verbosity draws words per message. In turn: it measures the real
+// developers' messages and each leaderboard simulator's in each condition
+// (no profile, profile, terse); fills the table; draws one bar per
+// simulator and condition with its interval, and the real developers'
+// macro mean as a reference line; and writes the caption.
 func (r *Report) verbosity() (*figure, error) {
 	var real []analysis.Length
 	for _, p := range r.st.Points {

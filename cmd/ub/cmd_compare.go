@@ -74,6 +74,13 @@ func newCompareCommand(sio *streams) *cli.Command {
 	}
 }
 
+// runCompare compares simulator B with A. In turn: it opens the workspace
+// read-only and resolves --task-split; loads the UserBench study (each
+// simulator's settings) unless --study fidelity, and the graded fidelity
+// episodes unless --study userbench; resolves A and B in each study and
+// picks the study both are found in (or the one --study names); computes
+// the paired comparison and prints it (text or --json); and returns the
+// regression error (exit 8) when --fail-on-regression finds one.
 func runCompare(c *cli.Context, sio *streams, opts compareOptions) error {
 	ws, err := openWorkspace(c, true)
 	if err != nil {

@@ -39,6 +39,15 @@ func newDemoCommand(sio *streams) *cli.Command {
 	}
 }
 
+// runDemo is ub demo, the whole pipeline on a corpus it writes itself, in
+// the order a user runs it: claim the demo folder (deleting only what an
+// earlier demo wrote there) and write the corpus; open a fresh workspace
+// marked synthetic and ingest the sessions and the tau2 sample (with its
+// probes); split, freeze points, audit; generate with the built-in
+// simulators and sweeps; label with the built-in judge and demo-truth;
+// run the scripted review; write the fidelity study's files and read them
+// in; and draw the report. Every file is recorded in the folder's marker
+// before it is written, so that the next demo knows it as its own.
 func runDemo(c *cli.Context, sio *streams, opts demoOptions) error {
 	corpus := filepath.Join(opts.dir, "corpus")
 	// The demo deletes only what an earlier demo wrote in a directory it

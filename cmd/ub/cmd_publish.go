@@ -45,6 +45,13 @@ func newPublishCommand(sio *streams) *cli.Command {
 // and what it holds.
 type bundleFile struct{ rel, about string }
 
+// runPublish writes the study's bundle into dir. In turn: it claims dir
+// and opens the workspace read-only; exports every published table and
+// the frozen points; writes the judge's prompt and taxonomy; draws the
+// report as ub report does by default; and, last, the README listing
+// every file and SHA256SUMS over them. Each file is recorded in the
+// bundle's marker (own) before it is written, so an interrupted publish
+// still knows it as its own.
 func runPublish(c *cli.Context, sio *streams, dir string) error {
 	if err := claimPublishDir(dir); err != nil {
 		return err

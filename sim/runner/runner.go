@@ -305,6 +305,15 @@ type commit struct {
 	done  chan error
 }
 
+// run sends the requests of reqs that the store lacks and stores every
+// answer. It starts, in turn: the rate-limit bucket and a call context
+// that outlives ctx by opts.Grace (answers in flight when the run stops
+// still arrive and are stored); the writer, the one owner of the store,
+// committing queued answers together; 4 x Concurrency workers sharing
+// Concurrency call slots; and the reader, which looks requests up in the
+// store and queues the keys to send. It then feeds the queue to the
+// workers, waits for reader, workers and writer in that order, and returns
+// the run's counts and its first error.
 func (r *runner) run(ctx context.Context, reqs iter.Seq2[Request, error]) (RunStats, error) {
 	opts := r.opts
 	r.bucket = newBucket(opts.RatePerSecond, opts.Burst, opts.Clock)

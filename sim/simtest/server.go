@@ -131,6 +131,13 @@ type chatRequest struct {
 	Messages []Message `json:"messages"`
 }
 
+// handle answers one chat completion request: it refuses anything but a
+// POST to /v1/chat/completions, decodes the request, takes the fault the
+// plan gives for the request's key and attempt, waits the server's latency
+// (plus the delay of a Slow fault), and answers as the fault says (an answer,
+// a rate limit with Retry-After, 503, 500, a malformed body, a reset
+// connection, 400, a context-length error, 401, or the echo of the
+// Authorization header); every outcome is logged once (record).
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
 		writeError(w, http.StatusNotFound, "invalid_request_error", "not_found", "unknown path "+r.URL.Path)

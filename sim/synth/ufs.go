@@ -210,6 +210,15 @@ func (f fidelityChunks) Episode(e queries.NewEpisode) error {
 	return f.Row(1)
 }
 
+// plantFidelity writes the synthetic fidelity study into rw. In turn: a
+// price row for each simulator whose cost is estimated; every domain's
+// tasks with their rubrics (4 to 8 criteria, one of each family, then
+// families drawn); then per simulator and domain, a run and its episodes: which
+// tasks are unfaithful (exactly the planted number, or drawn at the
+// planted rate with opts.Sampled), the failing family of each (disclosure
+// at the simulator's rate), and the verdicts of each criterion (one fail
+// in the failing family, some na, the rest pass), then the episode with
+// its messages, reward and cost. It returns the counts written.
 func plantFidelity(rw FidelitySink, seed uint64, scale int, opts FidelityOptions) FidelityStats {
 	var st FidelityStats
 	sims := FidelitySims
