@@ -36,7 +36,7 @@ func newBatchCommand(sio *streams) *cli.Command {
 }
 
 func runBatchImport(c *cli.Context, sio *streams, provider runner.BatchProvider, keyFiles, results []string) error {
-	if err := requireFiles("batch import", append(append([]string{}, keyFiles...), results...)...); err != nil {
+	if err := requireInputFiles("batch import", append(append([]string{}, keyFiles...), results...)...); err != nil {
 		return err
 	}
 	if provider != runner.OpenAIBatch && provider != runner.AnthropicBatch {

@@ -51,6 +51,9 @@ func runCacheExplain(c *cli.Context, sio *streams, arg string) error {
 	var e sim.Experiment
 	var err error
 	if opts.experiment != "" {
+		if err := requireInputFiles("cache explain", opts.experiment); err != nil {
+			return err
+		}
 		if e, err = sim.LoadExperiment(opts.experiment); err != nil {
 			return usageError{fmt.Errorf("cache explain: %w", err)}
 		}

@@ -87,6 +87,9 @@ func runGenerate(c *cli.Context, sio *streams, opts generateOptions) error {
 	var e sim.Experiment
 	var err error
 	if opts.experiment != "" {
+		if err := requireInputFiles("generate", opts.experiment); err != nil {
+			return err
+		}
 		if e, err = sim.LoadExperiment(opts.experiment); err != nil {
 			return usageError{fmt.Errorf("generate: %w", err)}
 		}

@@ -59,7 +59,10 @@ func runIngest(c *cli.Context, sio *streams, opts ingestOptions) error {
 	if opts.format != "auto" && !slices.Contains(ingest.Formats(), opts.format) {
 		return usagef("ingest: unknown format %q (want auto or one of %s)", opts.format, strings.Join(ingest.Formats(), ", "))
 	}
-	if err := requireFiles("ingest", append([]string{opts.prices}, opts.paths...)...); err != nil {
+	if err := requireFiles("ingest", opts.paths...); err != nil {
+		return err
+	}
+	if err := requireInputFiles("ingest", opts.prices); err != nil {
 		return err
 	}
 	ws, err := createWorkspace(c)

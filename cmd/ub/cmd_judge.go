@@ -74,6 +74,9 @@ func runJudge(c *cli.Context, sio *streams, opts judgeOptions) error {
 		}
 	}
 	if opts.input != "" {
+		if err := requireInputFiles("judge", opts.input); err != nil {
+			return err
+		}
 		return judgeFile(sio, b, opts.input)
 	}
 	targets, err := judgeTargetKinds(opts.target)

@@ -43,7 +43,7 @@ func newLabelsCommand(sio *streams) *cli.Command {
 // (judge.ReadLabels). Bad lines are reported with their line and nothing is
 // imported.
 func runLabelsImport(c *cli.Context, sio *streams, path, name, messages string) error {
-	if err := requireFiles("labels import", path, messages); err != nil {
+	if err := requireInputFiles("labels import", path, messages); err != nil {
 		return err
 	}
 	if name == "" {

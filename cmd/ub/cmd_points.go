@@ -169,7 +169,7 @@ func runPointsExport(c *cli.Context, sio *streams, out string) error {
 // replaces the frozen points with it. Any bad line fails the whole import:
 // a study is scored on exactly the published points or not at all.
 func runPointsImport(c *cli.Context, sio *streams, path string) error {
-	if err := requireFiles("points import", path); err != nil {
+	if err := requireInputFiles("points import", path); err != nil {
 		return err
 	}
 	ws, err := createWorkspace(c)

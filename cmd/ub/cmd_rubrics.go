@@ -66,7 +66,7 @@ func refused(sio *streams, f judge.ImportedFile) error {
 
 func runRubricsImport(c *cli.Context, sio *streams, files []string) error {
 	ctx := c.Context
-	if err := requireFiles("rubrics import", files...); err != nil {
+	if err := requireInputFiles("rubrics import", files...); err != nil {
 		return err
 	}
 	ws, err := createWorkspace(c)

@@ -34,7 +34,7 @@ func newVerdictsCommand(sio *streams) *cli.Command {
 
 func runVerdictsImport(c *cli.Context, sio *streams, grader string, files []string) error {
 	ctx := c.Context
-	if err := requireFiles("verdicts import", files...); err != nil {
+	if err := requireInputFiles("verdicts import", files...); err != nil {
 		return err
 	}
 	ws, err := createWorkspace(c)

@@ -182,6 +182,35 @@ func requireFiles(cmd string, paths ...string) error {
 	return nil
 }
 
+// requireInputFiles is requireFiles for inputs that must be files: it
+// also refuses, as usage errors, a directory and a device (a character or
+// block device, as /dev/zero, whose reading would never end), after
+// following symlinks. A FIFO is read (ub ... <(zcat x.gz)); "-" is stdin.
+func requireInputFiles(cmd string, paths ...string) error {
+	if err := requireFiles(cmd, paths...); err != nil {
+		return err
+	}
+	for _, p := range paths {
+		if p == "-" || p == "" {
+			continue
+		}
+		st, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) { // a dangling symlink
+			return usagef("%s: %s: no such file or directory", cmd, p)
+		}
+		if err != nil {
+			continue // the command's own open names what is wrong
+		}
+		switch {
+		case st.IsDir():
+			return usagef("%s: %s: a directory, not a file", cmd, p)
+		case st.Mode()&fs.ModeDevice != 0:
+			return usagef("%s: %s: a device, not a file", cmd, p)
+		}
+	}
+	return nil
+}
+
 // rootAction runs for "ub" with no known command: help when nothing was
 // named, a usage error otherwise.
 func rootAction(c *cli.Context) error {
