@@ -103,6 +103,9 @@ func runReport(c *cli.Context, sio *streams, opts reportOptions) error {
 		_, err := sio.out.Write([]byte(figureList(reports.Figures())))
 		return err
 	}
+	if err := requireOutDir("report", opts.out); err != nil {
+		return err
+	}
 	if opts.figure != "" && !contains(reports.FigureNames(), opts.figure) {
 		return usagef("report: unknown figure %q (want one of %s)", opts.figure, strings.Join(reports.FigureNames(), ", "))
 	}

@@ -131,6 +131,9 @@ func makeSplit(c *cli.Context, ws *queries.Workspace, opts splitOptions, ratios 
 }
 
 func runSplitReport(c *cli.Context, sio *streams, out string) error {
+	if err := requireOutDir("split", out); err != nil {
+		return err
+	}
 	ws, err := openWorkspace(c, true)
 	if err != nil {
 		return err

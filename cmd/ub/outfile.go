@@ -64,7 +64,10 @@ func outTarget(out string) (target string, through bool, err error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if li, lerr := os.Lstat(out); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
-			return "", false, fmt.Errorf("%s is a symlink to a missing file; write to the file itself", out)
+			return "", false, usagef("%s is a symlink to a missing file; write to the file itself", out)
+		}
+		if dir := filepath.Dir(out); !exists(dir) {
+			return "", false, usagef("%s: the folder %s does not exist", out, dir)
 		}
 		return out, false, nil
 	case err != nil:
@@ -79,6 +82,25 @@ func outTarget(out string) (target string, through bool, err error) {
 		return resolved, false, nil
 	}
 	return out, true, nil
+}
+
+// requireOutDir refuses, as a usage error, an output folder (--out DIR)
+// that names something other than a folder, before any work is done; a
+// folder that does not exist yet is made by the command.
+func requireOutDir(cmd, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return usagef("%s: --out %s: a file, not a folder", cmd, dir)
+	}
+	return nil
+}
+
+// exists says whether path names something (a symlink is followed).
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // writeFileAtomic writes b to path through a temporary beside it and a
