@@ -126,6 +126,26 @@ func TestWorkspaceLock(t *testing.T) {
 	if !strings.Contains(errb.String(), "in use by another process") {
 		t.Errorf("stderr = %q, want a clear lock message", errb.String())
 	}
+	// Every command that opens the workspace is the second writer (or
+	// reader) in turn: each stops with exit 4, one line on stderr.
+	good := "../../ingest/testdata/jsonl/good.jsonl"
+	for _, args := range [][]string{
+		{"labels", "import", good}, {"rubrics", "import", good}, {"verdicts", "import", good},
+		{"points", "import", good}, {"points"}, {"split"}, {"judge"}, {"probes"}, {"profile"},
+		{"sql", "select 1"}, {"sql", "--write", "select 1"}, {"audit"}, {"report", "--out", t.TempDir()},
+		{"export", "--out", filepath.Join(t.TempDir(), "s.jsonl"), "sessions"}, {"review", "stats"},
+		{"ingest", "--prices", "testdata/missing-is-checked-first.toml"},
+	} {
+		var eb strings.Builder
+		code := run(append([]string{"ub", "--db", db}, args...), &streams{in: strings.NewReader(""), out: &strings.Builder{}, err: &eb})
+		want := exitLocked
+		if args[0] == "ingest" {
+			want = exitUsage // a missing input is named before the workspace is opened
+		}
+		if code != want || strings.Count(eb.String(), "\n") != 1 {
+			t.Errorf("ub %s on a held workspace: exit %d, stderr %q; want exit %d and one line", strings.Join(args, " "), code, eb.String(), want)
+		}
+	}
 	cmd.Process.Kill()
 	cmd.Wait()
 	code = run([]string{"ub", "--db", db, "ingest", "../../ingest/testdata/jsonl/good.jsonl"},
