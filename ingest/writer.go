@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 )
@@ -88,7 +89,7 @@ type writer struct {
 
 // batch is what one transaction writes.
 type batch struct {
-	sessions   []*Session
+	sessions   []*ub.Session
 	hashes     []string
 	turns      int
 	bytes      int      // text bytes of the turns
@@ -250,7 +251,7 @@ func (w *writer) taskKey(domain, taskID string, raw json.RawMessage) string {
 func (w *writer) Skip(reason string) { w.st.Skipped[reason]++ }
 
 // Session resolves a session's identity and hash and queues it (Sink).
-func (w *writer) Session(s *Session) error {
+func (w *writer) Session(s *ub.Session) error {
 	Resolve(s, w.opts.Identity)
 	hash := s.ContentHash()
 	if s.ID == "" {
