@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 )
@@ -159,7 +160,7 @@ func (w *writer) probeFile(f *EpisodeFile) []*probeResults {
 // as probeFile found them; one it skipped (stored with this content when
 // the run began, but replaced since by another file of the run) is probed
 // here.
-func (w *writer) appendProbes(rw *queries.RowWriter, eps []*Episode, probes []*probeResults) {
+func (w *writer) appendProbes(rw *queries.RowWriter, eps []*ub.Episode, probes []*probeResults) {
 	var res probeResults
 	tasks := map[string]*analysis.ProbeTask{}
 	for i, e := range eps {
@@ -182,7 +183,7 @@ func appendProbeResults(rw *queries.RowWriter, res *probeResults) {
 		if len(f.Detail) > 0 {
 			detail, _ = json.Marshal(f.Detail) // a map[string]string always marshals
 		}
-		rw.EpProbeFinding(queries.NewEpProbeFinding{SimulationID: f.SimulationID, Probe: f.Probe,
+		rw.EpProbeFinding(ub.ProbeFinding{SimulationID: f.SimulationID, Probe: f.Probe,
 			TurnIdx: f.TurnIdx, Evidence: f.Evidence, Detail: detail})
 	}
 	for _, a := range res.apps {
@@ -242,7 +243,7 @@ func (t *probeTasks) task(key string) *analysis.ProbeTask {
 // the probes' tasks made so far, by task key: episodes of one task content
 // share it (and what the probes derive from it), whichever file embeds it,
 // as RunProbes makes one per stored task.
-func probeEpisodeOf(e *Episode, tasks map[string]*analysis.ProbeTask) *analysis.ProbeEpisode {
+func probeEpisodeOf(e *ub.Episode, tasks map[string]*analysis.ProbeTask) *analysis.ProbeEpisode {
 	pe := &analysis.ProbeEpisode{SimulationID: e.SimulationID, Messages: make([]analysis.ProbeMessage, len(e.Messages))}
 	if t := e.TaskRef; t != nil && e.TaskKey != nil {
 		if pe.Task = tasks[*e.TaskKey]; pe.Task == nil {
@@ -262,7 +263,7 @@ func probeEpisodeOf(e *Episode, tasks map[string]*analysis.ProbeTask) *analysis.
 }
 
 // probeTaskOf makes the probes' task from a parsed one.
-func probeTaskOf(t *EpTask) *analysis.ProbeTask {
+func probeTaskOf(t *ub.Task) *analysis.ProbeTask {
 	var acts []analysis.GoldAction
 	for _, a := range t.Actions {
 		if a.Requestor != "user" {

@@ -543,14 +543,14 @@ func (w *writer) appendSessions(b *batch, keep []int) error {
 	rw := queries.NewRowWriter(w.ctx, w.ws)
 	for _, i := range keep {
 		s := b.sessions[i]
-		err := rw.Session(queries.NewSession{ID: s.ID, Developer: s.Developer, Repo: s.Repo, StartedAt: s.StartedAt,
+		err := rw.Session(queries.SessionRow{ID: s.ID, Developer: s.Developer, Repo: s.Repo, StartedAt: s.StartedAt,
 			Format: s.Format, SourceFile: s.SourceFile, Line: s.Line, ContentHash: b.hashes[i], Turns: len(s.Turns), Meta: jsonOrNil(s.Meta)})
 		if err != nil {
 			rw.Close()
 			return fmt.Errorf("%s:%d: session %s: %w", s.SourceFile, s.Line, s.ID, err)
 		}
 		for j, t := range s.Turns {
-			err := rw.Turn(queries.NewTurn{SessionID: s.ID, Idx: j, Role: string(t.Role), Text: t.Text, TS: t.TS,
+			err := rw.Turn(queries.TurnRow{SessionID: s.ID, Idx: j, Role: string(t.Role), Text: t.Text, TS: t.TS,
 				IsCommand: t.IsCommand, Meta: jsonOrNil(t.Meta)})
 			if err != nil {
 				rw.Close()

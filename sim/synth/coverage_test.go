@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim/synth"
@@ -14,21 +15,21 @@ import (
 // per-family applicable and failed counts (from its verdicts). Messages,
 // tasks and prices are not needed.
 type episodeSink struct {
-	runs map[string]queries.NewEpRun
+	runs map[string]ub.Run
 	fam  map[string]int // criterion -> family index
 	eps  map[string]*analysis.FidelityEpisode
 	ids  []string
 }
 
 func newSink() *episodeSink {
-	return &episodeSink{runs: map[string]queries.NewEpRun{}, fam: map[string]int{}, eps: map[string]*analysis.FidelityEpisode{}}
+	return &episodeSink{runs: map[string]ub.Run{}, fam: map[string]int{}, eps: map[string]*analysis.FidelityEpisode{}}
 }
 
-func (s *episodeSink) EpPrice(queries.Price) error            { return nil }
-func (s *episodeSink) EpTask(queries.NewEpTask) error         { return nil }
-func (s *episodeSink) EpMessage(queries.NewEpMessage) error   { return nil }
-func (s *episodeSink) EpToolCall(queries.NewEpToolCall) error { return nil }
-func (s *episodeSink) EpRun(r queries.NewEpRun) error         { s.runs[r.RunID] = r; return nil }
+func (s *episodeSink) EpPrice(queries.Price) error          { return nil }
+func (s *episodeSink) EpTask(*ub.Task) error                { return nil }
+func (s *episodeSink) EpMessage(string, *ub.Message) error  { return nil }
+func (s *episodeSink) EpToolCall(string, ub.ToolCall) error { return nil }
+func (s *episodeSink) EpRun(r ub.Run) error                 { s.runs[r.RunID] = r; return nil }
 func (s *episodeSink) Criterion(c queries.Criterion) error {
 	for i, f := range analysis.FidelityFamilies {
 		if f == c.Family {
@@ -59,7 +60,7 @@ func (s *episodeSink) Verdict(v queries.StoredVerdict) error {
 	return nil
 }
 
-func (s *episodeSink) Episode(x queries.NewEpisode) error {
+func (s *episodeSink) Episode(x *ub.Episode) error {
 	e, r := s.episode(x.SimulationID), s.runs[x.RunID]
 	e.Simulator, e.Agent, e.Domain, e.Task, e.Reward = *r.UserModel, r.Agent, x.Domain, x.TaskID, *x.Reward
 	return nil
