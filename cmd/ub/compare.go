@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	model "github.com/ub-bench/ub" // the data model (ub is a test helper of this package)
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
@@ -108,7 +109,7 @@ func runCompare(c *cli.Context, io *streams, opts compareOptions) error {
 		}
 	}
 	// Fidelity: the graded episodes, labelled as the report labels them.
-	var eps []analysis.FidelityEpisode
+	var eps []model.FidelityEpisode
 	fidSims := map[string]bool{}
 	grader := ""
 	if opts.study != reports.StudyUserBench {

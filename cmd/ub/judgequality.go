@@ -29,9 +29,7 @@ func judgeQuality(c *cli.Context, ws *queries.Workspace, judgeName string) (*rep
 	for _, bn := range m.Bins {
 		q.Bins = append(q.Bins, reports.CalibrationBin{From: bn.From, To: bn.To, N: bn.N, Confidence: bn.Confidence, Accuracy: bn.Accuracy})
 	}
-	for _, p := range m.Coverage {
-		q.Coverage = append(q.Coverage, reports.CoveragePoint{Coverage: p.Coverage, N: p.N, Accuracy: p.Accuracy, Kappa: p.Kappa, Lo: p.Lo, Hi: p.Hi})
-	}
+	q.Coverage = m.Coverage
 	if judgeName == "" {
 		return q, nil, nil
 	}

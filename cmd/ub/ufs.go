@@ -137,7 +137,7 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 		if err != nil {
 			return err
 		}
-		in.Pairs = reports.FidelityPairs(pairs)
+		in.Pairs = pairs
 	}
 	prices, err := queries.UserModelPrices(ctx, db)
 	if err != nil {

@@ -17,12 +17,12 @@ import (
 type episodeSink struct {
 	runs map[string]ub.Run
 	fam  map[string]int // criterion -> family index
-	eps  map[string]*analysis.FidelityEpisode
+	eps  map[string]*ub.FidelityEpisode
 	ids  []string
 }
 
 func newSink() *episodeSink {
-	return &episodeSink{runs: map[string]ub.Run{}, fam: map[string]int{}, eps: map[string]*analysis.FidelityEpisode{}}
+	return &episodeSink{runs: map[string]ub.Run{}, fam: map[string]int{}, eps: map[string]*ub.FidelityEpisode{}}
 }
 
 func (s *episodeSink) EpPrice(queries.Price) error          { return nil }
@@ -31,7 +31,7 @@ func (s *episodeSink) EpMessage(string, *ub.Message) error  { return nil }
 func (s *episodeSink) EpToolCall(string, ub.ToolCall) error { return nil }
 func (s *episodeSink) EpRun(r ub.Run) error                 { s.runs[r.RunID] = r; return nil }
 func (s *episodeSink) Criterion(c queries.Criterion) error {
-	for i, f := range analysis.FidelityFamilies {
+	for i, f := range ub.FidelityFamilies {
 		if f == c.Family {
 			s.fam[c.CriterionID] = i
 		}
@@ -39,10 +39,10 @@ func (s *episodeSink) Criterion(c queries.Criterion) error {
 	return nil
 }
 
-func (s *episodeSink) episode(id string) *analysis.FidelityEpisode {
+func (s *episodeSink) episode(id string) *ub.FidelityEpisode {
 	e := s.eps[id]
 	if e == nil {
-		e = &analysis.FidelityEpisode{ID: id, Cost: math.NaN()}
+		e = &ub.FidelityEpisode{ID: id, Cost: math.NaN()}
 		s.eps[id] = e
 		s.ids = append(s.ids, id)
 	}
@@ -66,8 +66,8 @@ func (s *episodeSink) Episode(x *ub.Episode) error {
 	return nil
 }
 
-func (s *episodeSink) episodes() []analysis.FidelityEpisode {
-	out := make([]analysis.FidelityEpisode, len(s.ids))
+func (s *episodeSink) episodes() []ub.FidelityEpisode {
+	out := make([]ub.FidelityEpisode, len(s.ids))
 	for i, id := range s.ids {
 		out[i] = *s.eps[id]
 	}
