@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/ub-bench/ub"
-	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -63,9 +62,8 @@ type writer struct {
 	// storedHashes is epHashes as the run began, for the reading side
 	// (probeFile), which must not read the map the write side changes.
 	storedHashes map[string]string
-	// probeTasks are the probes' tasks made so far, by task key (probeFile,
-	// on the probing goroutine).
-	probeTasks map[string]*analysis.ProbeTask
+	// prober runs the probes on the probing goroutine (probeFile).
+	prober Prober
 	// probeIn takes each parsed episode file to the probing goroutine
 	// (probeLoop), started with the first.
 	probeIn chan *probeJob

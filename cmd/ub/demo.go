@@ -67,7 +67,7 @@ func runDemo(c *cli.Context, io *streams, opts demoOptions) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	fmt.Fprintf(io.out, "\n== ingest\n")
-	st, err := ingest.Run(c.Context, ws, paths, ingest.Options{Manifest: manifest})
+	st, err := ingest.Run(c.Context, ws, paths, ingest.Options{Manifest: manifest, NewProber: newProber})
 	printIngestSummary(io, st)
 	if err != nil {
 		for _, e := range st.Errors {
