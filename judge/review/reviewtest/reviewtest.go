@@ -31,8 +31,8 @@ type Probe struct {
 	Evidence string
 }
 
-// Episode is one fixture episode; its task and run are made from it.
-type Episode struct {
+// Fixture is one fixture episode; its task and run are made from it.
+type Fixture struct {
 	ID, Domain, TaskID string
 	Reward             float64
 	Reason, Known      string // the task's blueprint
@@ -43,7 +43,7 @@ type Episode struct {
 // Insert writes the episodes, one task and one run each, with
 // queries.RowWriter (turn_idx = the message's position), in one
 // transaction.
-func Insert(ctx context.Context, ws *queries.Workspace, eps []Episode) error {
+func Insert(ctx context.Context, ws *queries.Workspace, eps []Fixture) error {
 	null := func(s string) *string {
 		if s == "" {
 			return nil
@@ -120,8 +120,8 @@ func jsonString(s string) json.RawMessage {
 
 // Three is a small batch of three episodes in two domains with a tool
 // call, a tool result and probe findings.
-func Three() []Episode {
-	return []Episode{
+func Three() []Fixture {
+	return []Fixture{
 		{ID: "sim-a", Domain: "airline", TaskID: "7", Reward: 1, Reason: "You want to cancel reservation ABC123.", Known: "user id mia_li_3668",
 			Messages: []Message{
 				{Role: "assistant", Content: "Hi! How can I help you today?"},
