@@ -15,6 +15,7 @@ import (
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/reports/load"
 )
 
 type compareOptions struct {
@@ -98,8 +99,8 @@ func runCompare(c *cli.Context, io *streams, opts compareOptions) error {
 		if err != nil {
 			return err
 		}
-		if res.Scorer, err = chooseJudge(judges, opts.judge); err != nil {
-			return err
+		if res.Scorer, err = load.ChooseJudge(judges, opts.judge); err != nil {
+			return usageIfOption(err)
 		}
 		if res.Scorer != "" {
 			if st, err = queries.LoadStudy(ctx, db, res.Scorer); err != nil {
@@ -117,7 +118,7 @@ func runCompare(c *cli.Context, io *streams, opts compareOptions) error {
 		if err != nil {
 			return err
 		}
-		if grader, _ = chooseGraders(graders, opts.grader); grader == "" && opts.grader != "" {
+		if grader, _ = load.ChooseGraders(graders, opts.grader); grader == "" && opts.grader != "" {
 			return usagef("compare: --grader %s gave no verdicts here", opts.grader)
 		}
 		if grader != "" {
