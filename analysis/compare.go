@@ -3,6 +3,8 @@ package analysis
 import (
 	"math"
 	"sort"
+
+	"github.com/ub-bench/ub"
 )
 
 // This file holds the two-sided comparison of `ub compare`: one simulator
@@ -95,11 +97,11 @@ type FidelityPair struct {
 // domain; a pair that met different agents is Confounded (success and R
 // not compared), one below [MinScored] paired episodes a side or
 // [MinCommonTasks] common tasks carries a Reason and no test.
-func CompareFidelity(eps []FidelityEpisode, a, b string, threshold float64, opts BootstrapOptions) FidelityPair {
+func CompareFidelity(eps []ub.FidelityEpisode, a, b string, threshold float64, opts BootstrapOptions) FidelityPair {
 	opts = opts.withDefaults()
 	type key struct{ dom, task string }
-	side := func(sim string) map[key][]FidelityEpisode {
-		m := map[key][]FidelityEpisode{}
+	side := func(sim string) map[key][]ub.FidelityEpisode {
+		m := map[key][]ub.FidelityEpisode{}
 		for _, e := range eps {
 			if e.Simulator == sim && e.Scored() {
 				k := key{e.Domain, e.Task}
@@ -117,7 +119,7 @@ func CompareFidelity(eps []FidelityEpisode, a, b string, threshold float64, opts
 		return m
 	}
 	ea, eb := side(a), side(b)
-	var paired []FidelityEpisode
+	var paired []ub.FidelityEpisode
 	agents := map[string]bool{}
 	for k, xs := range ea {
 		ys := eb[k]

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"testing"
+
+	"github.com/ub-bench/ub"
 )
 
 // quantile7Test is Hyndman & Fan's type 7 quantile, written again here so
@@ -74,7 +76,7 @@ func TestCompareFidelity(t *testing.T) {
 	// of task 0 has no partner and is left out.
 	fa := []int{1, 1, 1, 1, 1, 0, 1, 0}
 	fb := []int{0, 0, 0, 0, 0, 1, 1, 0}
-	var eps []FidelityEpisode
+	var eps []ub.FidelityEpisode
 	for j := range 8 {
 		ra, rb := 0.0, 0.0
 		if j < 6 {

@@ -1,7 +1,9 @@
 package analysis
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -97,7 +99,7 @@ func RewardSpread(rows []EpisodeReward) []DomainSpread {
 		sameTasks := true
 		for i, s := range names {
 			a := sims[s]
-			sr := SimReward{UserSim: s, N: a.n, MeanR: math.NaN(), Agents: sortedSet(a.agents)}
+			sr := SimReward{UserSim: s, N: a.n, MeanR: math.NaN(), Agents: slices.Sorted(maps.Keys(a.agents))}
 			if a.n > 0 {
 				sr.MeanR = a.sum / float64(a.n)
 			}
@@ -114,7 +116,7 @@ func RewardSpread(rows []EpisodeReward) []DomainSpread {
 			for ag := range a.agents {
 				allAgents[ag] = true
 			}
-			ts := strings.Join(sortedSet(a.tasks), "\x00")
+			ts := strings.Join(slices.Sorted(maps.Keys(a.tasks)), "\x00")
 			if i == 0 {
 				taskSet = ts
 			} else if ts != taskSet {
@@ -124,7 +126,7 @@ func RewardSpread(rows []EpisodeReward) []DomainSpread {
 		}
 		switch {
 		case len(allAgents) > 1:
-			ds.Confounded, ds.Reason = true, "the simulators met different agents ("+strings.Join(sortedSet(allAgents), ", ")+")"
+			ds.Confounded, ds.Reason = true, "the simulators met different agents ("+strings.Join(slices.Sorted(maps.Keys(allAgents)), ", ")+")"
 		case !sameTasks:
 			ds.Confounded, ds.Reason = true, "the simulators ran different task sets"
 		}

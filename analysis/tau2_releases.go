@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -101,10 +103,10 @@ func Tau2ReleaseWarnings(runs []Tau2Run) []string {
 	var out []string
 	if len(before) > 0 && len(after) > 0 {
 		out = append(out, fmt.Sprintf("banking_knowledge runs mix tau2-bench releases before %s (%s) and from it on (%s): tau2 changed that domain's grading in %s, and declares its scores not comparable across it",
-			tau2GradingChange, strings.Join(sortedSet(before), ", "), strings.Join(sortedSet(after), ", "), tau2GradingChange))
+			tau2GradingChange, strings.Join(slices.Sorted(maps.Keys(before)), ", "), strings.Join(slices.Sorted(maps.Keys(after)), ", "), tau2GradingChange))
 	} else if len(unknown) > 0 && len(before)+len(after) > 0 {
 		out = append(out, fmt.Sprintf("banking_knowledge runs from %d commit(s) of no known release beside runs of %s: whether they are graded alike (tau2 changed that domain's grading in %s) cannot be told",
-			len(unknown), strings.Join(append(sortedSet(before), sortedSet(after)...), ", "), tau2GradingChange))
+			len(unknown), strings.Join(append(slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after))...), ", "), tau2GradingChange))
 	}
 	return out
 }

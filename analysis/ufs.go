@@ -3,94 +3,18 @@ package analysis
 import (
 	"math"
 	"sort"
+
+	"github.com/ub-bench/ub"
 )
 
 // The user-fidelity analyses of SPEC 6.4 (UserProxyBench, seed 002). They
 // take plain episodes, as graded by one grader, and return plain structs.
 
-// FidelityFamilies are the failure families, in the order of
-// FidelityEpisode's counts.
-var FidelityFamilies = [4]string{"disclosure", "goal_deviation", "groundedness", "omitted_info"}
-
-// FamDisclosure is the index of disclosure in FidelityFamilies.
-const FamDisclosure = 0
-
-// FidelityEpisode is one episode as one grader graded it.
-type FidelityEpisode struct {
-	ID, Simulator, Agent, Domain, Task string
-	Trial                              int     // the file's trial number (0 when none)
-	Reward                             float64 // the agent's task reward R; NaN when unknown
-	Cost                               float64 // user-side cost of the simulation; NaN when unknown
-	CostEstimated                      bool    // Cost comes from tokens x a price table
-	// Applicable and Failed count the criteria (of each family, in the
-	// order of FidelityFamilies) that applied (pass or fail) and failed.
-	Applicable, Failed [4]int
-	Probes             []string // probes that fired (P0 excludes the episode)
-	AgentTurns         int      // agent messages, tool-call-only ones included
-	AgentQuestions     int      // agent messages holding a question
-	AgentToolCalls     int
-}
-
-// P0 is whether the episode is flagged as not belonging to its task.
-func (e FidelityEpisode) P0() bool { return e.HasProbe("P0") }
-
-// HasProbe is whether probe fired in the episode.
-func (e FidelityEpisode) HasProbe(p string) bool {
-	for _, x := range e.Probes {
-		if x == p {
-			return true
-		}
-	}
-	return false
-}
-
-// Success is R >= threshold (SPEC 6.1: R = 1 in tau2, threshold 1).
-func (e FidelityEpisode) Success(threshold float64) bool {
-	return !math.IsNaN(e.Reward) && e.Reward >= threshold
-}
-
-// scoredWith reports whether the episode is scored when only the families
-// with keep[f] count, and its fidelity then: f = 1 when every applicable
-// criterion of those families passed (SPEC 6.2, seed eq. 1).
-func (e FidelityEpisode) scoredWith(keep [4]bool) (scored bool, f int) {
-	if e.P0() {
-		return false, 0
-	}
-	app, failed := 0, 0
-	for i := range keep {
-		if keep[i] {
-			app += e.Applicable[i]
-			failed += e.Failed[i]
-		}
-	}
-	if app == 0 {
-		return false, 0
-	}
-	if failed == 0 {
-		return true, 1
-	}
-	return true, 0
-}
-
-var allFamilies = [4]bool{true, true, true, true}
-
-// Scored is whether the episode counts toward UFS (not P0, something
-// applied), and F its fidelity f_i.
-func (e FidelityEpisode) Scored() bool { s, _ := e.scoredWith(allFamilies); return s }
-
-// F is the episode's fidelity f_i: 1 when every applicable criterion
-// passed, else 0 (meaningful only when Scored).
-func (e FidelityEpisode) F() int { _, f := e.scoredWith(allFamilies); return f }
-
-// Present is whether family fam (an index of FidelityFamilies) is present:
-// at least one of its criteria failed.
-func (e FidelityEpisode) Present(fam int) bool { return e.Failed[fam] > 0 }
-
 // LabelSimulators names each episode's simulator by its user simulator,
 // adding " / agent" when the same user simulator ran with more than one
 // agent, so that runs of one user model against different agents stay
 // apart (their rewards are not comparable).
-func LabelSimulators(eps []FidelityEpisode) {
+func LabelSimulators(eps []ub.FidelityEpisode) {
 	agents := map[string]map[string]bool{}
 	for _, e := range eps {
 		if agents[e.Simulator] == nil {
@@ -137,11 +61,11 @@ type SimUFS struct {
 // domain and as the unweighted mean over domains (SPEC 6.2), with the
 // counts of excluded episodes, mean R and cost per simulation. Simulators
 // come sorted by name. threshold is the success threshold on R.
-func UFSBySimulator(eps []FidelityEpisode, threshold float64) []SimUFS {
-	return ufsBy(eps, allFamilies, threshold)
+func UFSBySimulator(eps []ub.FidelityEpisode, threshold float64) []SimUFS {
+	return ufsBy(eps, ub.AllFamilies, threshold)
 }
 
-func ufsBy(eps []FidelityEpisode, keep [4]bool, threshold float64) []SimUFS {
+func ufsBy(eps []ub.FidelityEpisode, keep [4]bool, threshold float64) []SimUFS {
 	type acc struct {
 		d          DomainUFS
 		fsum, rsum float64
@@ -166,7 +90,7 @@ func ufsBy(eps []FidelityEpisode, keep [4]bool, threshold float64) []SimUFS {
 			c.CostEstimated = c.CostEstimated || e.CostEstimated
 		}
 		a.d.Episodes++
-		scored, f := e.scoredWith(keep)
+		scored, f := e.ScoredWith(keep)
 		switch {
 		case e.P0():
 			a.d.ExcludedP0++
@@ -358,10 +282,10 @@ type RewardFidelityRow struct {
 // the share of successful episodes with f = 0, and of all episodes with
 // success and f = 0, per simulator and domain, per simulator over its
 // domains (Domain ""), and over everything (Simulator "", Domain "").
-func RewardFidelity(eps []FidelityEpisode, threshold float64) []RewardFidelityRow {
+func RewardFidelity(eps []ub.FidelityEpisode, threshold float64) []RewardFidelityRow {
 	type key struct{ sim, dom string }
 	m := map[key]*RewardFidelityRow{}
-	add := func(k key, e FidelityEpisode) {
+	add := func(k key, e ub.FidelityEpisode) {
 		r := m[k]
 		if r == nil {
 			r = &RewardFidelityRow{Simulator: k.sim, Domain: k.dom}
@@ -453,13 +377,13 @@ const MinCell = 5
 // and, per (simulator, domain) cell with at least MinCell scored episodes
 // with a known R on each side, the agent pass rate with the family present
 // minus absent; the mean, median, number of cells and of sign changes.
-func FamilyEffects(eps []FidelityEpisode, threshold float64) []FamilyEffect {
+func FamilyEffects(eps []ub.FidelityEpisode, threshold float64) []FamilyEffect {
 	type cell struct {
 		n, pass [2]int // [absent, present]
 	}
 	scored := 0
 	var out []FamilyEffect
-	for fi, fam := range FidelityFamilies {
+	for fi, fam := range ub.FidelityFamilies {
 		fe := FamilyEffect{Family: fam}
 		cells := map[[2]string]*cell{}
 		for _, e := range eps {
@@ -544,8 +468,8 @@ type Rerank struct {
 // family but disclosure, and with disclosure alone (each an unweighted mean
 // over domains, an episode scored when a criterion of the kept families
 // applied), ranks them under each and correlates the rankings.
-func DisclosureRerank(eps []FidelityEpisode, threshold float64) (Rerank, error) {
-	all := ufsBy(eps, allFamilies, threshold)
+func DisclosureRerank(eps []ub.FidelityEpisode, threshold float64) (Rerank, error) {
+	all := ufsBy(eps, ub.AllFamilies, threshold)
 	non := ufsBy(eps, [4]bool{false, true, true, true}, threshold)
 	disc := ufsBy(eps, [4]bool{true, false, false, false}, threshold)
 	var r Rerank
@@ -618,7 +542,7 @@ type Effort struct {
 // the tasks every simulator completed (a non-P0 episode with a known R for
 // each (domain, task)), each simulator's mean agent turns, UFS and mean R,
 // with Pearson r of turns against UFS and against R across simulators.
-func AgentEffort(eps []FidelityEpisode, threshold float64) (Effort, error) {
+func AgentEffort(eps []ub.FidelityEpisode, threshold float64) (Effort, error) {
 	sims := map[string]bool{}
 	done := map[[2]string]map[string]bool{}
 	for _, e := range eps {
@@ -641,7 +565,7 @@ func AgentEffort(eps []FidelityEpisode, threshold float64) (Effort, error) {
 	var out Effort
 	out.CommonTasks = len(common)
 	names := sortedKeys(sims)
-	var commonEps []FidelityEpisode
+	var commonEps []ub.FidelityEpisode
 	for _, e := range eps {
 		if common[[2]string{e.Domain, e.Task}] && !e.P0() && !math.IsNaN(e.Reward) {
 			commonEps = append(commonEps, e)
@@ -671,7 +595,7 @@ func AgentEffort(eps []FidelityEpisode, threshold float64) (Effort, error) {
 				continue
 			}
 			p := 0
-			if e.Present(FamDisclosure) {
+			if e.Present(ub.FamDisclosure) {
 				p = 1
 			}
 			n[p]++
@@ -733,7 +657,7 @@ type ProbeOverlapRow struct {
 // those where every applicable criterion nevertheless passed, and folds it
 // into UFS (f_i = 0 where it fired; unweighted over domains); changed says
 // per probe whether the ranking of simulators changes.
-func ProbeOverlap(eps []FidelityEpisode, threshold float64) (rows []ProbeOverlapRow, changed map[string]bool) {
+func ProbeOverlap(eps []ub.FidelityEpisode, threshold float64) (rows []ProbeOverlapRow, changed map[string]bool) {
 	probes := map[string]bool{}
 	for _, e := range eps {
 		if !e.Scored() {
@@ -748,7 +672,7 @@ func ProbeOverlap(eps []FidelityEpisode, threshold float64) (rows []ProbeOverlap
 	base := UFSBySimulator(eps, threshold)
 	changed = map[string]bool{}
 	for _, p := range sortedKeys(probes) {
-		folded := make([]FidelityEpisode, len(eps))
+		folded := make([]ub.FidelityEpisode, len(eps))
 		copy(folded, eps)
 		fired, allPass := map[string]int{}, map[string]int{}
 		for i, e := range folded {
@@ -801,23 +725,12 @@ type FamilyAgreement struct {
 	Kappa  Kappa // Cohen's kappa over pass / fail / na
 }
 
-// VerdictPair is one (episode, criterion) both graders judged, or N of
-// them: the pairs of one episode and family on which the graders gave the
-// same two verdicts A and B, counted once (N 0 is read as 1).
-type VerdictPair struct {
-	Episode, Family, A, B string
-	N                     int
-}
-
-// count is the number of (episode, criterion) pairs p stands for.
-func (p VerdictPair) count() int { return max(p.N, 1) }
-
 // GraderAgreement gives Cohen's kappa (CohenKappa over the labels pass,
 // fail, na) between two graders per criterion family and over all, and
 // the number of episodes both graded with the same f (an episode's f from
 // the pairs alone; episodes where nothing applied for either are left out
 // of that count). Families without pairs are omitted.
-func GraderAgreement(pairs []VerdictPair) (fams []FamilyAgreement, sameF, episodes int) {
+func GraderAgreement(pairs []ub.VerdictPair) (fams []FamilyAgreement, sameF, episodes int) {
 	by := map[string]Confusion{}
 	labels := []string{"fail", "na", "pass"}
 	all := ConfusionOf(labels)
@@ -826,7 +739,7 @@ func GraderAgreement(pairs []VerdictPair) (fams []FamilyAgreement, sameF, episod
 	eq := map[string]int{}
 	n := map[string]int{}
 	for _, p := range pairs {
-		k := p.count()
+		k := p.Count()
 		c, ok := by[p.Family]
 		if !ok {
 			c = ConfusionOf(labels)
@@ -840,10 +753,10 @@ func GraderAgreement(pairs []VerdictPair) (fams []FamilyAgreement, sameF, episod
 			eq["all"] += k
 		}
 		n["all"] += k
-		e := eps[p.Episode]
+		e := eps[p.SimulationID]
 		if e == nil {
 			e = &ef{}
-			eps[p.Episode] = e
+			eps[p.SimulationID] = e
 		}
 		if p.A != "na" {
 			e.appA += k
@@ -858,7 +771,7 @@ func GraderAgreement(pairs []VerdictPair) (fams []FamilyAgreement, sameF, episod
 			e.failB += k
 		}
 	}
-	for _, f := range FidelityFamilies {
+	for _, f := range ub.FidelityFamilies {
 		if c, ok := by[f]; ok {
 			fams = append(fams, FamilyAgreement{Family: f, N: n[f], Equal: eq[f], Kappa: CohenKappa(c)})
 		}

@@ -3,12 +3,14 @@ package analysis
 import (
 	"math"
 	"testing"
+
+	"github.com/ub-bench/ub"
 )
 
 // ep builds a graded episode: app/fail are the applicable and failed
 // counts of one family (index fam); reward -1 means unknown.
-func ep(sim, dom, task string, reward float64, fam, app, fail int, probes ...string) FidelityEpisode {
-	e := FidelityEpisode{ID: sim + dom + task, Simulator: sim, Agent: "agent", Domain: dom, Task: task, Reward: reward, Cost: math.NaN(), Probes: probes}
+func ep(sim, dom, task string, reward float64, fam, app, fail int, probes ...string) ub.FidelityEpisode {
+	e := ub.FidelityEpisode{ID: sim + dom + task, Simulator: sim, Agent: "agent", Domain: dom, Task: task, Reward: reward, Cost: math.NaN(), Probes: probes}
 	if reward < 0 {
 		e.Reward = math.NaN()
 	}
@@ -23,7 +25,7 @@ func TestUFSBySimulator(t *testing.T) {
 	a1.Cost = 0.02
 	a2 := ep("A", "airline", "2", 0, 1, 3, 1) // f = 0
 	a2.Cost, a2.CostEstimated = 0.04, true
-	eps := []FidelityEpisode{
+	eps := []ub.FidelityEpisode{
 		a1, a2,
 		ep("A", "airline", "3", 1, 2, 0, 0),       // nothing applies: excluded
 		ep("A", "airline", "4", 1, 0, 1, 0, "P0"), // P0: excluded
@@ -51,7 +53,7 @@ func TestUFSBySimulator(t *testing.T) {
 }
 
 func TestLabelSimulators(t *testing.T) {
-	eps := []FidelityEpisode{{Simulator: "u", Agent: "x"}, {Simulator: "u", Agent: "y"}, {Simulator: "v", Agent: "x"}}
+	eps := []ub.FidelityEpisode{{Simulator: "u", Agent: "x"}, {Simulator: "u", Agent: "y"}, {Simulator: "v", Agent: "x"}}
 	LabelSimulators(eps)
 	if eps[0].Simulator != "u / x" || eps[1].Simulator != "u / y" || eps[2].Simulator != "v" {
 		t.Errorf("%+v", eps)
@@ -101,7 +103,7 @@ func TestFrontier(t *testing.T) {
 }
 
 func TestFamilyEffects(t *testing.T) {
-	var eps []FidelityEpisode
+	var eps []ub.FidelityEpisode
 	add := func(sim string, n, pass, fail int) { // n episodes, pass succeed, goal_deviation failed `fail` times
 		for i := 0; i < n; i++ {
 			r := 0.0
@@ -133,7 +135,7 @@ func TestFamilyEffects(t *testing.T) {
 }
 
 func TestRewardFidelity(t *testing.T) {
-	eps := []FidelityEpisode{
+	eps := []ub.FidelityEpisode{
 		ep("A", "x", "1", 1, 0, 1, 1), // success, f 0
 		ep("A", "x", "2", 1, 0, 1, 0), // success, f 1
 		ep("A", "y", "1", 0, 0, 1, 1), // fail, f 0
@@ -156,8 +158,8 @@ func TestRewardFidelity(t *testing.T) {
 func TestDisclosureRerank(t *testing.T) {
 	// Per simulator, one episode per (family split): d = disclosure
 	// episode, n = non-disclosure episode (goal_deviation).
-	mk := func(sim string, dfail, nfail [2]int) []FidelityEpisode {
-		var out []FidelityEpisode
+	mk := func(sim string, dfail, nfail [2]int) []ub.FidelityEpisode {
+		var out []ub.FidelityEpisode
 		for i := 0; i < 2; i++ {
 			e := ep(sim, "x", string(rune('a'+i)), 1, 0, 1, dfail[i])
 			e.Applicable[1], e.Failed[1] = 1, nfail[i]
@@ -165,7 +167,7 @@ func TestDisclosureRerank(t *testing.T) {
 		}
 		return out
 	}
-	var eps []FidelityEpisode
+	var eps []ub.FidelityEpisode
 	eps = append(eps, mk("A", [2]int{0, 0}, [2]int{1, 1})...) // disc 1.0, non 0.0, all 0.0
 	eps = append(eps, mk("B", [2]int{1, 0}, [2]int{0, 0})...) // disc 0.5, non 1.0, all 0.5
 	eps = append(eps, mk("C", [2]int{1, 1}, [2]int{0, 1})...) // disc 0.0, non 0.5, all 0.0
@@ -192,12 +194,12 @@ func TestDisclosureRerank(t *testing.T) {
 }
 
 func TestAgentEffort(t *testing.T) {
-	mk := func(sim, task string, reward float64, disc, tools, questions, turns int) FidelityEpisode {
+	mk := func(sim, task string, reward float64, disc, tools, questions, turns int) ub.FidelityEpisode {
 		e := ep(sim, "x", task, reward, 0, 1, disc)
 		e.AgentToolCalls, e.AgentQuestions, e.AgentTurns = tools, questions, turns
 		return e
 	}
-	eps := []FidelityEpisode{
+	eps := []ub.FidelityEpisode{
 		mk("A", "1", 1, 1, 2, 0, 2), mk("A", "2", 1, 1, 4, 1, 2), mk("A", "3", 1, 0, 5, 1, 2), mk("A", "4", 1, 0, 7, 2, 2),
 		mk("B", "1", 1, 0, 3, 1, 4), mk("B", "2", 0, 1, 9, 9, 4), mk("B", "3", 1, 0, 3, 1, 4), mk("B", "4", 1, 1, 4, 3, 4),
 		mk("C", "1", 1, 0, 1, 0, 6), mk("C", "2", 1, 0, 1, 0, 6), mk("C", "3", 1, 0, 1, 0, 6), mk("C", "4", 1, 0, 1, 0, 6),
@@ -227,7 +229,7 @@ func TestAgentEffort(t *testing.T) {
 }
 
 func TestProbeOverlap(t *testing.T) {
-	eps := []FidelityEpisode{
+	eps := []ub.FidelityEpisode{
 		ep("A", "x", "1", 1, 0, 1, 0, "P2"), // fires, all pass
 		ep("A", "x", "2", 1, 0, 1, 0),
 		ep("B", "x", "1", 1, 0, 1, 0),
@@ -246,14 +248,14 @@ func TestProbeOverlap(t *testing.T) {
 // verdicts are counted in one (N), as the workspace hands them over.
 func TestGraderAgreement(t *testing.T) {
 	for _, counted := range []bool{false, true} {
-		var pairs []VerdictPair
+		var pairs []ub.VerdictPair
 		add := func(ep, fam, a, b string, n int) {
 			if counted {
-				pairs = append(pairs, VerdictPair{Episode: ep, Family: fam, A: a, B: b, N: n})
+				pairs = append(pairs, ub.VerdictPair{SimulationID: ep, Family: fam, A: a, B: b, N: n})
 				return
 			}
 			for i := 0; i < n; i++ {
-				pairs = append(pairs, VerdictPair{Episode: ep, Family: fam, A: a, B: b})
+				pairs = append(pairs, ub.VerdictPair{SimulationID: ep, Family: fam, A: a, B: b})
 			}
 		}
 		add("e1", "disclosure", "pass", "pass", 3)

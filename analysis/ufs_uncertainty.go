@@ -3,6 +3,8 @@ package analysis
 import (
 	"math"
 	"sort"
+
+	"github.com/ub-bench/ub"
 )
 
 // Uncertainty for the user-fidelity analyses (SPEC 6.4 and 9): Wilson
@@ -41,7 +43,7 @@ func SmallSimulators(ufs []SimUFS) (names []string, scored []int) {
 }
 
 // WithoutSimulators returns the episodes whose simulator is not in drop.
-func WithoutSimulators(eps []FidelityEpisode, drop []string) []FidelityEpisode {
+func WithoutSimulators(eps []ub.FidelityEpisode, drop []string) []ub.FidelityEpisode {
 	if len(drop) == 0 {
 		return eps
 	}
@@ -49,7 +51,7 @@ func WithoutSimulators(eps []FidelityEpisode, drop []string) []FidelityEpisode {
 	for _, s := range drop {
 		d[s] = true
 	}
-	var out []FidelityEpisode
+	var out []ub.FidelityEpisode
 	for _, e := range eps {
 		if !d[e.Simulator] {
 			out = append(out, e)
@@ -82,7 +84,7 @@ type fidIndex struct {
 	cell    [][][]taskAgg // [sim][domain][task]
 }
 
-func newFidIndex(eps []FidelityEpisode, threshold float64) *fidIndex {
+func newFidIndex(eps []ub.FidelityEpisode, threshold float64) *fidIndex {
 	simSet, domTasks := map[string]bool{}, map[string]map[string]bool{}
 	for _, e := range eps {
 		simSet[e.Simulator] = true
@@ -290,7 +292,7 @@ type FidelityUncertainty struct {
 // stability over the same replicates and the simulators not
 // distinguishable from the choice; the family effects' mean and median over
 // cells. cost gives each simulator's cost per simulation (NaN: unknown).
-func FidelityIntervals(eps []FidelityEpisode, threshold float64, cost map[string]float64, qs []float64, rule FrontierRule, opts BootstrapOptions) FidelityUncertainty {
+func FidelityIntervals(eps []ub.FidelityEpisode, threshold float64, cost map[string]float64, qs []float64, rule FrontierRule, opts BootstrapOptions) FidelityUncertainty {
 	opts = opts.withDefaults()
 	if rule == "" {
 		rule = RulePoint
@@ -302,8 +304,8 @@ func FidelityIntervals(eps []FidelityEpisode, threshold float64, cost map[string
 	// family effects.
 	reps := make([][]float64, ns) // UFS per replicate
 	rreps := make([][]float64, ns)
-	famMean := make([][]float64, len(FidelityFamilies))
-	famMed := make([][]float64, len(FidelityFamilies))
+	famMean := make([][]float64, len(ub.FidelityFamilies))
+	famMed := make([][]float64, len(ub.FidelityFamilies))
 	var famDropped [4][2]int
 	ClusterReplicates(ix.sizes(), opts, func(_ int, w [][]int) {
 		for i := range ns {
@@ -311,7 +313,7 @@ func FidelityIntervals(eps []FidelityEpisode, threshold float64, cost map[string
 			reps[i] = append(reps[i], u)
 			rreps[i] = append(rreps[i], r)
 		}
-		for fi := range FidelityFamilies {
+		for fi := range ub.FidelityFamilies {
 			m, md := ix.familyEffect(fi, w)
 			if math.IsNaN(m) {
 				famDropped[fi][0]++
@@ -351,7 +353,7 @@ func FidelityIntervals(eps []FidelityEpisode, threshold float64, cost map[string
 		}
 		out.Sims = append(out.Sims, si)
 	}
-	for fi, fam := range FidelityFamilies {
+	for fi, fam := range ub.FidelityFamilies {
 		m, md := ix.familyEffect(fi, ones)
 		fiv := FamilyInterval{Family: fam,
 			Mean:   bootOf(m, famMean[fi], opts),
@@ -498,15 +500,15 @@ type PairComparison struct {
 // family of f while the success family holds same-agent pairs only; a pair
 // with fewer than MinCommonTasks common tasks, or a simulator below
 // MinScored, is listed with the reason and not tested.
-func PairwiseFidelity(eps []FidelityEpisode, threshold float64, opts BootstrapOptions) []PairComparison {
+func PairwiseFidelity(eps []ub.FidelityEpisode, threshold float64, opts BootstrapOptions) []PairComparison {
 	opts = opts.withDefaults()
 	type key struct{ dom, task string }
-	by := map[string]map[key][]FidelityEpisode{}
+	by := map[string]map[key][]ub.FidelityEpisode{}
 	agents := map[string]map[string]bool{}
 	scored := map[string]int{}
 	for _, e := range eps {
 		if by[e.Simulator] == nil {
-			by[e.Simulator] = map[key][]FidelityEpisode{}
+			by[e.Simulator] = map[key][]ub.FidelityEpisode{}
 			agents[e.Simulator] = map[string]bool{}
 		}
 		agents[e.Simulator][e.Agent] = true
@@ -678,7 +680,7 @@ type TrialRow struct {
 // UFS^k) and returns pass^k and UFS^k for k = 1..maxK over the tasks with at
 // least k trials. Repeated trials are the episodes of one (agent, user
 // simulator, task); the simulator label already tells agents apart.
-func FidelityTrials(eps []FidelityEpisode, threshold float64, maxK int) []TrialRow {
+func FidelityTrials(eps []ub.FidelityEpisode, threshold float64, maxK int) []TrialRow {
 	type key struct{ sim, dom, task string }
 	pass, fid := map[key]*TaskTrials{}, map[key]*TaskTrials{}
 	for _, e := range eps {

@@ -5,12 +5,14 @@ import (
 	"math"
 	"sort"
 	"testing"
+
+	"github.com/ub-bench/ub"
 )
 
 // fep is a scored episode (one applicable criterion) with fidelity f and
 // reward r.
-func fep(sim, dom, task string, trial, f int, r float64) FidelityEpisode {
-	e := FidelityEpisode{ID: fmt.Sprintf("%s/%s/%s/%d", sim, dom, task, trial), Simulator: sim, Agent: "agent", Domain: dom, Task: task,
+func fep(sim, dom, task string, trial, f int, r float64) ub.FidelityEpisode {
+	e := ub.FidelityEpisode{ID: fmt.Sprintf("%s/%s/%s/%d", sim, dom, task, trial), Simulator: sim, Agent: "agent", Domain: dom, Task: task,
 		Trial: trial, Reward: r, Cost: math.NaN()}
 	e.Applicable[1] = 1
 	if f == 0 {
@@ -21,7 +23,7 @@ func fep(sim, dom, task string, trial, f int, r float64) FidelityEpisode {
 
 func TestFidelityIntervalsAgainstAnIndependentBootstrap(t *testing.T) {
 	// Two simulators on 2 domains x 6 tasks; f and R vary by task.
-	var eps []FidelityEpisode
+	var eps []ub.FidelityEpisode
 	fA := map[string][]int{"d1": {1, 1, 0, 1, 0, 1}, "d2": {1, 0, 0, 1, 1, 1}}
 	fB := map[string][]int{"d1": {0, 1, 0, 0, 0, 1}, "d2": {1, 0, 0, 0, 1, 0}}
 	for _, d := range []string{"d1", "d2"} {
@@ -114,7 +116,7 @@ func TestPairwiseFidelity(t *testing.T) {
 	// p = 2/16 = .125 (C's pairs test f only).
 	fa := []int{1, 1, 1, 1, 1, 0, 1, 0}
 	fb := []int{0, 0, 0, 0, 0, 1, 1, 0}
-	var eps []FidelityEpisode
+	var eps []ub.FidelityEpisode
 	for j := range 8 {
 		ra, rb := 0.0, 0.0
 		if j < 6 {
@@ -183,7 +185,7 @@ func TestFidelityTrials(t *testing.T) {
 	// with 2 successes, f 1,1. pass^2 = (C(3,2)/C(4,2) + 1) / 2 = (1/2 + 1)/2
 	// = .75; pass^3: only task x, C(3,3)/C(4,3) = 1/4. UFS^2: (C(3,2)/C(4,2)
 	// + 1)/2 = .75 as well.
-	var eps []FidelityEpisode
+	var eps []ub.FidelityEpisode
 	for k, v := range [][2]int{{1, 1}, {1, 1}, {0, 0}, {1, 1}} {
 		eps = append(eps, fep("A", "d", "x", k, v[1], float64(v[0])))
 	}
@@ -204,7 +206,7 @@ func TestRewardVarianceAndSmallSimulators(t *testing.T) {
 	// and is left out (as is a NaN reward).
 	y := [][]float64{{0, 4, 8}, {1, 5, 12}, {5, 9, 10}}
 	var rows []TrialReward
-	var eps []FidelityEpisode
+	var eps []ub.FidelityEpisode
 	for j := range 3 {
 		for i := range 3 {
 			for k := range 7 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/ingest/lines"
 	"path/filepath"
 	"strconv"
@@ -137,7 +138,7 @@ type aiderParser struct {
 	twoSpaceDevLine bool   // the current session has a "####" line ending in two spaces
 
 	// classification of the current session
-	turns []Turn
+	turns []ub.Turn
 	text  []byte // the current developer message or console run
 }
 
@@ -311,12 +312,12 @@ func aiderLineKind(l []byte, contiguous bool) aiderKind {
 }
 
 // classify turns the buffered session lines into a Session (rules 2-10).
-func (p *aiderParser) classify(contiguous bool) *Session {
+func (p *aiderParser) classify(contiguous bool) *ub.Session {
 	style := aiderBlankSeparated
 	if contiguous {
 		style = aiderContiguous
 	}
-	s := &Session{
+	s := &ub.Session{
 		ID:         StableID("aider", p.base, p.hdrText, strconv.Itoa(p.ordinal)),
 		StartedAt:  p.startedAt,
 		Format:     "aider",
@@ -341,10 +342,10 @@ func (p *aiderParser) classify(contiguous bool) *Session {
 			p.devTurn(string(aiderTrimBlankLines(p.text)))
 		case aiderTool:
 			if t := aiderTrimBlankLines(p.text); len(t) > 0 {
-				p.turns = append(p.turns, Turn{Role: RoleTool, Text: string(t), Meta: map[string]any{"kind": "console"}})
+				p.turns = append(p.turns, ub.Turn{Role: ub.RoleTool, Text: string(t), Meta: map[string]any{"kind": "console"}})
 			}
 		case aiderAgentText:
-			p.turns = append(p.turns, Turn{Role: RoleAgent, Text: string(p.raw[agentStart:agentEnd])})
+			p.turns = append(p.turns, ub.Turn{Role: ub.RoleAgent, Text: string(p.raw[agentStart:agentEnd])})
 		}
 		cur = aiderNone
 		p.text = p.text[:0]
@@ -411,7 +412,7 @@ func (p *aiderParser) classify(contiguous bool) *Session {
 	}
 	flush()
 	if len(p.turns) > 0 {
-		s.Turns = append([]Turn(nil), p.turns...)
+		s.Turns = append([]ub.Turn(nil), p.turns...)
 	}
 	return s
 }
@@ -428,7 +429,7 @@ func aiderDevText(l []byte) []byte {
 
 // aiderBanner records in s.Meta the aider version and model named by a
 // startup console line, and reports which of the two s.Meta now holds.
-func aiderBanner(s *Session, t []byte) (version, model bool) {
+func aiderBanner(s *ub.Session, t []byte) (version, model bool) {
 	_, version = s.Meta["aider_version"]
 	_, model = s.Meta["model"]
 	if !version {
@@ -460,10 +461,10 @@ func (p *aiderParser) devTurn(text string) {
 		text = "<blank>" // only empty lines: an empty submission
 	}
 	if aiderIsConfirmation(text) {
-		p.turns = append(p.turns, Turn{Role: RoleTool, Text: text, Meta: map[string]any{"kind": "confirm"}})
+		p.turns = append(p.turns, ub.Turn{Role: ub.RoleTool, Text: text, Meta: map[string]any{"kind": "confirm"}})
 		return
 	}
-	t := Turn{Role: RoleDeveloper, Text: text}
+	t := ub.Turn{Role: ub.RoleDeveloper, Text: text}
 	switch {
 	case text == "<blank>":
 		t.IsCommand = true
@@ -488,8 +489,8 @@ func aiderIsConfirmation(text string) bool {
 
 // aiderEchoOf returns the command prev ran when text is aider's echo of its
 // argument (rule 6), or "".
-func aiderEchoOf(prev *Turn, text string) string {
-	if prev.Role != RoleDeveloper || !prev.IsCommand || prev.Meta != nil || prev.Text[0] != '/' {
+func aiderEchoOf(prev *ub.Turn, text string) string {
+	if prev.Role != ub.RoleDeveloper || !prev.IsCommand || prev.Meta != nil || prev.Text[0] != '/' {
 		return ""
 	}
 	cmd, arg, ok := strings.Cut(prev.Text, " ")

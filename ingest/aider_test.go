@@ -15,11 +15,13 @@ import (
 	"testing/iotest"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ub-bench/ub"
 )
 
 // aiderTurn is the part of a Turn the tests compare.
 type aiderTurn struct {
-	Role Role
+	Role ub.Role
 	Text string
 	Cmd  bool
 	Meta map[string]any
@@ -37,23 +39,23 @@ type aiderSession struct {
 	Turns []aiderTurn
 }
 
-func aDev(text string) aiderTurn   { return aiderTurn{Role: RoleDeveloper, Text: text} }
-func aCmd(text string) aiderTurn   { return aiderTurn{Role: RoleDeveloper, Text: text, Cmd: true} }
-func aAgent(text string) aiderTurn { return aiderTurn{Role: RoleAgent, Text: text} }
+func aDev(text string) aiderTurn   { return aiderTurn{Role: ub.RoleDeveloper, Text: text} }
+func aCmd(text string) aiderTurn   { return aiderTurn{Role: ub.RoleDeveloper, Text: text, Cmd: true} }
+func aAgent(text string) aiderTurn { return aiderTurn{Role: ub.RoleAgent, Text: text} }
 func aConsole(text string) aiderTurn {
-	return aiderTurn{RoleTool, text, false, map[string]any{"kind": "console"}}
+	return aiderTurn{ub.RoleTool, text, false, map[string]any{"kind": "console"}}
 }
 func aConfirm(text string) aiderTurn {
-	return aiderTurn{RoleTool, text, false, map[string]any{"kind": "confirm"}}
+	return aiderTurn{ub.RoleTool, text, false, map[string]any{"kind": "confirm"}}
 }
 func aBlank() aiderTurn {
-	return aiderTurn{RoleDeveloper, "<blank>", true, map[string]any{"blank": true}}
+	return aiderTurn{ub.RoleDeveloper, "<blank>", true, map[string]any{"blank": true}}
 }
 func aEcho(cmd, text string) aiderTurn {
-	return aiderTurn{RoleDeveloper, text, true, map[string]any{"echo_of": cmd}}
+	return aiderTurn{ub.RoleDeveloper, text, true, map[string]any{"echo_of": cmd}}
 }
 
-func aiderView(s *Session) aiderSession {
+func aiderView(s *ub.Session) aiderSession {
 	v := aiderSession{Line: s.Line, Start: s.StartedAt.Format(aiderTimeLayout), Meta: s.Meta}
 	for _, t := range s.Turns {
 		v.Turns = append(v.Turns, aiderTurn{t.Role, t.Text, t.IsCommand, t.Meta})
@@ -294,7 +296,7 @@ func compareAiderSessions(t *testing.T, got, want []aiderSession) {
 
 // checkAiderSession checks what holds for every emitted session, whatever
 // the input (also used by the fuzz target and the corpus test).
-func checkAiderSession(t testing.TB, path string, s *Session) {
+func checkAiderSession(t testing.TB, path string, s *ub.Session) {
 	t.Helper()
 	if s.Format != "aider" || s.SourceFile != path || s.Developer != "" || s.Repo != "" {
 		t.Errorf("session at line %d: format %q source %q developer %q repo %q", s.Line, s.Format, s.SourceFile, s.Developer, s.Repo)
@@ -306,7 +308,7 @@ func checkAiderSession(t testing.TB, path string, s *Session) {
 		t.Errorf("session at line %d has no developer turn", s.Line)
 	}
 	for i, tu := range s.Turns {
-		if !tu.Role.Valid() || tu.Role == RoleSystem {
+		if !tu.Role.Valid() || tu.Role == ub.RoleSystem {
 			t.Errorf("session at line %d turn %d: role %q", s.Line, i, tu.Role)
 		}
 		if tu.Text == "" || !utf8.ValidString(tu.Text) || strings.IndexByte(tu.Text, 0) >= 0 {
@@ -315,7 +317,7 @@ func checkAiderSession(t testing.TB, path string, s *Session) {
 		if tu.Text != strings.Trim(tu.Text, "\n") {
 			t.Errorf("session at line %d turn %d: untrimmed text %q", s.Line, i, tu.Text)
 		}
-		if tu.IsCommand && tu.Role != RoleDeveloper {
+		if tu.IsCommand && tu.Role != ub.RoleDeveloper {
 			t.Errorf("session at line %d turn %d: command on a %s turn", s.Line, i, tu.Role)
 		}
 		if !tu.TS.IsZero() {
@@ -399,7 +401,7 @@ var errAiderTest = errors.New("disk on fire")
 // failSink fails on the first session.
 type failSink struct{ collect }
 
-func (f *failSink) Session(*Session) error { return errAiderTest }
+func (f *failSink) Session(*ub.Session) error { return errAiderTest }
 
 func TestParseAiderErrors(t *testing.T) {
 	in := "# aider chat started at 2025-05-06 07:08:09\n#### a  \n# aider chat started at 2025-05-06 08:08:09\n#### b  \n"
@@ -507,7 +509,7 @@ func TestAiderCorpusMatchesManifest(t *testing.T) {
 			logged, runs, splits, pairs := 0, 0, 0, 0
 			for _, s := range c.sessions {
 				checkAiderSession(t, path, s)
-				var prev *Turn
+				var prev *ub.Turn
 				for i := range s.Turns {
 					tu := &s.Turns[i]
 					if !aiderLogged(tu) {
@@ -551,8 +553,8 @@ func TestAiderCorpusMatchesManifest(t *testing.T) {
 }
 
 // aiderLogged reports whether a turn comes from a "####" block.
-func aiderLogged(t *Turn) bool {
-	return t.Role == RoleDeveloper || t.Meta["kind"] == "confirm"
+func aiderLogged(t *ub.Turn) bool {
+	return t.Role == ub.RoleDeveloper || t.Meta["kind"] == "confirm"
 }
 
 // aiderBenchHistory makes a history of about size bytes: contiguous
@@ -582,9 +584,13 @@ func aiderBenchHistory(size int) []byte {
 // aiderCountSink keeps nothing.
 type aiderCountSink struct{ sessions, turns int }
 
-func (c *aiderCountSink) Session(s *Session) error { c.sessions++; c.turns += len(s.Turns); return nil }
-func (c *aiderCountSink) Error(*ParseError)        {}
-func (c *aiderCountSink) Skip(string)              {}
+func (c *aiderCountSink) Session(s *ub.Session) error {
+	c.sessions++
+	c.turns += len(s.Turns)
+	return nil
+}
+func (c *aiderCountSink) Error(*ParseError) {}
+func (c *aiderCountSink) Skip(string)       {}
 
 func BenchmarkParseAider(b *testing.B) {
 	for _, size := range []int{1 << 20, 16 << 20} {

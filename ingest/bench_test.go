@@ -127,7 +127,7 @@ func BenchmarkIngestJSONL(b *testing.B) {
 				ws := benchWorkspace(b)
 				b.StartTimer()
 				peak = max(peak, peakHeap(func() {
-					if _, err := Run(context.Background(), ws, []string{path}, Options{}); err != nil {
+					if _, err := Run(context.Background(), ws, []string{path}, Options{NewProber: testProber}); err != nil {
 						b.Fatal(err)
 					}
 				}))

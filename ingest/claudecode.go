@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/ingest/lines"
 	"path/filepath"
 	"regexp"
@@ -223,7 +224,7 @@ type claudeSession struct {
 	branch      string
 	aiTitle     string
 	customTitle string
-	turns       []Turn
+	turns       []ub.Turn
 	seen        map[string]bool   // uuids, to skip replayed lines
 	toolNames   map[string]string // tool_use id -> tool name
 	export      bool              // merge consecutive agent text without message ids
@@ -254,7 +255,7 @@ func (s *claudeSession) note(l *claudeLine, ts time.Time) {
 	}
 }
 
-func (s *claudeSession) add(t Turn) { s.turns = append(s.turns, t) }
+func (s *claudeSession) add(t ub.Turn) { s.turns = append(s.turns, t) }
 
 // developer adds a typed prompt, keeping a prompt written both as a
 // queued_command attachment and as a user line once.
@@ -281,7 +282,7 @@ func (s *claudeSession) developer(text string, ts time.Time, meta map[string]any
 			s.lastQueuedUser = key
 		}
 	}
-	s.add(Turn{Role: RoleDeveloper, Text: text, TS: ts, Meta: meta})
+	s.add(ub.Turn{Role: ub.RoleDeveloper, Text: text, TS: ts, Meta: meta})
 }
 
 // agentText adds assistant text, merged into the previous agent turn when it
@@ -289,7 +290,7 @@ func (s *claudeSession) developer(text string, ts time.Time, meta map[string]any
 func (s *claudeSession) agentText(text, msgID, model string, usage map[string]any, ts time.Time, line int) {
 	if n := len(s.turns); n > 0 {
 		last := &s.turns[n-1]
-		if last.Role == RoleAgent {
+		if last.Role == ub.RoleAgent {
 			id, _ := last.Meta["message_id"].(string)
 			if (msgID != "" && id == msgID) || (s.export && msgID == "" && id == "") {
 				last.Text += "\n\n" + text
@@ -310,7 +311,7 @@ func (s *claudeSession) agentText(text, msgID, model string, usage map[string]an
 	if usage != nil {
 		meta["usage"] = usage
 	}
-	s.add(Turn{Role: RoleAgent, Text: text, TS: ts, Meta: meta})
+	s.add(ub.Turn{Role: ub.RoleAgent, Text: text, TS: ts, Meta: meta})
 }
 
 // toolUse adds a tool call.
@@ -323,7 +324,7 @@ func (s *claudeSession) toolUse(b *claudeBlock, ts time.Time, line int) {
 	if b.ID != "" {
 		s.toolNames[b.ID] = b.Name
 	}
-	s.add(Turn{Role: RoleTool, Text: claudeToolLabel(b.Name, input), TS: ts, Meta: map[string]any{
+	s.add(ub.Turn{Role: ub.RoleTool, Text: claudeToolLabel(b.Name, input), TS: ts, Meta: map[string]any{
 		"line":     line,
 		"tool_use": map[string]any{"id": b.ID, "name": b.Name, "input": input},
 	}})
@@ -341,7 +342,7 @@ func (s *claudeSession) toolResult(b *claudeBlock, ts time.Time, line int) {
 		res["bytes"] = cut
 		res["truncated"] = true
 	}
-	s.add(Turn{Role: RoleTool, Text: text, TS: ts, Meta: map[string]any{"line": line, "tool_result": res}})
+	s.add(ub.Turn{Role: ub.RoleTool, Text: text, TS: ts, Meta: map[string]any{"line": line, "tool_result": res}})
 }
 
 // system adds a turn written by Claude Code itself.
@@ -358,7 +359,7 @@ func (s *claudeSession) system(text, kind string, ts time.Time, line int, extra 
 	if cut > 0 {
 		meta["bytes"] = cut
 	}
-	s.add(Turn{Role: RoleSystem, Text: text, TS: ts, Meta: meta})
+	s.add(ub.Turn{Role: ub.RoleSystem, Text: text, TS: ts, Meta: meta})
 }
 
 // userFlags are the facts of a user line beyond its content.
@@ -447,11 +448,11 @@ func (s *claudeSession) user(text string, blocks []claudeBlock, isText bool, f u
 		s.developer(typed, ts, meta, f.queued, f.promptSource)
 	case claudeSlash:
 		all := strings.Join(parts, "\n")
-		s.add(Turn{Role: RoleDeveloper, Text: claudeSlashText(all), TS: ts, IsCommand: true,
+		s.add(ub.Turn{Role: ub.RoleDeveloper, Text: claudeSlashText(all), TS: ts, IsCommand: true,
 			Meta: map[string]any{"line": line, "kind": label}})
 	case claudeBashInput:
 		cmd := strings.TrimSpace(claudeTag(strings.Join(parts, "\n"), "bash-input"))
-		s.add(Turn{Role: RoleDeveloper, Text: "!" + cmd, TS: ts, IsCommand: true,
+		s.add(ub.Turn{Role: ub.RoleDeveloper, Text: "!" + cmd, TS: ts, IsCommand: true,
 			Meta: map[string]any{"line": line, "kind": label}})
 	case claudeBashOutput:
 		all := strings.Join(parts, "\n")
@@ -465,7 +466,7 @@ func (s *claudeSession) user(text string, blocks []claudeBlock, isText bool, f u
 			res["bytes"] = cut
 		}
 		res["line"] = line
-		s.add(Turn{Role: RoleTool, Text: out, TS: ts, Meta: res})
+		s.add(ub.Turn{Role: ub.RoleTool, Text: out, TS: ts, Meta: res})
 	case claudeCommandOutput:
 		all := strings.Join(parts, "\n")
 		out := claudeTag(all, "local-command-stdout")
@@ -868,7 +869,7 @@ func (s *claudeSession) read(l *claudeLine, ts time.Time, line int) string {
 		case "local_command":
 			switch kind, label := claudeClassify(content); kind {
 			case claudeSlash:
-				s.add(Turn{Role: RoleDeveloper, Text: claudeSlashText(content), TS: ts, IsCommand: true,
+				s.add(ub.Turn{Role: ub.RoleDeveloper, Text: claudeSlashText(content), TS: ts, IsCommand: true,
 					Meta: map[string]any{"line": line, "kind": label, "local": true}})
 			case claudeCommandOutput:
 				s.user(content, nil, true, userFlags{}, ts, line)
@@ -884,10 +885,10 @@ func (s *claudeSession) read(l *claudeLine, ts time.Time, line int) string {
 }
 
 // session returns the finished session, nil when it has no developer prompt.
-func (s *claudeSession) session(path string) *Session {
+func (s *claudeSession) session(path string) *ub.Session {
 	prompts := 0
 	for _, t := range s.turns {
-		if t.Role == RoleDeveloper && !t.IsCommand {
+		if t.Role == ub.RoleDeveloper && !t.IsCommand {
 			prompts++
 		}
 	}
@@ -902,7 +903,7 @@ func (s *claudeSession) session(path string) *Session {
 	if id == "" {
 		id = StableID(format, filepath.Base(path), fmt.Sprint(s.line))
 	}
-	out := &Session{
+	out := &ub.Session{
 		ID:         id,
 		StartedAt:  s.started,
 		Format:     format,

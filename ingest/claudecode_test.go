@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ub-bench/ub"
 )
 
 // claudeParse runs parse over a testdata file, or over in when file is "".
@@ -38,10 +40,10 @@ func claudeParse(t testing.TB, parse ParseFunc, file, in string) *collect {
 }
 
 // claudePrompts returns the texts of the developer turns that are not commands.
-func claudePrompts(s *Session) []string {
+func claudePrompts(s *ub.Session) []string {
 	var out []string
 	for _, t := range s.Turns {
-		if t.Role == RoleDeveloper && !t.IsCommand {
+		if t.Role == ub.RoleDeveloper && !t.IsCommand {
 			out = append(out, t.Text)
 		}
 	}
@@ -49,8 +51,8 @@ func claudePrompts(s *Session) []string {
 }
 
 // claudeFind returns the turns whose text contains sub.
-func claudeFind(s *Session, sub string) []Turn {
-	var out []Turn
+func claudeFind(s *ub.Session, sub string) []ub.Turn {
+	var out []ub.Turn
 	for _, t := range s.Turns {
 		if strings.Contains(t.Text, sub) {
 			out = append(out, t)
@@ -60,7 +62,7 @@ func claudeFind(s *Session, sub string) []Turn {
 }
 
 // claudeOne returns the single turn whose text contains sub.
-func claudeOne(t *testing.T, s *Session, sub string) Turn {
+func claudeOne(t *testing.T, s *ub.Session, sub string) ub.Turn {
 	t.Helper()
 	got := claudeFind(s, sub)
 	if len(got) != 1 {
@@ -70,7 +72,7 @@ func claudeOne(t *testing.T, s *Session, sub string) Turn {
 }
 
 // claudeOnly returns the single session of c, failing on errors.
-func claudeOnly(t *testing.T, c *collect) *Session {
+func claudeOnly(t *testing.T, c *collect) *ub.Session {
 	t.Helper()
 	for _, e := range c.errs {
 		t.Errorf("unexpected error: %v", e)
@@ -82,7 +84,7 @@ func claudeOnly(t *testing.T, c *collect) *Session {
 }
 
 // claudeCheckInvariants holds for every session a Claude parser emits.
-func claudeCheckInvariants(t testing.TB, s *Session) {
+func claudeCheckInvariants(t testing.TB, s *ub.Session) {
 	t.Helper()
 	if s.ID == "" {
 		t.Errorf("empty session id")
@@ -104,7 +106,7 @@ func claudeCheckInvariants(t testing.TB, s *Session) {
 		if !utf8.ValidString(tu.Text) {
 			t.Errorf("turn %d: text is not UTF-8", i)
 		}
-		if tu.IsCommand && tu.Role != RoleDeveloper {
+		if tu.IsCommand && tu.Role != ub.RoleDeveloper {
 			t.Errorf("turn %d: command with role %s", i, tu.Role)
 		}
 		m, err := json.Marshal(tu.Meta)
@@ -185,10 +187,10 @@ func TestParseClaudeCode(t *testing.T) {
 		{"text blocks of one message merge into one agent turn and thinking is dropped", rich, "", func(t *testing.T, c *collect) {
 			s := claudeOnly(t, c)
 			tu := claudeOne(t, s, "look at the thermostat")
-			if tu.Role != RoleAgent || tu.Text != "Let me look at the thermostat code.\n\nStarting with boil.go." || tu.Meta["message_id"] != "msg_A" {
+			if tu.Role != ub.RoleAgent || tu.Text != "Let me look at the thermostat code.\n\nStarting with boil.go." || tu.Meta["message_id"] != "msg_A" {
 				t.Errorf("got %s %q %v", tu.Role, tu.Text, tu.Meta)
 			}
-			if s.Turns[1].Role != RoleAgent {
+			if s.Turns[1].Role != ub.RoleAgent {
 				t.Errorf("turn after the prompt is %s, want the agent text (thinking dropped)", s.Turns[1].Role)
 			}
 		}},
@@ -203,14 +205,14 @@ func TestParseClaudeCode(t *testing.T) {
 			tu := claudeOne(t, claudeOnly(t, c), "Bash: ")
 			use, _ := tu.Meta["tool_use"].(map[string]any)
 			input, _ := use["input"].(map[string]any)
-			if tu.Role != RoleTool || tu.Text != "Bash: grep -n switchOff boil.go" || use["id"] != "toolu_1" || use["name"] != "Bash" || input["description"] != "find it" {
+			if tu.Role != ub.RoleTool || tu.Text != "Bash: grep -n switchOff boil.go" || use["id"] != "toolu_1" || use["name"] != "Bash" || input["description"] != "find it" {
 				t.Errorf("got %s %q %v", tu.Role, tu.Text, tu.Meta)
 			}
 		}},
 		{"tool_result carries its call id, error flag and tool name", rich, "", func(t *testing.T, c *collect) {
 			tu := claudeOne(t, claudeOnly(t, c), "File does not exist.")
 			res, _ := tu.Meta["tool_result"].(map[string]any)
-			if tu.Role != RoleTool || res["tool_use_id"] != "toolu_2" || res["is_error"] != true || res["name"] != "Read" {
+			if tu.Role != ub.RoleTool || res["tool_use_id"] != "toolu_2" || res["is_error"] != true || res["name"] != "Read" {
 				t.Errorf("got %s %v", tu.Role, tu.Meta)
 			}
 			if tu.Text != "File does not exist.\n[image]" {
@@ -234,19 +236,19 @@ func TestParseClaudeCode(t *testing.T) {
 		}},
 		{"isMeta text is a system turn", rich, "", func(t *testing.T, c *collect) {
 			tu := claudeOne(t, claudeOnly(t, c), "Steep for three minutes")
-			if tu.Role != RoleSystem || tu.Meta["kind"] != "meta" {
+			if tu.Role != ub.RoleSystem || tu.Meta["kind"] != "meta" {
 				t.Errorf("got %s %v", tu.Role, tu.Meta)
 			}
 		}},
 		{"slash command is a developer command", rich, "", func(t *testing.T, c *collect) {
 			tu := claudeOne(t, claudeOnly(t, c), "/review")
-			if tu.Role != RoleDeveloper || !tu.IsCommand || tu.Text != "/review boil.go" {
+			if tu.Role != ub.RoleDeveloper || !tu.IsCommand || tu.Text != "/review boil.go" {
 				t.Errorf("got %s cmd=%v %q", tu.Role, tu.IsCommand, tu.Text)
 			}
 		}},
 		{"local slash command from a system line is a developer command", rich, "", func(t *testing.T, c *collect) {
 			tu := claudeOne(t, claudeOnly(t, c), "/cost")
-			if tu.Role != RoleDeveloper || !tu.IsCommand || tu.Text != "/cost" || tu.Meta["local"] != true {
+			if tu.Role != ub.RoleDeveloper || !tu.IsCommand || tu.Text != "/cost" || tu.Meta["local"] != true {
 				t.Errorf("got %s cmd=%v %q %v", tu.Role, tu.IsCommand, tu.Text, tu.Meta)
 			}
 		}},
@@ -254,7 +256,7 @@ func TestParseClaudeCode(t *testing.T) {
 			s := claudeOnly(t, c)
 			for sub, want := range map[string]string{"Review queued": "Review queued", "Total cost": "Total cost: $0.01"} {
 				tu := claudeOne(t, s, sub)
-				if tu.Role != RoleSystem || tu.Text != want || tu.Meta["kind"] != "command_output" {
+				if tu.Role != ub.RoleSystem || tu.Text != want || tu.Meta["kind"] != "command_output" {
 					t.Errorf("got %s %q %v", tu.Role, tu.Text, tu.Meta)
 				}
 			}
@@ -267,18 +269,18 @@ func TestParseClaudeCode(t *testing.T) {
 		{"shell escape is a developer command and its output a tool turn", rich, "", func(t *testing.T, c *collect) {
 			s := claudeOnly(t, c)
 			in := claudeOne(t, s, "make test")
-			if in.Role != RoleDeveloper || !in.IsCommand || in.Text != "!make test" {
+			if in.Role != ub.RoleDeveloper || !in.IsCommand || in.Text != "!make test" {
 				t.Errorf("input: %s cmd=%v %q", in.Role, in.IsCommand, in.Text)
 			}
 			out := claudeOne(t, s, "kettle 0.01s")
-			if out.Role != RoleTool || out.Text != "ok  kettle 0.01s\nwarning: slow" {
+			if out.Role != ub.RoleTool || out.Text != "ok  kettle 0.01s\nwarning: slow" {
 				t.Errorf("output: %s %q", out.Role, out.Text)
 			}
 		}},
 		{"away summary is a system turn; turn_duration and bridge_status are dropped", rich, "", func(t *testing.T, c *collect) {
 			s := claudeOnly(t, c)
 			tu := claudeOne(t, s, "You were fixing")
-			if tu.Role != RoleSystem || tu.Meta["subtype"] != "away_summary" {
+			if tu.Role != ub.RoleSystem || tu.Meta["subtype"] != "away_summary" {
 				t.Errorf("got %s %v", tu.Role, tu.Meta)
 			}
 			if n := len(claudeFind(s, "remote-control")); n != 0 {
@@ -287,7 +289,7 @@ func TestParseClaudeCode(t *testing.T) {
 		}},
 		{"queued prompt written twice is kept once, at the attachment", rich, "", func(t *testing.T, c *collect) {
 			tu := claudeOne(t, claudeOnly(t, c), "also check the lid sensor")
-			if tu.Role != RoleDeveloper || tu.Meta["queued"] != true {
+			if tu.Role != ub.RoleDeveloper || tu.Meta["queued"] != true {
 				t.Errorf("got %s %v", tu.Role, tu.Meta)
 			}
 		}},
@@ -301,7 +303,7 @@ func TestParseClaudeCode(t *testing.T) {
 				"being continued":            "compact_summary",
 			} {
 				tu := claudeOne(t, s, sub)
-				if tu.Role != RoleSystem || tu.Meta["kind"] != kind {
+				if tu.Role != ub.RoleSystem || tu.Meta["kind"] != kind {
 					t.Errorf("%q: got %s %v, want system %s", sub, tu.Role, tu.Meta, kind)
 				}
 			}
@@ -311,7 +313,7 @@ func TestParseClaudeCode(t *testing.T) {
 		}},
 		{"synthetic assistant message is a system turn", rich, "", func(t *testing.T, c *collect) {
 			tu := claudeOne(t, claudeOnly(t, c), "API Error")
-			if tu.Role != RoleSystem || tu.Meta["kind"] != "synthetic" {
+			if tu.Role != ub.RoleSystem || tu.Meta["kind"] != "synthetic" {
 				t.Errorf("got %s %v", tu.Role, tu.Meta)
 			}
 		}},
@@ -424,7 +426,7 @@ func TestParseClaudeCode(t *testing.T) {
 			if got := claudePrompts(s); len(got) != 1 || len(s.Turns) != 4 {
 				t.Fatalf("prompts %q turns %d", got, len(s.Turns))
 			}
-			if tu := s.Turns[3]; tu.Role != RoleSystem || tu.Meta["kind"] != "interrupted" {
+			if tu := s.Turns[3]; tu.Role != ub.RoleSystem || tu.Meta["kind"] != "interrupted" {
 				t.Errorf("got %s %v", tu.Role, tu.Meta)
 			}
 		}},
@@ -477,7 +479,7 @@ func TestClaudeCodeCorpus(t *testing.T) {
 	if man.Sessions != 18 || man.DeveloperPrompts != 98 || man.Projects != 6 {
 		t.Fatalf("manifest says %d sessions, %d prompts, %d projects; README says 18, 98, 6", man.Sessions, man.DeveloperPrompts, man.Projects)
 	}
-	var sessions []*Session
+	var sessions []*ub.Session
 	perProject := map[string]int{}
 	repos := map[string]bool{}
 	prompts := 0

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/ingest/lines"
 	"regexp"
 	"strings"
@@ -136,7 +137,7 @@ func claudeExportBlocks(body string) []claudeBlock {
 	return blocks
 }
 
-func (e *claudeExport) finish(path string) *Session {
+func (e *claudeExport) finish(path string) *ub.Session {
 	e.flush()
 	s := e.s
 	if id := strings.Trim(e.info["Session ID"], "` "); id != "" {

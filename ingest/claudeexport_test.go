@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ub-bench/ub"
 )
 
 func TestParseClaudeExport(t *testing.T) {
@@ -44,14 +46,14 @@ func TestParseClaudeExport(t *testing.T) {
 		}},
 		{"consecutive assistant text merges into one agent turn", rich, "", func(t *testing.T, c *collect) {
 			tu := claudeOne(t, claudeOnly(t, c), "sensor query")
-			if tu.Role != RoleAgent || tu.Text != "Let me check the sensor query.\n\nIt reads from the readings table." {
+			if tu.Role != ub.RoleAgent || tu.Text != "Let me check the sensor query.\n\nIt reads from the readings table." {
 				t.Errorf("got %s %q", tu.Role, tu.Text)
 			}
 		}},
 		{"plain assistant text is an agent turn and thinking is dropped", rich, "", func(t *testing.T, c *collect) {
 			s := claudeOnly(t, c)
 			tu := claudeOne(t, s, "never filled")
-			if tu.Role != RoleAgent {
+			if tu.Role != ub.RoleAgent {
 				t.Errorf("got %s", tu.Role)
 			}
 			if n := len(claudeFind(s, "thinking")); n != 0 {
@@ -61,12 +63,12 @@ func TestParseClaudeExport(t *testing.T) {
 		{"tool_use and tool_result in JSON bodies are tool turns", rich, "", func(t *testing.T, c *collect) {
 			s := claudeOnly(t, c)
 			use := claudeOne(t, s, "Grep: ")
-			if use.Role != RoleTool || use.Text != "Grep: humidity" {
+			if use.Role != ub.RoleTool || use.Text != "Grep: humidity" {
 				t.Errorf("use: %s %q", use.Role, use.Text)
 			}
 			res := claudeOne(t, s, "const humidity")
 			meta, _ := res.Meta["tool_result"].(map[string]any)
-			if res.Role != RoleTool || meta["name"] != "Grep" || meta["tool_use_id"] != "toolu_9" {
+			if res.Role != ub.RoleTool || meta["name"] != "Grep" || meta["tool_use_id"] != "toolu_9" {
 				t.Errorf("result: %s %v", res.Role, res.Meta)
 			}
 		}},
@@ -74,7 +76,7 @@ func TestParseClaudeExport(t *testing.T) {
 			s := claudeOnly(t, c)
 			for sub, kind := range map[string]string{"Stop hook feedback": "hook_feedback", "[Request interrupted": "interrupted", "Bye": "command_output"} {
 				tu := claudeOne(t, s, sub)
-				if tu.Role != RoleSystem || tu.Meta["kind"] != kind {
+				if tu.Role != ub.RoleSystem || tu.Meta["kind"] != kind {
 					t.Errorf("%q: got %s %v", sub, tu.Role, tu.Meta)
 				}
 			}
@@ -82,7 +84,7 @@ func TestParseClaudeExport(t *testing.T) {
 		{"slash command is a developer command and the caveat is dropped", rich, "", func(t *testing.T, c *collect) {
 			s := claudeOnly(t, c)
 			tu := claudeOne(t, s, "/exit")
-			if tu.Role != RoleDeveloper || !tu.IsCommand || tu.Text != "/exit" {
+			if tu.Role != ub.RoleDeveloper || !tu.IsCommand || tu.Text != "/exit" {
 				t.Errorf("got %s cmd=%v %q", tu.Role, tu.IsCommand, tu.Text)
 			}
 			if n := len(claudeFind(s, "Caveat")); n != 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/ingest/lines"
 	"strings"
 	"time"
@@ -153,7 +154,7 @@ const (
 )
 
 type cxTurn struct {
-	Turn
+	ub.Turn
 	from int
 }
 
@@ -261,7 +262,7 @@ func (p *codexParser) line(n int, line []byte, unterminated bool) (reason string
 	return "", false
 }
 
-func (p *codexParser) add(t Turn, from int) {
+func (p *codexParser) add(t ub.Turn, from int) {
 	p.seen[from] = true
 	p.turns = append(p.turns, cxTurn{t, from})
 }
@@ -276,7 +277,7 @@ func (p *codexParser) event(e codexEvent, ts time.Time) {
 	case "agent_message":
 		p.seen[cxEventAgent] = true
 		if strings.TrimSpace(e.Message) != "" {
-			p.add(Turn{Role: RoleAgent, Text: e.Message, TS: ts}, cxEventAgent)
+			p.add(ub.Turn{Role: ub.RoleAgent, Text: e.Message, TS: ts}, cxEventAgent)
 		}
 	case "token_count":
 		var info struct {
@@ -322,14 +323,14 @@ func (p *codexParser) message(it codexItem, ts time.Time) {
 			b.WriteString(x)
 		}
 		if strings.TrimSpace(b.String()) != "" {
-			p.add(Turn{Role: RoleAgent, Text: b.String(), TS: ts}, cxItemAgent)
+			p.add(ub.Turn{Role: ub.RoleAgent, Text: b.String(), TS: ts}, cxItemAgent)
 		}
 	case "user":
 		var typed []string
 		images := 0
 		for _, x := range parts {
 			if kind := codexInjected(x); kind != "" {
-				p.add(Turn{Role: RoleSystem, Text: x, TS: ts, Meta: map[string]any{"injected": kind}}, cxOther)
+				p.add(ub.Turn{Role: ub.RoleSystem, Text: x, TS: ts, Meta: map[string]any{"injected": kind}}, cxOther)
 			} else if x == "[image]" {
 				images++
 			} else {
@@ -345,18 +346,18 @@ func (p *codexParser) message(it codexItem, ts time.Time) {
 	default: // developer, system: instructions from the harness
 		text := strings.Join(parts, "\n")
 		if strings.TrimSpace(text) != "" {
-			p.add(Turn{Role: RoleSystem, Text: text, TS: ts, Meta: map[string]any{"injected": it.Role + "_instructions"}}, cxOther)
+			p.add(ub.Turn{Role: ub.RoleSystem, Text: text, TS: ts, Meta: map[string]any{"injected": it.Role + "_instructions"}}, cxOther)
 		}
 	}
 }
 
 // session assembles what was read, dropping the duplicate copies of user and
 // agent messages (see ParseCodex).
-func (p *codexParser) session() (*Session, *ParseError) {
+func (p *codexParser) session() (*ub.Session, *ParseError) {
 	if p.meta == nil || p.meta.ID == "" {
 		return nil, &ParseError{Path: p.path, Line: p.metaLine, Reason: "no session id (missing session_meta)"}
 	}
-	s := &Session{
+	s := &ub.Session{
 		ID:         p.meta.ID,
 		Repo:       p.meta.Cwd,
 		StartedAt:  p.metaTS,
@@ -417,8 +418,8 @@ func (p *codexParser) session() (*Session, *ParseError) {
 
 // codexDeveloperTurn makes the developer turn for a typed message (see
 // ParseCodex for the wrappers removed). ok is false when nothing is left.
-func codexDeveloperTurn(msg string, images int, ts time.Time) (Turn, bool) {
-	t := Turn{Role: RoleDeveloper, TS: ts}
+func codexDeveloperTurn(msg string, images int, ts time.Time) (ub.Turn, bool) {
+	t := ub.Turn{Role: ub.RoleDeveloper, TS: ts}
 	meta := map[string]any{}
 	s := msg
 	var stripped []string
@@ -468,7 +469,7 @@ func codexDeveloperTurn(msg string, images int, ts time.Time) (Turn, bool) {
 		s += marks
 	}
 	if s == "" {
-		return Turn{}, false
+		return ub.Turn{}, false
 	}
 	t.Text = s
 	if len(meta) > 0 {
@@ -568,7 +569,7 @@ func codexToolName(it codexItem) string {
 
 // codexToolCall makes the tool turn of a *_call item. Text is the tool name
 // and its raw arguments, clipped.
-func codexToolCall(it codexItem, name string, ts time.Time) Turn {
+func codexToolCall(it codexItem, name string, ts time.Time) ub.Turn {
 	raw := it.Arguments
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = it.Input
@@ -603,13 +604,13 @@ func codexToolCall(it codexItem, name string, ts time.Time) Turn {
 		meta["text_bytes"] = len(text)
 		text = clipped
 	}
-	return Turn{Role: RoleTool, Text: text, TS: ts, Meta: meta}
+	return ub.Turn{Role: ub.RoleTool, Text: text, TS: ts, Meta: meta}
 }
 
 // codexToolResult makes the tool turn of a *_call_output item. The shell
 // tool's output is a JSON string {"output","metadata":{"exit_code",...}};
 // the text is then the inner output and the exit code goes to Meta.
-func codexToolResult(it codexItem, name string, ts time.Time) Turn {
+func codexToolResult(it codexItem, name string, ts time.Time) ub.Turn {
 	res := map[string]any{}
 	if it.CallID != "" {
 		res["call_id"] = it.CallID
@@ -654,7 +655,7 @@ func codexToolResult(it codexItem, name string, ts time.Time) Turn {
 		meta["text_bytes"] = len(text)
 		text = clipped
 	}
-	return Turn{Role: RoleTool, Text: text, TS: ts, Meta: meta}
+	return ub.Turn{Role: ub.RoleTool, Text: text, TS: ts, Meta: meta}
 }
 
 // codexPayloadType is a payload's "type", or "" when it has none.

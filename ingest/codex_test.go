@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ub-bench/ub"
 )
 
 // cxParse runs parse over data as if read from path.
@@ -34,7 +36,7 @@ func cxReadFile(t testing.TB, path string) []byte {
 
 // cxDigest renders a turn as "role[!]: text", ! marking a command, for
 // comparing whole sessions at a glance.
-func cxDigest(s *Session) []string {
+func cxDigest(s *ub.Session) []string {
 	var out []string
 	for _, t := range s.Turns {
 		mark := ""
@@ -46,7 +48,7 @@ func cxDigest(s *Session) []string {
 	return out
 }
 
-func cxTexts(s *Session, r Role) []string {
+func cxTexts(s *ub.Session, r ub.Role) []string {
 	var out []string
 	for _, t := range s.Turns {
 		if t.Role == r {
@@ -56,7 +58,7 @@ func cxTexts(s *Session, r Role) []string {
 	return out
 }
 
-func cxOne(t *testing.T, c *collect) *Session {
+func cxOne(t *testing.T, c *collect) *ub.Session {
 	t.Helper()
 	if len(c.sessions) != 1 {
 		t.Fatalf("got %d sessions (errors %v, skips %v), want 1", len(c.sessions), c.errs, c.skips)
@@ -184,7 +186,7 @@ func TestParseCodex(t *testing.T) {
 				s := cxOne(t, c)
 				metas := map[string]string{}
 				for _, tu := range s.Turns {
-					if tu.Role == RoleDeveloper || tu.Role == RoleSystem {
+					if tu.Role == ub.RoleDeveloper || tu.Role == ub.RoleSystem {
 						b, _ := json.Marshal(tu.Meta)
 						metas[tu.Text] = string(b)
 					}
@@ -212,7 +214,7 @@ func TestParseCodex(t *testing.T) {
 				s := cxOne(t, c)
 				var got []string
 				for _, tu := range s.Turns {
-					if tu.Role == RoleTool {
+					if tu.Role == ub.RoleTool {
 						b, _ := json.Marshal(tu.Meta)
 						got = append(got, string(b))
 					}
@@ -257,7 +259,7 @@ func TestParseCodex(t *testing.T) {
 			data: codexTestMeta + "\n" + codexUser("hi") + "\n" + cxCutInside(codexUser("naïve"), "ï"),
 			check: func(t *testing.T, c *collect) {
 				cxWantError(t, c, 3, "truncated JSON line")
-				if got := cxTexts(cxOne(t, c), RoleDeveloper); !reflect.DeepEqual(got, []string{"hi"}) {
+				if got := cxTexts(cxOne(t, c), ub.RoleDeveloper); !reflect.DeepEqual(got, []string{"hi"}) {
 					t.Errorf("developer texts %q", got)
 				}
 			},
@@ -380,7 +382,7 @@ func TestParseCodex(t *testing.T) {
 				codexLine("2025-03-01T10:00:02Z", "event_msg", map[string]any{"type": "user_message", "message": 5}) + "\n",
 			check: func(t *testing.T, c *collect) {
 				cxWantError(t, c, 3, "event_msg user_message")
-				if got := cxTexts(cxOne(t, c), RoleDeveloper); !reflect.DeepEqual(got, []string{"hi"}) {
+				if got := cxTexts(cxOne(t, c), ub.RoleDeveloper); !reflect.DeepEqual(got, []string{"hi"}) {
 					t.Errorf("developer texts %q", got)
 				}
 			},
@@ -503,16 +505,16 @@ func TestCodexCorpus(t *testing.T) {
 			var got counts
 			for _, tu := range s.Turns {
 				switch tu.Role {
-				case RoleDeveloper:
+				case ub.RoleDeveloper:
 					got.developer++
 					if tu.IsCommand {
 						got.commands++
 					}
-				case RoleAgent:
+				case ub.RoleAgent:
 					got.agent++
-				case RoleTool:
+				case ub.RoleTool:
 					got.tool++
-				case RoleSystem:
+				case ub.RoleSystem:
 					got.system++
 				}
 			}

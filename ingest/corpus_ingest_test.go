@@ -91,7 +91,7 @@ func TestIngestAiderCorpusMatchesManifest(t *testing.T) {
 func TestIngestClaudeCodeBackupIsOneDeveloperSixRepos(t *testing.T) {
 	dir := corpusDir(t, "claude-code")
 	ws := memWorkspace(t)
-	st, err := Run(context.Background(), ws, []string{dir}, Options{})
+	st, err := Run(context.Background(), ws, []string{dir}, Options{NewProber: testProber})
 	if err != nil {
 		t.Fatalf("ingest: %v (%v)", err, st.Errors)
 	}
@@ -118,7 +118,7 @@ func TestIngestClaudeCodeBackupIsOneDeveloperSixRepos(t *testing.T) {
 func TestIngestFormatsCorpus(t *testing.T) {
 	dir := corpusDir(t, "formats")
 	ws := memWorkspace(t)
-	st, err := Run(context.Background(), ws, []string{dir}, Options{})
+	st, err := Run(context.Background(), ws, []string{dir}, Options{NewProber: testProber})
 	if err != nil {
 		t.Fatalf("ingest: %v (%v)", err, st.Errors)
 	}

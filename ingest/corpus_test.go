@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ub-bench/ub"
 )
 
 // corpusDir returns ../shared/corpus/<sub> beside the repository (where CI
@@ -24,13 +26,13 @@ func corpusDir(t testing.TB, sub string) string {
 
 // collect is a Sink that keeps everything, for tests.
 type collect struct {
-	sessions []*Session
+	sessions []*ub.Session
 	errs     []*ParseError
 	skips    map[string]int
 }
 
-func (c *collect) Session(s *Session) error { c.sessions = append(c.sessions, s); return nil }
-func (c *collect) Error(e *ParseError)      { c.errs = append(c.errs, e) }
+func (c *collect) Session(s *ub.Session) error { c.sessions = append(c.sessions, s); return nil }
+func (c *collect) Error(e *ParseError)         { c.errs = append(c.errs, e) }
 func (c *collect) Skip(reason string) {
 	if c.skips == nil {
 		c.skips = map[string]int{}

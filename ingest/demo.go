@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ub-bench/ub"
 )
 
 // The demo corpus: invented developers and repositories, written in every
@@ -81,7 +83,7 @@ func DemoMove(text string) (move string, ok bool) {
 }
 
 type demoTurn struct {
-	role    Role
+	role    ub.Role
 	text    string
 	command bool
 }
@@ -101,15 +103,15 @@ func demoPickMove(r *rand.Rand, mix [4]float64) int {
 // agent reply (sometimes with a tool call) and developer reaction.
 func demoSession(r *rand.Rand, d demoDev) []demoTurn {
 	noun := demoNouns[r.IntN(len(demoNouns))]
-	ts := []demoTurn{{RoleDeveloper, fmt.Sprintf(demoMoves[2][r.IntN(len(demoMoves[2]))], noun), false}}
+	ts := []demoTurn{{ub.RoleDeveloper, fmt.Sprintf(demoMoves[2][r.IntN(len(demoMoves[2]))], noun), false}}
 	if r.IntN(4) == 0 {
-		ts = append(ts, demoTurn{RoleDeveloper, "/add " + strings.ReplaceAll(noun[4:], " ", "_") + ".go", true})
+		ts = append(ts, demoTurn{ub.RoleDeveloper, "/add " + strings.ReplaceAll(noun[4:], " ", "_") + ".go", true})
 	}
 	rounds := 4 + r.IntN(6)
 	for i := 0; i < rounds; i++ {
-		ts = append(ts, demoTurn{RoleAgent, fmt.Sprintf(demoAgent[r.IntN(len(demoAgent))], noun), false})
+		ts = append(ts, demoTurn{ub.RoleAgent, fmt.Sprintf(demoAgent[r.IntN(len(demoAgent))], noun), false})
 		if r.IntN(3) == 0 {
-			ts = append(ts, demoTurn{RoleTool, "go test ./...\nok  \t" + d.repos[0] + "\t0.41s", false})
+			ts = append(ts, demoTurn{ub.RoleTool, "go test ./...\nok  \t" + d.repos[0] + "\t0.41s", false})
 		}
 		m := demoPickMove(r, d.mix)
 		tpl := demoMoves[m][r.IntN(len(demoMoves[m]))]
@@ -119,7 +121,7 @@ func demoSession(r *rand.Rand, d demoDev) []demoTurn {
 			}
 			tpl = fmt.Sprintf(tpl, noun)
 		}
-		ts = append(ts, demoTurn{RoleDeveloper, tpl, false})
+		ts = append(ts, demoTurn{ub.RoleDeveloper, tpl, false})
 	}
 	return ts
 }
@@ -256,14 +258,14 @@ func demoAider(b *strings.Builder, ts []demoTurn, start time.Time) {
 	b.WriteString("> Aider v0.60.0\n> Model: demo-model with diff edit format\n> Git repo: .git with 12 files\n\n")
 	for _, t := range ts {
 		switch t.role {
-		case RoleDeveloper:
+		case ub.RoleDeveloper:
 			for _, l := range strings.Split(t.text, "\n") {
 				fmt.Fprintf(b, "#### %s  \n", l)
 			}
 			b.WriteString("\n")
-		case RoleAgent:
+		case ub.RoleAgent:
 			b.WriteString(t.text + "\n\n")
-		case RoleTool:
+		case ub.RoleTool:
 			for _, l := range strings.Split(t.text, "\n") {
 				fmt.Fprintf(b, "> %s\n", l)
 			}
@@ -287,18 +289,18 @@ func demoClaudeCode(ts []demoTurn, start time.Time, id, cwd string) string {
 		line := map[string]any{"parentUuid": parent, "isSidechain": false, "userType": "external", "cwd": cwd,
 			"sessionId": id, "version": "2.1.220", "gitBranch": "main", "uuid": uuid, "timestamp": at.Format("2006-01-02T15:04:05.000Z")}
 		switch t.role {
-		case RoleDeveloper:
+		case ub.RoleDeveloper:
 			line["type"] = "user"
 			text := t.text
 			if t.command {
 				text = "<command-name>" + strings.Fields(text)[0] + "</command-name>\n<command-args>" + strings.Join(strings.Fields(text)[1:], " ") + "</command-args>"
 			}
 			line["message"] = map[string]any{"role": "user", "content": text}
-		case RoleAgent:
+		case ub.RoleAgent:
 			line["type"] = "assistant"
 			line["message"] = map[string]any{"id": "msg_" + uuid, "type": "message", "role": "assistant", "model": "demo-model",
 				"content": []any{map[string]any{"type": "text", "text": t.text}}, "usage": map[string]int{"input_tokens": 100 + i, "output_tokens": 20}}
-		case RoleTool:
+		case ub.RoleTool:
 			line["type"] = "assistant"
 			line["message"] = map[string]any{"id": "msg_" + uuid, "type": "message", "role": "assistant", "model": "demo-model",
 				"content": []any{map[string]any{"type": "tool_use", "id": "toolu_" + uuid, "name": "Bash", "input": map[string]string{"command": "go test ./..."}}}}
@@ -327,15 +329,15 @@ func demoCodex(ts []demoTurn, start time.Time, id, cwd string) string {
 	demoJSONLine(&b, map[string]any{"timestamp": stamp(), "type": "turn_context", "payload": map[string]any{"cwd": cwd, "model": "demo-codex"}})
 	for i, t := range ts {
 		switch t.role {
-		case RoleDeveloper:
+		case ub.RoleDeveloper:
 			demoJSONLine(&b, map[string]any{"timestamp": stamp(), "type": "response_item", "payload": map[string]any{"type": "message", "role": "user",
 				"content": []any{map[string]any{"type": "input_text", "text": t.text}}}})
 			demoJSONLine(&b, map[string]any{"timestamp": stamp(), "type": "event_msg", "payload": map[string]any{"type": "user_message", "message": t.text, "images": []any{}}})
-		case RoleAgent:
+		case ub.RoleAgent:
 			demoJSONLine(&b, map[string]any{"timestamp": stamp(), "type": "event_msg", "payload": map[string]any{"type": "agent_message", "message": t.text}})
 			demoJSONLine(&b, map[string]any{"timestamp": stamp(), "type": "response_item", "payload": map[string]any{"type": "message", "role": "assistant",
 				"content": []any{map[string]any{"type": "output_text", "text": t.text}}}})
-		case RoleTool:
+		case ub.RoleTool:
 			call := fmt.Sprintf("call_%d", i)
 			demoJSONLine(&b, map[string]any{"timestamp": stamp(), "type": "response_item", "payload": map[string]any{"type": "function_call", "name": "shell",
 				"arguments": `{"command":["bash","-lc","go test ./..."]}`, "call_id": call}})
@@ -356,11 +358,11 @@ func demoSpecStory(ts []demoTurn, start time.Time, id string) string {
 			b.WriteString("---\n\n")
 		}
 		switch t.role {
-		case RoleDeveloper:
+		case ub.RoleDeveloper:
 			fmt.Fprintf(&b, "_**User (%s)**_\n\n%s\n\n", at.Format("2006-01-02 15:04Z"), t.text)
-		case RoleAgent:
+		case ub.RoleAgent:
 			fmt.Fprintf(&b, "_**Agent (model copilot/demo-model)**_\n\n%s\n\n", t.text)
-		case RoleTool:
+		case ub.RoleTool:
 			fmt.Fprintf(&b, "_**Agent (model copilot/demo-model)**_\n\n<tool-use data-tool-type=\"run\" data-tool-name=\"run_in_terminal\">\n<details>\n<summary>Tool use: **run_in_terminal**</summary>\n\n%s\n\n</details>\n</tool-use>\n\n", t.text)
 		}
 		at = at.Add(time.Minute)
@@ -376,12 +378,12 @@ func demoClaudeExport(ts []demoTurn, start time.Time, id, project string) string
 	at := start
 	for i, t := range ts {
 		switch t.role {
-		case RoleDeveloper:
+		case ub.RoleDeveloper:
 			fmt.Fprintf(&b, "### User\n> %s\n\n%s\n\n---\n\n", stamp(at), t.text)
-		case RoleAgent:
+		case ub.RoleAgent:
 			j, _ := json.MarshalIndent([]any{map[string]any{"type": "text", "text": t.text}}, "", "  ")
 			fmt.Fprintf(&b, "### Assistant\n> %s\n\n%s\n\n---\n\n", stamp(at), j)
-		case RoleTool:
+		case ub.RoleTool:
 			tid := fmt.Sprintf("toolu_%s_%d", id[:8], i)
 			j, _ := json.MarshalIndent([]any{map[string]any{"type": "tool_use", "id": tid, "name": "Bash", "input": map[string]string{"command": "go test ./..."}}}, "", "  ")
 			fmt.Fprintf(&b, "### Assistant\n> %s\n\n%s\n\n---\n\n", stamp(at), j)
@@ -395,10 +397,10 @@ func demoClaudeExport(ts []demoTurn, start time.Time, id, project string) string
 
 func demoCanonical(b *strings.Builder, ts []demoTurn, start time.Time, dev, repo string) {
 	type turn struct {
-		Role      Role   `json:"role"`
-		Text      string `json:"text"`
-		TS        string `json:"ts,omitempty"`
-		IsCommand bool   `json:"is_command,omitempty"`
+		Role      ub.Role `json:"role"`
+		Text      string  `json:"text"`
+		TS        string  `json:"ts,omitempty"`
+		IsCommand bool    `json:"is_command,omitempty"`
 	}
 	out := struct {
 		Developer string `json:"developer"`

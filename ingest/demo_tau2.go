@@ -1,12 +1,10 @@
 package ingest
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 
-	"github.com/ub-bench/ub/queries"
 )
 
 // The demo's tau2 sample: two tau2-bench result files (two user simulators,
@@ -164,14 +162,4 @@ func WriteDemoTau2(dir string) ([]string, error) {
 		paths = append(paths, p)
 	}
 	return paths, nil
-}
-
-// DemoTau2 writes the demo's tau2 sample into dir and ingests it (the
-// probes run with the ingest).
-func DemoTau2(ctx context.Context, ws *queries.Workspace, dir string) (Stats, error) {
-	paths, err := WriteDemoTau2(dir)
-	if err != nil {
-		return Stats{}, err
-	}
-	return Run(ctx, ws, paths, Options{})
 }

@@ -3,6 +3,8 @@ package ingest
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/ub-bench/ub"
 )
 
 func TestDemoMove(t *testing.T) {
@@ -35,7 +37,7 @@ func TestDemoMoveRecoversSessions(t *testing.T) {
 	seen := map[string]int{}
 	for s := 0; s < 50; s++ {
 		for _, turn := range demoSession(r, demoDevs[0]) {
-			if turn.role != RoleDeveloper || turn.command {
+			if turn.role != ub.RoleDeveloper || turn.command {
 				continue
 			}
 			m, ok := DemoMove(turn.text)

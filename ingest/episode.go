@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -24,94 +24,17 @@ const (
 // (the file's info), the tasks it embeds, and its episodes. Rows keep nil
 // for JSON null or a missing field.
 type EpisodeFile struct {
-	Run      EpRun
-	Tasks    []*EpTask
-	Episodes []*Episode
+	Run      ub.Run
+	Tasks    []*ub.Task
+	Episodes []*ub.Episode
 	// Continued: more episodes of a run whose first part an earlier
 	// EpisodeFile of the same source file brought (a dir-format run is
 	// given in parts, so that memory holds a part, not the run).
 	Continued bool
 	// Splits and Policy come from a tau2 task folder (split_tasks.json,
 	// policy.md beside tasks.json); nil when it has none.
-	Splits []queries.NewEpTaskSplit
-	Policy *queries.NewEpDomain
-}
-
-// EpRun is one result file's configuration (ep_runs): the row as the
-// table holds it, one type for both.
-type EpRun = queries.NewEpRun
-
-// EpTask is one task definition with its gold actions and env assertions.
-// Its ep_tasks row is the embedded queries.NewEpTask, as the table holds it.
-type EpTask struct {
-	queries.NewEpTask
-	Actions    []EpAction
-	Assertions []EpAssertion
-}
-
-// EpAction is a gold action; Requestor is "assistant" or "user".
-type EpAction struct {
-	ActionID               *string
-	Requestor, Name        string
-	Arguments, CompareArgs json.RawMessage
-	Info                   *string
-}
-
-// EpAssertion is an env assertion of a task.
-type EpAssertion struct {
-	EnvType, FuncName string
-	Arguments         json.RawMessage
-	AssertValue       *bool
-	Message           *string
-}
-
-// Episode is one simulation with its messages, tool calls and reward
-// checks. Its ep_episodes row is the embedded queries.NewEpisode, as the
-// table holds it (NMessages is set when written, from Messages). TaskRef is
-// the embedded task it ran (nil: not found).
-type Episode struct {
-	queries.NewEpisode
-	Messages []EpMessage
-	Calls    []EpCall
-	Checks   []EpCheck
-	Line     int     // where the simulation starts in its file
-	TaskRef  *EpTask // the task of TaskKey, as parsed (nil: none)
-	// Attempts is the attempt ledger of the episode's task and trial
-	// (tau2 records hallucination retries); nil when nothing was retried
-	// or failed.
-	Attempts []queries.NewEpAttempt
-}
-
-// EpMessage is one message of an episode.
-type EpMessage struct {
-	Idx, TurnIdx                   int
-	Role                           string
-	Content, ToolCallID, Requestor *string
-	ToolError                      *bool
-	NToolCalls                     int
-	PromptTokens, CompletionTokens *int64
-	Cost                           *float64
-	TS                             *string
-	TickID                         *int // full-duplex: the tick it was built from
-}
-
-// EpCall is one tool call made in a message.
-type EpCall struct {
-	MsgIdx, CallIdx int
-	CallID          *string
-	Requestor, Name string
-	Arguments       json.RawMessage
-}
-
-// EpCheck is one item of the reward evaluation.
-type EpCheck struct {
-	Kind      string
-	Idx       int
-	Name      *string
-	Requestor *string
-	Met       *bool
-	Reward    *float64
-	Detail    json.RawMessage
+	Splits []ub.TaskSplit
+	Policy *ub.DomainPolicy
 }
 
 // DetectEpisodes names the episode format of a file from its first bytes:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -111,7 +112,7 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 			w.appendRun(rw, &f.Run)
 			w.epRuns[f.Run.RunID] = true
 		}
-		var tasks []*EpTask
+		var tasks []*ub.Task
 		seen := map[string]bool{}
 		for _, t := range f.Tasks {
 			if t.Key == "" || seen[t.Key] {
@@ -147,7 +148,7 @@ func (w *writer) writeEpisodes(c *sql.Conn, b *batch) error {
 		w.appendTasks(rw, tasks)
 		st.Tasks += len(tasks)
 		w.st.Tasks += len(tasks)
-		var eps []*Episode
+		var eps []*ub.Episode
 		var idx []int // of eps in f.Episodes
 		for i, e := range f.Episodes {
 			hash, ok := w.epHashes[e.SimulationID]
@@ -216,49 +217,43 @@ func (w *writer) addFileStat(idx int, d *EpisodeFileStat) {
 
 // appendRun writes a run. The append functions write on the batch's
 // writer: rw keeps the first error and its Close returns it.
-func (w *writer) appendRun(rw *queries.RowWriter, r *EpRun) {
+func (w *writer) appendRun(rw *queries.RowWriter, r *ub.Run) {
 	rw.EpRun(*r)
 }
 
 // appendTasks writes tasks, then their gold actions, then their assertions.
-func (w *writer) appendTasks(rw *queries.RowWriter, ts []*EpTask) {
+func (w *writer) appendTasks(rw *queries.RowWriter, ts []*ub.Task) {
 	for _, t := range ts {
-		rw.EpTask(t.NewEpTask)
+		rw.EpTask(t)
 	}
 	for _, t := range ts {
 		for i, a := range t.Actions {
-			rw.EpTaskAction(queries.NewEpTaskAction{TaskKey: t.Key, Idx: i, ActionID: a.ActionID, Requestor: a.Requestor,
-				Name: a.Name, Arguments: a.Arguments, CompareArgs: a.CompareArgs, Info: a.Info})
+			rw.EpTaskAction(t.Key, i, a)
 		}
 	}
 	for _, t := range ts {
 		for i, a := range t.Assertions {
-			rw.EpTaskAssertion(queries.NewEpTaskAssertion{TaskKey: t.Key, Idx: i, EnvType: a.EnvType,
-				FuncName: a.FuncName, Arguments: a.Arguments, AssertValue: a.AssertValue, Message: a.Message})
+			rw.EpTaskAssertion(t.Key, i, a)
 		}
 	}
 }
 
 // appendEpisodes writes episodes, then their messages, tool calls and
 // checks.
-func (w *writer) appendEpisodes(rw *queries.RowWriter, eps []*Episode) {
+func (w *writer) appendEpisodes(rw *queries.RowWriter, eps []*ub.Episode) {
 	for _, e := range eps {
-		row := e.NewEpisode
+		row := *e
 		row.NMessages = len(e.Messages)
-		rw.Episode(row)
+		rw.Episode(&row)
 	}
 	for _, e := range eps {
-		for _, m := range e.Messages {
-			rw.EpMessage(queries.NewEpMessage{SimulationID: e.SimulationID, Idx: m.Idx, TurnIdx: m.TurnIdx,
-				Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Requestor: m.Requestor,
-				ToolError: m.ToolError, NToolCalls: m.NToolCalls, PromptTokens: m.PromptTokens,
-				CompletionTokens: m.CompletionTokens, Cost: m.Cost, TS: m.TS, TickID: m.TickID})
+		for i := range e.Messages {
+			rw.EpMessage(e.SimulationID, &e.Messages[i])
 		}
 	}
 	for _, e := range eps {
 		for _, c := range e.Calls {
-			rw.EpToolCall(queries.NewEpToolCall{SimulationID: e.SimulationID, MsgIdx: c.MsgIdx, CallIdx: c.CallIdx,
-				CallID: c.CallID, Requestor: c.Requestor, Name: c.Name, Arguments: c.Arguments})
+			rw.EpToolCall(e.SimulationID, c)
 		}
 	}
 	for _, e := range eps {
@@ -268,8 +263,7 @@ func (w *writer) appendEpisodes(rw *queries.RowWriter, eps []*Episode) {
 	}
 	for _, e := range eps {
 		for _, c := range e.Checks {
-			rw.EpCheck(queries.NewEpCheck{SimulationID: e.SimulationID, Kind: c.Kind, Idx: c.Idx, Name: c.Name,
-				Requestor: c.Requestor, Met: c.Met, Reward: c.Reward, Detail: c.Detail})
+			rw.EpCheck(e.SimulationID, c)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/ub-bench/ub"
 )
 
 // Identity is a developer and a repository name.
@@ -71,7 +73,7 @@ var homeRE = regexp.MustCompile(`^(?:/home|/Users|C:\\Users)[/\\]([^/\\]+)`)
 // the session's working directory (Claude Code, Codex); "owner/repo" from the
 // file or directory name; the name of the directory holding the file; else
 // "unknown".
-func Resolve(s *Session, flags Identity) {
+func Resolve(s *ub.Session, flags Identity) {
 	owner, repo, hinted := NameHint(s.SourceFile)
 	switch {
 	case flags.Developer != "":

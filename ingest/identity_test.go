@@ -1,5 +1,6 @@
 package ingest
 
+import "github.com/ub-bench/ub"
 import "testing"
 
 func TestNameHint(t *testing.T) {
@@ -26,17 +27,17 @@ func TestNameHint(t *testing.T) {
 func TestResolve(t *testing.T) {
 	tests := []struct {
 		name    string
-		s       Session
+		s       ub.Session
 		flags   Identity
 		dev, rp string
 	}{
-		{"flags win", Session{SourceFile: "a__b.aider.chat.history.md", Developer: "d", Repo: "r"}, Identity{"F", "G"}, "F", "G"},
-		{"data wins over file name", Session{SourceFile: "a__b.jsonl", Developer: "d", Repo: "r"}, Identity{}, "d", "r"},
-		{"aider developer is the repo owner", Session{SourceFile: "dir/a__b.aider.chat.history.md"}, Identity{}, "a", "a/b"},
-		{"working directory repo keeps, owner from dir", Session{SourceFile: "o__bk/projects/p/1.jsonl", Repo: "/home/u/p"}, Identity{}, "o", "/home/u/p"},
-		{"home folder user when no name convention", Session{SourceFile: "p/1.jsonl", Repo: "/home/u/p"}, Identity{}, "u", "/home/u/p"},
-		{"directory name as repo", Session{SourceFile: "work/proj/.aider.chat.history.md"}, Identity{}, "unknown", "proj"},
-		{"stdin", Session{SourceFile: "-"}, Identity{}, "unknown", "unknown"},
+		{"flags win", ub.Session{SourceFile: "a__b.aider.chat.history.md", Developer: "d", Repo: "r"}, Identity{"F", "G"}, "F", "G"},
+		{"data wins over file name", ub.Session{SourceFile: "a__b.jsonl", Developer: "d", Repo: "r"}, Identity{}, "d", "r"},
+		{"aider developer is the repo owner", ub.Session{SourceFile: "dir/a__b.aider.chat.history.md"}, Identity{}, "a", "a/b"},
+		{"working directory repo keeps, owner from dir", ub.Session{SourceFile: "o__bk/projects/p/1.jsonl", Repo: "/home/u/p"}, Identity{}, "o", "/home/u/p"},
+		{"home folder user when no name convention", ub.Session{SourceFile: "p/1.jsonl", Repo: "/home/u/p"}, Identity{}, "u", "/home/u/p"},
+		{"directory name as repo", ub.Session{SourceFile: "work/proj/.aider.chat.history.md"}, Identity{}, "unknown", "proj"},
+		{"stdin", ub.Session{SourceFile: "-"}, Identity{}, "unknown", "unknown"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/ingest/lines"
 )
 
@@ -50,7 +51,7 @@ type canonicalTurn struct {
 func ParseJSONL(src Source, sink Sink) error {
 	workers := runtime.GOMAXPROCS(0)
 	type result struct {
-		s    *Session
+		s    *ub.Session
 		err  string
 		line int
 	}
@@ -183,7 +184,7 @@ func readLine(br *bufio.Reader, block *[]byte) ([]byte, error) {
 	}
 }
 
-func decodeCanonical(line []byte) (*Session, string) {
+func decodeCanonical(line []byte) (*ub.Session, string) {
 	line = bytes.TrimRight(line, "\r\n")
 	if bytes.IndexByte(line, 0) >= 0 {
 		return nil, "binary data (NUL byte)"
@@ -225,11 +226,11 @@ func decodeCanonical(line []byte) (*Session, string) {
 }
 
 // fromCanonical checks a decoded line and makes its session.
-func fromCanonical(c *canonicalSession) (*Session, string) {
+func fromCanonical(c *canonicalSession) (*ub.Session, string) {
 	if len(c.Turns) == 0 {
 		return nil, `missing "turns"`
 	}
-	s := &Session{ID: c.ID, Developer: c.Developer, Repo: c.Repo, Meta: c.Meta}
+	s := &ub.Session{ID: c.ID, Developer: c.Developer, Repo: c.Repo, Meta: c.Meta}
 	if c.StartedAt != "" {
 		t, err := parseTime(c.StartedAt)
 		if err != nil {
@@ -237,21 +238,21 @@ func fromCanonical(c *canonicalSession) (*Session, string) {
 		}
 		s.StartedAt = t
 	}
-	s.Turns = make([]Turn, len(c.Turns))
+	s.Turns = make([]ub.Turn, len(c.Turns))
 	for i, ct := range c.Turns {
-		r := Role(ct.Role)
+		r := ub.Role(ct.Role)
 		if ct.Role == "" {
 			return nil, fmt.Sprintf(`turn %d: missing "role"`, i)
 		}
 		switch r { // the constant, not a slice of the line
-		case RoleDeveloper:
-			r = RoleDeveloper
-		case RoleAgent:
-			r = RoleAgent
-		case RoleTool:
-			r = RoleTool
-		case RoleSystem:
-			r = RoleSystem
+		case ub.RoleDeveloper:
+			r = ub.RoleDeveloper
+		case ub.RoleAgent:
+			r = ub.RoleAgent
+		case ub.RoleTool:
+			r = ub.RoleTool
+		case ub.RoleSystem:
+			r = ub.RoleSystem
 		}
 		if !r.Valid() {
 			return nil, fmt.Sprintf("turn %d: role %s is not developer, agent, tool or system", i, strconv.Quote(ct.Role))
@@ -259,7 +260,7 @@ func fromCanonical(c *canonicalSession) (*Session, string) {
 		if ct.Text == nil {
 			return nil, fmt.Sprintf(`turn %d: missing "text"`, i)
 		}
-		t := Turn{Role: r, Text: *ct.Text, IsCommand: ct.IsCommand, Meta: ct.Meta}
+		t := ub.Turn{Role: r, Text: *ct.Text, IsCommand: ct.IsCommand, Meta: ct.Meta}
 		if ct.TS != "" {
 			ts, err := parseTime(ct.TS)
 			if err != nil {

@@ -215,7 +215,7 @@ func TestEpisodesCheckpointedAtLastCommit(t *testing.T) {
 		return s
 	}
 	before := settings(ws)
-	if st, err := Run(ctx, ws, []string{dir}, Options{}); err != nil || st.Episodes != 2 {
+	if st, err := Run(ctx, ws, []string{dir}, Options{NewProber: testProber}); err != nil || st.Episodes != 2 {
 		t.Fatalf("%d episodes, %v", st.Episodes, err)
 	}
 	if fi, err := os.Stat(db + ".wal"); err == nil && fi.Size() > 0 {

@@ -41,6 +41,10 @@ type Options struct {
 	// share the transaction until it holds either.
 	BatchTurns int
 	BatchBytes int
+	// NewProber makes the Prober that runs the judge-free probes on each
+	// episode added (probes.NewProber); the findings are stored with the
+	// episode. nil stores no probe results (ub probes can add them later).
+	NewProber func() Prober
 }
 
 // DefaultBatchTurns and DefaultBatchBytes bound the transactions of an

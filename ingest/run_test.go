@@ -37,7 +37,7 @@ func count(t testing.TB, ws *queries.Workspace, query string, args ...any) int {
 func TestRunCanonicalJSONL(t *testing.T) {
 	ws := memWorkspace(t)
 	ctx := context.Background()
-	st, err := Run(ctx, ws, []string{"testdata/jsonl/good.jsonl"}, Options{})
+	st, err := Run(ctx, ws, []string{"testdata/jsonl/good.jsonl"}, Options{NewProber: testProber})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestRunCanonicalJSONL(t *testing.T) {
 	}
 
 	t.Run("re-ingest adds nothing", func(t *testing.T) {
-		st, err := Run(ctx, ws, []string{"testdata/jsonl/good.jsonl"}, Options{})
+		st, err := Run(ctx, ws, []string{"testdata/jsonl/good.jsonl"}, Options{NewProber: testProber})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestRunCanonicalJSONL(t *testing.T) {
 			t.Errorf("s1 turns = %d, want 4", got)
 		}
 		// The shorter copy is now superseded, whatever the order.
-		st, _ = Run(ctx, ws, []string{"testdata/jsonl/good.jsonl"}, Options{})
+		st, _ = Run(ctx, ws, []string{"testdata/jsonl/good.jsonl"}, Options{NewProber: testProber})
 		if st.Superseded != 1 || st.Unchanged != 2 {
 			t.Errorf("stats = %+v; want 1 superseded, 2 unchanged", st)
 		}
@@ -98,7 +98,7 @@ func TestRunCanonicalJSONL(t *testing.T) {
 func TestRunBadInput(t *testing.T) {
 	ws := memWorkspace(t)
 	ctx := context.Background()
-	st, err := Run(ctx, ws, []string{"testdata/jsonl"}, Options{})
+	st, err := Run(ctx, ws, []string{"testdata/jsonl"}, Options{NewProber: testProber})
 	if !errors.Is(err, ErrBadInput) {
 		t.Fatalf("err = %v, want ErrBadInput", err)
 	}
@@ -122,7 +122,7 @@ func TestRunBadInput(t *testing.T) {
 		t.Errorf("ingest_errors rows = %d, want 5", got)
 	}
 	// A second run replaces each file's errors instead of piling them up.
-	Run(ctx, ws, []string{"testdata/jsonl"}, Options{})
+	Run(ctx, ws, []string{"testdata/jsonl"}, Options{NewProber: testProber})
 	if got := count(t, ws, `SELECT count(*) FROM ingest_errors`); got != 5 {
 		t.Errorf("ingest_errors rows after re-run = %d, want 5", got)
 	}
@@ -168,7 +168,7 @@ func TestRunRollsBackAFailedBatch(t *testing.T) {
 	if _, err := ws.Conn().ExecContext(ctx, `DROP VIEW moments; DROP TABLE turns`); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Run(ctx, ws, []string{"testdata/jsonl/good.jsonl"}, Options{})
+	_, err := Run(ctx, ws, []string{"testdata/jsonl/good.jsonl"}, Options{NewProber: testProber})
 	if err == nil || errors.Is(err, ErrBadInput) {
 		t.Fatalf("err = %v, want a write error", err)
 	}
@@ -261,7 +261,7 @@ func TestRunUnreadableFolderIsOneBadInputLine(t *testing.T) {
 		})
 	}
 	ws := memWorkspace(t)
-	st, err := Run(context.Background(), ws, []string{dir}, Options{})
+	st, err := Run(context.Background(), ws, []string{dir}, Options{NewProber: testProber})
 	if !errors.Is(err, ErrBadInput) {
 		t.Fatalf("err = %v, want ErrBadInput", err)
 	}

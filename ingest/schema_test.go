@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+
+	"github.com/ub-bench/ub"
 )
 
 // TestSchemaMatchesParser keeps the published JSON Schema and the parser in
@@ -54,7 +56,7 @@ func TestSchemaMatchesParser(t *testing.T) {
 	}
 	roles := turns.Items.Properties["role"].Enum
 	for _, r := range roles {
-		if !Role(r).Valid() {
+		if !ub.Role(r).Valid() {
 			t.Errorf("schema role %q is not a Role", r)
 		}
 	}

@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ub-bench/ub"
 )
 
 // refContentHash is the session hash written the way the workspaces already
 // stored hold it: every field, length first, written to the digest one at a
 // time. ContentHash must give the same hex for every session, or a
 // re-ingest would take unchanged sessions for changed ones.
-func refContentHash(s *Session) string {
+func refContentHash(s *ub.Session) string {
 	h := sha256.New()
 	field := func(v string) {
 		h.Write(binary.AppendUvarint(nil, uint64(len(v))))
@@ -52,13 +54,13 @@ func refContentHash(s *Session) string {
 func TestContentHashUnchanged(t *testing.T) {
 	at := time.Date(2025, 3, 4, 5, 6, 7, 890, time.FixedZone("x", 3600))
 	big := strings.Repeat("é long text ", 200_000) // past the pooled buffers' 1 MiB
-	cases := []*Session{
+	cases := []*ub.Session{
 		{},
 		{Format: "jsonl", Developer: "ada", Repo: "org/r", StartedAt: at,
-			Turns: []Turn{{Role: RoleDeveloper, Text: "fix it", TS: at}, {Role: RoleAgent, Text: "", IsCommand: true},
-				{Role: RoleTool, Text: "ok", Meta: map[string]any{"b": 1, "a": []any{"x"}}}}},
-		{Format: "aider", Turns: []Turn{{Role: RoleDeveloper, Text: big}}},
-		{Format: "aider", Turns: []Turn{{Role: RoleDeveloper, Text: "after the big one"}}},
+			Turns: []ub.Turn{{Role: ub.RoleDeveloper, Text: "fix it", TS: at}, {Role: ub.RoleAgent, Text: "", IsCommand: true},
+				{Role: ub.RoleTool, Text: "ok", Meta: map[string]any{"b": 1, "a": []any{"x"}}}}},
+		{Format: "aider", Turns: []ub.Turn{{Role: ub.RoleDeveloper, Text: big}}},
+		{Format: "aider", Turns: []ub.Turn{{Role: ub.RoleDeveloper, Text: "after the big one"}}},
 	}
 	for i, s := range cases {
 		if got, want := s.ContentHash(), refContentHash(s); got != want {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/ingest/lines"
 	"path/filepath"
 	"regexp"
@@ -57,7 +58,7 @@ var (
 // Bad input: a NUL byte or invalid UTF-8 rejects the file; a session with no
 // developer message is skipped ("no developer message").
 func ParseSpecStory(src Source, sink Sink) error {
-	p := specStoryParser{s: &Session{Format: "specstory", SourceFile: src.Path, Line: 1}}
+	p := specStoryParser{s: &ub.Session{Format: "specstory", SourceFile: src.Path, Line: 1}}
 	lr := lines.NewReader(src.R)
 	for {
 		line, _, ok, err := lr.Next()
@@ -84,7 +85,7 @@ func ParseSpecStory(src Source, sink Sink) error {
 	}
 	if s.StartedAt.IsZero() {
 		for _, t := range s.Turns {
-			if t.Role == RoleDeveloper && !t.TS.IsZero() {
+			if t.Role == ub.RoleDeveloper && !t.TS.IsZero() {
 				s.StartedAt = t.TS
 				break
 			}
@@ -97,10 +98,10 @@ func ParseSpecStory(src Source, sink Sink) error {
 }
 
 type specStoryParser struct {
-	s       *Session
+	s       *ub.Session
 	title   string
 	started bool // a turn header has been seen: the preamble is over
-	role    Role
+	role    ub.Role
 	ts      time.Time
 	model   string
 	mode    string
@@ -117,12 +118,12 @@ func (p *specStoryParser) meta(k string, v any) {
 func (p *specStoryParser) line(l string) {
 	if m := specStoryUserRE.FindStringSubmatch(l); m != nil {
 		p.flush()
-		p.started, p.role, p.ts, p.model, p.mode = true, RoleDeveloper, specStoryTime(m[1]), "", ""
+		p.started, p.role, p.ts, p.model, p.mode = true, ub.RoleDeveloper, specStoryTime(m[1]), "", ""
 		return
 	}
 	if m := specStoryAgentRE.FindStringSubmatch(l); m != nil {
 		p.flush()
-		p.started, p.role, p.ts = true, RoleAgent, time.Time{}
+		p.started, p.role, p.ts = true, ub.RoleAgent, time.Time{}
 		p.model, p.mode = specStoryModel(m[1])
 		if _, ok := p.s.Meta["model"]; !ok && p.model != "" {
 			p.meta("model", p.model)
@@ -154,12 +155,12 @@ func (p *specStoryParser) flush() {
 	body := p.lines
 	p.lines = p.lines[:0]
 	switch p.role {
-	case RoleDeveloper:
+	case ub.RoleDeveloper:
 		text := specStoryText(body)
 		if text == "" {
 			return
 		}
-		t := Turn{Role: RoleDeveloper, Text: text, TS: p.ts, IsCommand: strings.HasPrefix(text, "/")}
+		t := ub.Turn{Role: ub.RoleDeveloper, Text: text, TS: p.ts, IsCommand: strings.HasPrefix(text, "/")}
 		if strings.HasPrefix(text, specStoryContinue) {
 			// Copilot writes this when the developer clicks "Continue" after
 			// the agent hit its iteration limit: a button, not typed text.
@@ -167,7 +168,7 @@ func (p *specStoryParser) flush() {
 			t.Meta = map[string]any{"continue_button": true}
 		}
 		p.s.Turns = append(p.s.Turns, t)
-	case RoleAgent:
+	case ub.RoleAgent:
 		p.agent(body)
 	}
 }
@@ -178,7 +179,7 @@ func (p *specStoryParser) agent(body []string) {
 	inTool, inThink := false, false
 	text := func() {
 		if t := specStoryText(seg); t != "" {
-			turn := Turn{Role: RoleAgent, Text: t}
+			turn := ub.Turn{Role: ub.RoleAgent, Text: t}
 			if p.model != "" {
 				turn.Meta = map[string]any{"model": p.model}
 				if p.mode != "" {
@@ -234,7 +235,7 @@ func (p *specStoryParser) agent(body []string) {
 }
 
 // specStoryTool makes the tool turn of one <tool-use> block.
-func specStoryTool(block []string) Turn {
+func specStoryTool(block []string) ub.Turn {
 	use := map[string]any{}
 	if len(block) > 0 {
 		for _, m := range specStoryToolAttr.FindAllStringSubmatch(block[0], -1) {
@@ -247,7 +248,7 @@ func specStoryTool(block []string) Turn {
 		meta["text_bytes"] = len(text)
 		text = clipped
 	}
-	return Turn{Role: RoleTool, Text: text, Meta: meta}
+	return ub.Turn{Role: ub.RoleTool, Text: text, Meta: meta}
 }
 
 // specStoryText joins a segment's lines, trimming blank and "---" lines at

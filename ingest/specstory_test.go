@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ub-bench/ub"
 )
 
 func TestParseSpecStory(t *testing.T) {
@@ -102,7 +104,7 @@ func TestParseSpecStory(t *testing.T) {
 				} {
 					var got []time.Time
 					for _, tu := range cxOne(t, parse(t, file)).Turns {
-						if tu.Role == RoleDeveloper {
+						if tu.Role == ub.RoleDeveloper {
 							got = append(got, tu.TS)
 						}
 					}
@@ -119,7 +121,7 @@ func TestParseSpecStory(t *testing.T) {
 				if a.ID != "7a0e5c31-2d44-4b8f-a1c9-5e6f7d8c9b01" || b.ID != a.ID {
 					t.Errorf("IDs %q and %q", a.ID, b.ID)
 				}
-				if ta, tb := cxTexts(a, RoleDeveloper), cxTexts(b, RoleDeveloper); !reflect.DeepEqual(ta, tb) {
+				if ta, tb := cxTexts(a, ub.RoleDeveloper), cxTexts(b, ub.RoleDeveloper); !reflect.DeepEqual(ta, tb) {
 					t.Errorf("developer texts differ:\n%q\n%q", ta, tb)
 				}
 				if got, _ := json.Marshal(b.Meta); string(got) != `{"ide":"VS Code Copilot IDE","model":"copilot/claude-sonnet-4","specstory_version":"2.1.0","title":"2025-07-10 14:03:12Z"}` {
@@ -215,7 +217,7 @@ func TestParseSpecStory(t *testing.T) {
 				s := cxOne(t, cxParse(t, ParseSpecStory, "big.md", []byte(data)))
 				tu := s.Turns[1]
 				want := len(strings.TrimSpace(body))
-				if tu.Role != RoleTool || len(tu.Text) > codexToolTextMax || tu.Meta["text_bytes"] != want {
+				if tu.Role != ub.RoleTool || len(tu.Text) > codexToolTextMax || tu.Meta["text_bytes"] != want {
 					t.Errorf("role %s, %d bytes, text_bytes %v; want tool, <= %d, %d", tu.Role, len(tu.Text), tu.Meta["text_bytes"], codexToolTextMax, want)
 				}
 			},
@@ -259,7 +261,7 @@ func TestSpecStoryCorpus(t *testing.T) {
 		t.Fatalf("found %d SpecStory files, want %d", len(files), len(want))
 	}
 	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-	sessions := map[string]*Session{}
+	sessions := map[string]*ub.Session{}
 	for _, path := range files {
 		base := filepath.Base(path)
 		t.Run(base, func(t *testing.T) {
@@ -271,7 +273,7 @@ func TestSpecStoryCorpus(t *testing.T) {
 			var got counts
 			for _, tu := range s.Turns {
 				switch tu.Role {
-				case RoleDeveloper:
+				case ub.RoleDeveloper:
 					got.developer++
 					if tu.IsCommand {
 						got.commands++
@@ -279,9 +281,9 @@ func TestSpecStoryCorpus(t *testing.T) {
 					if tu.TS.IsZero() {
 						t.Errorf("developer turn without time: %.40q", tu.Text)
 					}
-				case RoleAgent:
+				case ub.RoleAgent:
 					got.agent++
-				case RoleTool:
+				case ub.RoleTool:
 					got.tool++
 				default:
 					t.Errorf("unexpected %s turn", tu.Role)
@@ -304,7 +306,7 @@ func TestSpecStoryCorpus(t *testing.T) {
 	if a.ID != b.ID || a.ID == sessions[oct].ID {
 		t.Errorf("IDs %q, %q, %q: want the 2025-12-08 pair equal and the other distinct", a.ID, b.ID, sessions[oct].ID)
 	}
-	ta, tb := cxTexts(a, RoleDeveloper), cxTexts(b, RoleDeveloper)
+	ta, tb := cxTexts(a, ub.RoleDeveloper), cxTexts(b, ub.RoleDeveloper)
 	if len(ta) != 5 || len(tb) != 10 || !reflect.DeepEqual(ta, tb[:len(ta)]) {
 		t.Errorf("developer texts of %s are not the first %d of %s", dec, len(ta), decS)
 	}

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub"
 )
 
 // The tau-bench v1 trajectory array (corpus/tau2/README.md section 5).
@@ -126,7 +126,7 @@ const tau1IDPrefix = "tau1:"
 
 // tau1Decoded makes the episode of an array element decoded into ep, with
 // decErr the decoding error, raw its JSON.
-func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, stem string, key taskKeyFunc) (*Episode, *EpTask, error) {
+func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *ub.Run, idx int, stem string, key taskKeyFunc) (*ub.Episode, *ub.Task, error) {
 	e := *ep1
 	where := fmt.Sprintf("episode %d", idx)
 	if decErr != nil {
@@ -140,10 +140,10 @@ func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, 
 	if e.Traj == nil {
 		return nil, nil, fmt.Errorf("%s: missing \"traj\"", where)
 	}
-	ep := &Episode{NewEpisode: queries.NewEpisode{SimulationID: tau1IDPrefix + stem + ":" + strconv.Itoa(idx),
+	ep := &ub.Episode{SimulationID: tau1IDPrefix + stem + ":" + strconv.Itoa(idx),
 		RunID: run.RunID, SourceFile: run.SourceFile, SourceIndex: idx, ContentHash: sha(raw), Domain: run.Domain,
-		TaskID: taskID, Trial: e.Trial, Reward: e.Reward}}
-	var task *EpTask
+		TaskID: taskID, Trial: e.Trial, Reward: e.Reward}
+	var task *ub.Task
 	if e.Info != nil {
 		if e.Info.Source != nil {
 			if *e.Info.Source == "user" {
@@ -158,11 +158,11 @@ func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, 
 			if err := json.Unmarshal(tr, &t); err != nil {
 				return nil, nil, fmt.Errorf("%s: info.task: %v", where, err)
 			}
-			task = &EpTask{NewEpTask: queries.NewEpTask{Domain: run.Domain, TaskID: taskID, Format: FormatTau1,
+			task = &ub.Task{Domain: run.Domain, TaskID: taskID, Format: FormatTau1,
 				Instruction: t.Instruction, UserID: t.UserID, CommunicateInfo: nullRaw(t.Outputs), Raw: tr,
-				SourceFile: run.SourceFile, Key: key(run.Domain, taskID, tr)}}
+				SourceFile: run.SourceFile, Key: key(run.Domain, taskID, tr)}
 			for _, a := range t.Actions {
-				task.Actions = append(task.Actions, EpAction{Requestor: "assistant", Name: a.Name, Arguments: nullRaw(a.Kwargs)})
+				task.Actions = append(task.Actions, ub.TaskAction{Requestor: "assistant", Name: a.Name, Arguments: nullRaw(a.Kwargs)})
 			}
 		}
 		if ri := e.Info.RewardInfo; ri != nil {
@@ -177,7 +177,7 @@ func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, 
 			if in.RActions != nil {
 				met := *in.RActions == 1
 				ep.DBMatch = &met
-				ep.Checks = append(ep.Checks, EpCheck{Kind: "db", Name: strp("r_actions"), Met: &met, Reward: in.RActions, Detail: nullRaw(ri.Info)})
+				ep.Checks = append(ep.Checks, ub.Check{Kind: "db", Name: strp("r_actions"), Met: &met, Reward: in.RActions, Detail: nullRaw(ri.Info)})
 			}
 			keys := make([]string, 0, len(in.Outputs))
 			for k := range in.Outputs {
@@ -186,7 +186,7 @@ func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, 
 			sort.Strings(keys)
 			for i, k := range keys {
 				met := in.Outputs[k]
-				ep.Checks = append(ep.Checks, EpCheck{Kind: "output", Idx: i, Name: strp(k), Met: &met})
+				ep.Checks = append(ep.Checks, ub.Check{Kind: "output", Idx: i, Name: strp(k), Met: &met})
 			}
 		}
 	}
@@ -196,7 +196,7 @@ func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, 
 		default:
 			return nil, nil, fmt.Errorf("%s: message %d: role %q (want user, assistant, tool or system)", where, i, m.Role)
 		}
-		em := EpMessage{Idx: i, TurnIdx: i, Role: m.Role, Content: m.Content, NToolCalls: len(m.ToolCalls)}
+		em := ub.Message{Idx: i, TurnIdx: i, Role: m.Role, Content: m.Content, NToolCalls: len(m.ToolCalls)}
 		if m.Role == "tool" {
 			em.ToolCallID, em.Requestor = m.ToolCallID, strp("assistant")
 		}
@@ -207,7 +207,7 @@ func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *EpRun, idx int, 
 				b, _ := json.Marshal(c.Function.Arguments)
 				args = b
 			}
-			ep.Calls = append(ep.Calls, EpCall{MsgIdx: i, CallIdx: j, CallID: c.ID, Requestor: "assistant",
+			ep.Calls = append(ep.Calls, ub.ToolCall{MsgIdx: i, CallIdx: j, CallID: c.ID, Requestor: "assistant",
 				Name: c.Function.Name, Arguments: nullRaw(args)})
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub"
 )
 
 // The tau2-bench result file (corpus/tau2/README.md section 3). Fields the
@@ -344,7 +344,7 @@ type tau2File struct {
 	key       taskKeyFunc
 	tasks     []rawAt // until header
 	sims      []rawAt // simulations read before info and tasks
-	byID      map[string]*EpTask
+	byID      map[string]*ub.Task
 	errs      []*ParseError // reported once the whole file is known to be JSON
 	headerSet bool
 	nSims     int
@@ -377,7 +377,7 @@ func (p *tau2File) header() {
 			run.PolicySHA = &s
 		}
 	}
-	p.byID = map[string]*EpTask{}
+	p.byID = map[string]*ub.Task{}
 	for i, t := range p.tasks {
 		task, err := tau2Task(t.raw, run.Domain, path, p.key)
 		if err != nil {
@@ -431,7 +431,7 @@ func deref(s *string) string {
 
 // tau2Task reads one task object; domain "" takes the task's own
 // instructions.domain.
-func tau2Task(raw json.RawMessage, domain, path string, key taskKeyFunc) (*EpTask, error) {
+func tau2Task(raw json.RawMessage, domain, path string, key taskKeyFunc) (*ub.Task, error) {
 	var t t2Task
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return nil, err
@@ -440,8 +440,8 @@ func tau2Task(raw json.RawMessage, domain, path string, key taskKeyFunc) (*EpTas
 	if !ok {
 		return nil, errors.New(`missing "id"`)
 	}
-	task := &EpTask{NewEpTask: queries.NewEpTask{TaskID: id, Format: FormatTau2, Raw: raw, SourceFile: path,
-		InitialState: nullRaw(t.InitialState)}}
+	task := &ub.Task{TaskID: id, Format: FormatTau2, Raw: raw, SourceFile: path,
+		InitialState: nullRaw(t.InitialState)}
 	if t.Description != nil {
 		task.Purpose = t.Description.Purpose
 	}
@@ -473,11 +473,11 @@ func tau2Task(raw json.RawMessage, domain, path string, key taskKeyFunc) (*EpTas
 			if a.Requestor != nil && *a.Requestor == "user" {
 				req = "user"
 			}
-			task.Actions = append(task.Actions, EpAction{ActionID: a.ActionID, Requestor: req, Name: a.Name,
+			task.Actions = append(task.Actions, ub.TaskAction{ActionID: a.ActionID, Requestor: req, Name: a.Name,
 				Arguments: nullRaw(a.Arguments), CompareArgs: nullRaw(a.CompareArgs), Info: a.Info})
 		}
 		for _, a := range ec.EnvAssertions {
-			task.Assertions = append(task.Assertions, EpAssertion{EnvType: a.EnvType, FuncName: a.FuncName,
+			task.Assertions = append(task.Assertions, ub.TaskAssertion{EnvType: a.EnvType, FuncName: a.FuncName,
 				Arguments: nullRaw(a.Arguments), AssertValue: a.AssertValue, Message: a.Message})
 		}
 	}
@@ -491,7 +491,7 @@ func tau2Task(raw json.RawMessage, domain, path string, key taskKeyFunc) (*EpTas
 // tau2Decoded makes the episode of a simulation decoded into sp (err: the
 // decoding error, as json.Unmarshal gives it) from its JSON, raw; errors
 // name its index and id.
-func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episode, error) {
+func tau2Decoded(sp *t2Sim, err error, raw []byte, run *ub.Run, idx int) (*ub.Episode, error) {
 	s := *sp
 	where := fmt.Sprintf("simulation %d", idx)
 	if s.ID != nil {
@@ -526,10 +526,10 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 	default:
 		return nil, fmt.Errorf("%s: missing \"messages\" (and no \"ticks\")", where)
 	}
-	ep := &Episode{NewEpisode: queries.NewEpisode{SimulationID: *s.ID, RunID: run.RunID, SourceFile: run.SourceFile,
+	ep := &ub.Episode{SimulationID: *s.ID, RunID: run.RunID, SourceFile: run.SourceFile,
 		SourceIndex: idx, ContentHash: sha(raw), Domain: run.Domain, TaskID: taskID, Trial: s.Trial, Seed: s.Seed,
 		TerminationReason: s.TerminationReason, UserCost: s.UserCost, AgentCost: s.AgentCost, Duration: s.Duration,
-		StartedAt: s.StartTime}}
+		StartedAt: s.StartTime}
 	if ep.StartedAt == nil {
 		ep.StartedAt = s.Timestamp
 	}
@@ -548,7 +548,7 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 		if ri.DBCheck != nil {
 			ep.DBMatch = ri.DBCheck.DBMatch
 			d, _ := json.Marshal(ri.DBCheck)
-			ep.Checks = append(ep.Checks, EpCheck{Kind: "db", Idx: 0, Name: strp("db_match"), Met: ri.DBCheck.DBMatch, Reward: ri.DBCheck.DBReward, Detail: d})
+			ep.Checks = append(ep.Checks, ub.Check{Kind: "db", Idx: 0, Name: strp("db_match"), Met: ri.DBCheck.DBMatch, Reward: ri.DBCheck.DBReward, Detail: d})
 		}
 		for i, a := range ri.ActionChecks {
 			var act struct {
@@ -560,7 +560,7 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 			if act.Requestor != nil && *act.Requestor == "user" {
 				req = "user"
 			}
-			ep.Checks = append(ep.Checks, EpCheck{Kind: "action", Idx: i, Name: strp(act.Name), Requestor: strp(req),
+			ep.Checks = append(ep.Checks, ub.Check{Kind: "action", Idx: i, Name: strp(act.Name), Requestor: strp(req),
 				Met: a.ActionMatch, Reward: a.Reward, Detail: nullRaw(a.Action)})
 		}
 		for i, a := range ri.EnvAssertions {
@@ -568,7 +568,7 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 				FuncName string `json:"func_name"`
 			}
 			_ = json.Unmarshal(a.EnvAssertion, &as)
-			ep.Checks = append(ep.Checks, EpCheck{Kind: "env_assertion", Idx: i, Name: strp(as.FuncName), Met: a.Met, Reward: a.Reward, Detail: nullRaw(a.EnvAssertion)})
+			ep.Checks = append(ep.Checks, ub.Check{Kind: "env_assertion", Idx: i, Name: strp(as.FuncName), Met: a.Met, Reward: a.Reward, Detail: nullRaw(a.EnvAssertion)})
 		}
 		for kind, list := range map[string][]json.RawMessage{"communicate": ri.CommunicateChecks, "nl_assertion": ri.NLAssertions} {
 			for i, c := range list {
@@ -576,7 +576,7 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 					Met *bool `json:"met"`
 				}
 				_ = json.Unmarshal(c, &m)
-				ep.Checks = append(ep.Checks, EpCheck{Kind: kind, Idx: i, Met: m.Met, Detail: nullRaw(c)})
+				ep.Checks = append(ep.Checks, ub.Check{Kind: kind, Idx: i, Met: m.Met, Detail: nullRaw(c)})
 			}
 		}
 		sort.SliceStable(ep.Checks, func(i, j int) bool { return ep.Checks[i].Kind < ep.Checks[j].Kind })
@@ -593,7 +593,7 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 		if m.TurnIdx != nil {
 			turn = *m.TurnIdx
 		}
-		em := EpMessage{Idx: i, TurnIdx: turn, Role: m.Role, Content: m.Content, Cost: m.Cost, TS: m.Timestamp,
+		em := ub.Message{Idx: i, TurnIdx: turn, Role: m.Role, Content: m.Content, Cost: m.Cost, TS: m.Timestamp,
 			NToolCalls: len(m.ToolCalls)}
 		if ticks != nil {
 			em.TickID = &ticks[i]
@@ -628,7 +628,7 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 			if c.Name == "" {
 				return nil, fmt.Errorf("%s: message %d: tool call %d without a name", where, i, j)
 			}
-			ep.Calls = append(ep.Calls, EpCall{MsgIdx: i, CallIdx: j, CallID: c.ID, Requestor: req, Name: c.Name, Arguments: nullRaw(c.Arguments)})
+			ep.Calls = append(ep.Calls, ub.ToolCall{MsgIdx: i, CallIdx: j, CallID: c.ID, Requestor: req, Name: c.Name, Arguments: nullRaw(c.Arguments)})
 		}
 	}
 	if haveTok {
@@ -642,7 +642,7 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 // discarded attempts before it (hallucination_retries_used), and its own
 // attempt, marked when it ended on an infrastructure error. nil when it
 // is a first attempt that ended otherwise.
-func keptAttempts(ep *Episode, retries *int) []queries.NewEpAttempt {
+func keptAttempts(ep *ub.Episode, retries *int) []ub.Attempt {
 	n := 0
 	if retries != nil && *retries > 0 {
 		n = *retries
@@ -655,12 +655,12 @@ func keptAttempts(ep *Episode, retries *int) []queries.NewEpAttempt {
 	if ep.Trial != nil {
 		trial = *ep.Trial
 	}
-	out := make([]queries.NewEpAttempt, 0, n+1)
+	out := make([]ub.Attempt, 0, n+1)
 	for a := 1; a <= n; a++ {
-		out = append(out, queries.NewEpAttempt{RunID: ep.RunID, TaskID: ep.TaskID, Trial: trial, Attempt: a,
+		out = append(out, ub.Attempt{RunID: ep.RunID, TaskID: ep.TaskID, Trial: trial, Attempt: a,
 			Reason: strp("user_hallucination"), KeptID: ep.SimulationID, SourceFile: ep.SourceFile})
 	}
-	last := queries.NewEpAttempt{RunID: ep.RunID, TaskID: ep.TaskID, Trial: trial, Attempt: n + 1, Kept: true,
+	last := ub.Attempt{RunID: ep.RunID, TaskID: ep.TaskID, Trial: trial, Attempt: n + 1, Kept: true,
 		SimulationID: strp(ep.SimulationID), KeptID: ep.SimulationID, SourceFile: ep.SourceFile}
 	if infra {
 		last.Reason = strp("infrastructure_error")

@@ -94,7 +94,7 @@ func BenchmarkIngestTau2Corpus(b *testing.B) {
 			c0 := cpuTime(b)
 			b.StartTimer()
 			p, l := peakHeapIncrease(func() {
-				st, err := Run(context.Background(), ws, paths, Options{})
+				st, err := Run(context.Background(), ws, paths, Options{NewProber: testProber})
 				if err != nil || st.Episodes != 769 {
 					b.Fatalf("%d episodes: %v", st.Episodes, err)
 				}

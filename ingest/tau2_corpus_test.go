@@ -50,7 +50,7 @@ func TestIngestTau2Corpus(t *testing.T) {
 	ws := memWorkspace(t)
 	ctx := context.Background()
 	paths := []string{filepath.Join(root, "results"), filepath.Join(root, "tau_trait")}
-	st, err := Run(ctx, ws, paths, Options{})
+	st, err := Run(ctx, ws, paths, Options{NewProber: testProber})
 	if err != nil {
 		t.Fatalf("ingest: %v (%v)", err, st.Errors)
 	}
@@ -114,7 +114,7 @@ func TestIngestTau2Corpus(t *testing.T) {
 	}
 	tau2ProbeFacts(t, ws, root)
 	before := count(t, ws, `SELECT count(*) FROM ep_messages`)
-	st2, err := Run(ctx, ws, paths, Options{})
+	st2, err := Run(ctx, ws, paths, Options{NewProber: testProber})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/ub-bench/ub/queries"
+
+	"github.com/ub-bench/ub/analysis/probes"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -91,7 +93,7 @@ func TestProbeFindingsGolden(t *testing.T) {
 	}
 	ws := memWorkspace(t)
 	ctx := context.Background()
-	if _, err := Run(ctx, ws, paths, Options{}); err != nil {
+	if _, err := Run(ctx, ws, paths, Options{NewProber: testProber}); err != nil {
 		t.Fatal(err)
 	}
 	// Paths in the workspace are as given; the golden names no path.
@@ -112,13 +114,13 @@ func TestProbeFindingsGolden(t *testing.T) {
 	if got != string(want) {
 		t.Errorf("probe tables differ from %s:\n%s", golden, firstDiff(got, string(want)))
 	}
-	if _, err := Run(ctx, ws, paths, Options{}); err != nil {
+	if _, err := Run(ctx, ws, paths, Options{NewProber: testProber}); err != nil {
 		t.Fatal(err)
 	}
 	if again := probeTables(t, ws); again != got {
 		t.Errorf("second ingest changed the probe tables:\n%s", firstDiff(again, got))
 	}
-	if _, err := RunProbes(ctx, ws); err != nil {
+	if _, err := probes.RunStored(ctx, ws); err != nil {
 		t.Fatal(err)
 	}
 	if re := probeTables(t, ws); re != got {
@@ -142,7 +144,7 @@ func TestProbeFindingsGolden(t *testing.T) {
 	if spoiled := probeTables(t, ws); spoiled == got {
 		t.Fatal("the spoiling changed nothing")
 	}
-	if _, err := RunProbes(ctx, ws); err != nil {
+	if _, err := probes.RunStored(ctx, ws); err != nil {
 		t.Fatal(err)
 	}
 	if re := probeTables(t, ws); re != got {
@@ -192,7 +194,7 @@ func TestProbesOfReplacedEpisode(t *testing.T) {
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		st, _ := Run(context.Background(), ws, []string{p}, Options{})
+		st, _ := Run(context.Background(), ws, []string{p}, Options{NewProber: testProber})
 		return st
 	}
 	ws := memWorkspace(t)
@@ -211,7 +213,7 @@ func TestProbesOfReplacedEpisode(t *testing.T) {
 	if want := probeTables(t, fresh); got != want {
 		t.Errorf("after the replacement:\n%s\nfresh ingest of the copy:\n%s", got, want)
 	}
-	if _, err := RunProbes(context.Background(), ws); err != nil {
+	if _, err := probes.RunStored(context.Background(), ws); err != nil {
 		t.Fatal(err)
 	}
 	if re := probeTables(t, ws); re != got {
@@ -263,12 +265,12 @@ func TestReplacedInOneBatch(t *testing.T) {
 	}
 	ws := memWorkspace(t)
 	// tau2Small holds two bad simulations; the others land.
-	st, _ := Run(context.Background(), ws, []string{p1, p2}, Options{})
+	st, _ := Run(context.Background(), ws, []string{p1, p2}, Options{NewProber: testProber})
 	if st.EpisodesReplaced != 2 {
 		t.Fatalf("%d episodes replaced, want 2", st.EpisodesReplaced)
 	}
 	fresh := memWorkspace(t)
-	Run(context.Background(), fresh, []string{p2}, Options{})
+	Run(context.Background(), fresh, []string{p2}, Options{NewProber: testProber})
 	if got, want := messages(ws), messages(fresh); got != want {
 		t.Errorf("messages after the replacement:\n%s\nfresh ingest of the copy:\n%s", got, want)
 	}
@@ -286,7 +288,7 @@ func TestRunProbesLeavesGOGC(t *testing.T) {
 	if err := os.WriteFile(p, []byte(tau2Small), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := Run(context.Background(), ws, []string{p}, Options{}); st.Episodes == 0 {
+	if st, _ := Run(context.Background(), ws, []string{p}, Options{NewProber: testProber}); st.Episodes == 0 {
 		t.Fatal("no episode ingested")
 	}
 	gogc := func() int64 {
@@ -311,7 +313,7 @@ func TestRunProbesLeavesGOGC(t *testing.T) {
 		}
 	}()
 	for i := 0; i < 20; i++ {
-		if _, err := RunProbes(context.Background(), ws); err != nil {
+		if _, err := probes.RunStored(context.Background(), ws); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -36,7 +36,7 @@ func TestTau2BadSimulationsKeepTheRest(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := memWorkspace(t)
-	st, err := Run(context.Background(), ws, []string{dir}, Options{})
+	st, err := Run(context.Background(), ws, []string{dir}, Options{NewProber: testProber})
 	if !errors.Is(err, ErrBadInput) {
 		t.Fatalf("err = %v, want ErrBadInput", err)
 	}
@@ -81,7 +81,7 @@ func TestTau2InvalidJSONIsOneError(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := memWorkspace(t)
-	st, _ := Run(context.Background(), ws, []string{p}, Options{})
+	st, _ := Run(context.Background(), ws, []string{p}, Options{NewProber: testProber})
 	if st.ErrorCount != 1 || st.Episodes != 0 || !strings.HasPrefix(st.Errors[0], p+":") || !strings.Contains(st.Errors[0], "invalid JSON") {
 		t.Errorf("errors %v, episodes %d; want one invalid-JSON error and none", st.Errors, st.Episodes)
 	}
@@ -106,7 +106,7 @@ func TestPricesEstimateCost(t *testing.T) {
 	if _, err := StorePrices(context.Background(), ws, pr); err != nil {
 		t.Fatal(err)
 	}
-	Run(context.Background(), ws, []string{p}, Options{})
+	Run(context.Background(), ws, []string{p}, Options{NewProber: testProber})
 	var cost float64
 	var est bool
 	if err := ws.Conn().QueryRowContext(context.Background(), `SELECT user_cost, cost_estimated FROM episodes WHERE simulation_id = 's1'`).Scan(&cost, &est); err != nil {

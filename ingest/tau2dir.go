@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ub-bench/ub"
 )
 
 // tau2-bench's "dir" results format (Results._detect_format and
@@ -177,7 +179,7 @@ func (d *tau2Dir) order(meta string) ([]string, *ParseError) {
 }
 
 // simulation reads the idx-th simulation file, simulations/<id>.json.
-func (d *tau2Dir) simulation(p *tau2File, idx int, id string) (*Episode, *ParseError) {
+func (d *tau2Dir) simulation(p *tau2File, idx int, id string) (*ub.Episode, *ParseError) {
 	path := filepath.Join(d.sims, id+".json")
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -284,7 +286,7 @@ func attemptKey(task string, trial *int) string {
 
 // attemptIDs names the discarded attempts of ep's ledger by the
 // simulations of the discarded file, in its order, when it lists as many.
-func attemptIDs(ep *Episode, discarded map[string][]string) {
+func attemptIDs(ep *ub.Episode, discarded map[string][]string) {
 	ids := discarded[attemptKey(ep.TaskID, ep.Trial)]
 	n := 0
 	for _, a := range ep.Attempts {

@@ -47,7 +47,7 @@ func TestTau2DirErrorsClearedOnReingest(t *testing.T) {
 		t.Helper()
 		return tableDump(t, ws, "(SELECT path FROM ingest_errors)")
 	}
-	st, _ := Run(context.Background(), ws, []string{dir}, Options{})
+	st, _ := Run(context.Background(), ws, []string{dir}, Options{NewProber: testProber})
 	if st.ErrorCount != 2 {
 		t.Fatalf("first ingest: %d errors %v, want 2 (d2, d3)", st.ErrorCount, st.Errors)
 	}
@@ -56,7 +56,7 @@ func TestTau2DirErrorsClearedOnReingest(t *testing.T) {
 	}
 	// d2 fixed; d3 still broken: only d3's error remains.
 	write("simulations/d2.json", good("d2"))
-	if st, _ := Run(context.Background(), ws, []string{dir}, Options{}); st.ErrorCount != 1 {
+	if st, _ := Run(context.Background(), ws, []string{dir}, Options{NewProber: testProber}); st.ErrorCount != 1 {
 		t.Fatalf("second ingest: %d errors %v, want 1", st.ErrorCount, st.Errors)
 	}
 	if got := strings.Join(errorPaths(), " "); got != "path="+filepath.Join(sims, "d3.json")+"|" {
@@ -67,7 +67,7 @@ func TestTau2DirErrorsClearedOnReingest(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("results.json", meta("d1", "d2"))
-	if st, err := Run(context.Background(), ws, []string{dir}, Options{}); err != nil || st.ErrorCount != 0 {
+	if st, err := Run(context.Background(), ws, []string{dir}, Options{NewProber: testProber}); err != nil || st.ErrorCount != 0 {
 		t.Fatalf("third ingest: %v %v", err, st.Errors)
 	}
 	if got := errorPaths(); len(got) != 0 {

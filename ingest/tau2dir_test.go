@@ -209,7 +209,7 @@ func episodeDump(t *testing.T, ws *queries.Workspace) map[string][]string {
 func ingestOne(t *testing.T, path string) (*queries.Workspace, Stats) {
 	t.Helper()
 	ws := memWorkspace(t)
-	st, err := Run(context.Background(), ws, []string{path}, Options{})
+	st, err := Run(context.Background(), ws, []string{path}, Options{NewProber: testProber})
 	if err != nil {
 		t.Fatalf("ingest %s: %v %v", path, err, st.Errors)
 	}
@@ -296,7 +296,7 @@ func TestTau2DirIndexCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := memWorkspace(t)
-	st, err := Run(context.Background(), ws, []string{filepath.Dir(meta)}, Options{})
+	st, err := Run(context.Background(), ws, []string{filepath.Dir(meta)}, Options{NewProber: testProber})
 	if !errors.Is(err, ErrBadInput) {
 		t.Fatalf("err = %v, want ErrBadInput", err)
 	}

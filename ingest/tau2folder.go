@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub"
 )
 
 // tau2's own task folder, data/tau2/domains/<domain>/: tasks.json beside
@@ -69,7 +69,7 @@ func ParseSplitTasks(path string, r io.Reader, sink EpisodeSink) error {
 			}
 			if !seen[id] {
 				seen[id] = true
-				f.Splits = append(f.Splits, queries.NewEpTaskSplit{Domain: domain, Split: name, TaskID: id, SourceFile: path})
+				f.Splits = append(f.Splits, ub.TaskSplit{Domain: domain, Split: name, TaskID: id, SourceFile: path})
 			}
 		}
 	}
@@ -92,7 +92,7 @@ func ParsePolicy(path string, r io.Reader, sink EpisodeSink) error {
 	text := string(data)
 	f := &EpisodeFile{}
 	f.Run.SourceFile, f.Run.Format = path, "policy"
-	f.Policy = &queries.NewEpDomain{Domain: filepath.Base(filepath.Dir(path)), Policy: text, PolicySHA: sha([]byte(text)), SourceFile: path}
+	f.Policy = &ub.DomainPolicy{Domain: filepath.Base(filepath.Dir(path)), Policy: text, PolicySHA: sha([]byte(text)), SourceFile: path}
 	return sink.EpisodeFile(f)
 }
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -62,9 +62,8 @@ type writer struct {
 	// storedHashes is epHashes as the run began, for the reading side
 	// (probeFile), which must not read the map the write side changes.
 	storedHashes map[string]string
-	// probeTasks are the probes' tasks made so far, by task key (probeFile,
-	// on the probing goroutine).
-	probeTasks map[string]*analysis.ProbeTask
+	// prober runs the probes on the probing goroutine (probeFile).
+	prober Prober
 	// probeIn takes each parsed episode file to the probing goroutine
 	// (probeLoop), started with the first.
 	probeIn chan *probeJob
@@ -88,7 +87,7 @@ type writer struct {
 
 // batch is what one transaction writes.
 type batch struct {
-	sessions   []*Session
+	sessions   []*ub.Session
 	hashes     []string
 	turns      int
 	bytes      int      // text bytes of the turns
@@ -250,7 +249,7 @@ func (w *writer) taskKey(domain, taskID string, raw json.RawMessage) string {
 func (w *writer) Skip(reason string) { w.st.Skipped[reason]++ }
 
 // Session resolves a session's identity and hash and queues it (Sink).
-func (w *writer) Session(s *Session) error {
+func (w *writer) Session(s *ub.Session) error {
 	Resolve(s, w.opts.Identity)
 	hash := s.ContentHash()
 	if s.ID == "" {
@@ -542,14 +541,14 @@ func (w *writer) appendSessions(b *batch, keep []int) error {
 	rw := queries.NewRowWriter(w.ctx, w.ws)
 	for _, i := range keep {
 		s := b.sessions[i]
-		err := rw.Session(queries.NewSession{ID: s.ID, Developer: s.Developer, Repo: s.Repo, StartedAt: s.StartedAt,
+		err := rw.Session(queries.SessionRow{ID: s.ID, Developer: s.Developer, Repo: s.Repo, StartedAt: s.StartedAt,
 			Format: s.Format, SourceFile: s.SourceFile, Line: s.Line, ContentHash: b.hashes[i], Turns: len(s.Turns), Meta: jsonOrNil(s.Meta)})
 		if err != nil {
 			rw.Close()
 			return fmt.Errorf("%s:%d: session %s: %w", s.SourceFile, s.Line, s.ID, err)
 		}
 		for j, t := range s.Turns {
-			err := rw.Turn(queries.NewTurn{SessionID: s.ID, Idx: j, Role: string(t.Role), Text: t.Text, TS: t.TS,
+			err := rw.Turn(queries.TurnRow{SessionID: s.ID, Idx: j, Role: string(t.Role), Text: t.Text, TS: t.TS,
 				IsCommand: t.IsCommand, Meta: jsonOrNil(t.Meta)})
 			if err != nil {
 				rw.Close()

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 //go:embed prompts/grade_v1.txt
@@ -65,7 +67,7 @@ const maxLine = 3000
 // episode: the versioned instructions, then the blueprint, the criterion
 // and the conversation. It is blind: nothing in it names the user
 // simulator or the agent (their identities are not among its inputs).
-func GradeMessages(it GradeItem) []ChatMessage {
+func GradeMessages(it GradeItem) []runner.Message {
 	var b strings.Builder
 	b.WriteString("TASK BLUEPRINT (given to the user)\n")
 	bp := it.Blueprint
@@ -91,7 +93,7 @@ func GradeMessages(it GradeItem) []ChatMessage {
 		}
 		b.WriteByte('\n')
 	}
-	return []ChatMessage{{"system", gradePrompt}, {"user", b.String()}}
+	return []runner.Message{{Role: "system", Content: gradePrompt}, {Role: "user", Content: b.String()}}
 }
 
 // ParseGrade reads a grader's answer strictly: one JSON object (optionally

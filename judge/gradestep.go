@@ -12,13 +12,9 @@ import (
 // ChatRequest is the request of a model path that asks a model msgs at
 // temperature 0 with at most maxTokens answer tokens (the grader, the
 // rubric writer and its verifier).
-func ChatRequest(ep runner.Endpoint, model string, msgs []ChatMessage, maxTokens int) runner.Request {
+func ChatRequest(ep runner.Endpoint, model string, msgs []runner.Message, maxTokens int) runner.Request {
 	zero := 0.0
-	var ms []runner.Message
-	for _, m := range msgs {
-		ms = append(ms, runner.Message{Role: m.Role, Content: m.Content})
-	}
-	return runner.Request{Backend: "openai", BaseURL: ep.BaseURL, Model: model, Params: runner.Params{Temperature: &zero, MaxTokens: maxTokens}, Messages: ms}
+	return runner.Request{Backend: "openai", BaseURL: ep.BaseURL, Model: model, Params: runner.Params{Temperature: &zero, MaxTokens: maxTokens}, Messages: msgs}
 }
 
 // errNoAnswer is the failure of an item whose request failed or is

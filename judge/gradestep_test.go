@@ -46,7 +46,7 @@ func TestVerdictRows(t *testing.T) {
 // TestChatRequest: the grader's and rubric writer's requests are at
 // temperature 0 with the given token cap, at the endpoint's URL.
 func TestChatRequest(t *testing.T) {
-	r := ChatRequest(runner.Endpoint{Backend: "openai", BaseURL: "http://x/v1", PriceIn: 3}, "m", []ChatMessage{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}, 300)
+	r := ChatRequest(runner.Endpoint{Backend: "openai", BaseURL: "http://x/v1", PriceIn: 3}, "m", []runner.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}, 300)
 	want := `{"backend":"openai","base_url":"http://x/v1","model":"m","params":{"temperature":0,"max_tokens":300},"messages":[{"role":"system","content":"s"},{"role":"user","content":"u"}],"sample":0}`
 	if got := string(r.Canonical()); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)

@@ -48,12 +48,8 @@ func JudgeStep(ep runner.Endpoint, model, name, kind string) runner.Step[queries
 // cache.
 func JudgeRequest(baseURL, model, text, prevAgent string) runner.Request {
 	zero := 0.0
-	var msgs []runner.Message
-	for _, m := range PromptMessages(text, prevAgent) {
-		msgs = append(msgs, runner.Message{Role: m.Role, Content: m.Content})
-	}
 	return runner.Request{Backend: "openai", BaseURL: baseURL, Model: model,
-		Params: runner.Params{Temperature: &zero, MaxTokens: 64}, Messages: msgs}
+		Params: runner.Params{Temperature: &zero, MaxTokens: 64}, Messages: PromptMessages(text, prevAgent)}
 }
 
 // ModelJudgeOptions configures JudgeWithModel. Judge, Model and Endpoint

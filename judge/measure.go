@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/ub-bench/ub"
 )
 
 // Calibration maps a built-in label to the probability that it is right:
@@ -140,29 +142,18 @@ func Reliability(conf []float64, correct []bool, nbins int) ([]ReliabilityBin, f
 	return bins, ece
 }
 
-// CoveragePoint is one point of a risk-coverage curve: the labels kept when
-// only the most confident share Coverage of them is kept.
-type CoveragePoint struct {
-	Coverage float64 `json:"coverage"`
-	N        int     `json:"n"`        // labels kept
-	Accuracy float64 `json:"accuracy"` // share of the kept labels that are right
-	Kappa    float64 `json:"kappa"`    // Cohen's kappa of the kept labels against the reference
-	Lo       float64 `json:"lo"`       // 95% interval of Kappa (Agree)
-	Hi       float64 `json:"hi"`
-}
-
 // StandardCoverages are the coverages reported by default.
 var StandardCoverages = []float64{1, 0.9, 0.8, 0.7, 0.5}
 
 // RiskCoverage keeps, for each coverage c, the round(c*n) labels of highest
 // confidence (ties broken by input order) and measures them against ref.
-func RiskCoverage(ref, got []Move, conf []float64, coverages []float64) ([]CoveragePoint, error) {
+func RiskCoverage(ref, got []Move, conf []float64, coverages []float64) ([]ub.CoveragePoint, error) {
 	order := make([]int, len(conf))
 	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return conf[order[a]] > conf[order[b]] })
-	var out []CoveragePoint
+	var out []ub.CoveragePoint
 	for _, c := range coverages {
 		k := int(math.Round(c * float64(len(conf))))
 		if k == 0 {
@@ -180,7 +171,7 @@ func RiskCoverage(ref, got []Move, conf []float64, coverages []float64) ([]Cover
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, CoveragePoint{Coverage: c, N: k, Accuracy: float64(right) / float64(k), Kappa: ag.Kappa, Lo: ag.Lo, Hi: ag.Hi})
+		out = append(out, ub.CoveragePoint{Coverage: c, N: k, Accuracy: float64(right) / float64(k), Kappa: ag.Kappa, Lo: ag.Lo, Hi: ag.Hi})
 	}
 	return out, nil
 }
@@ -217,7 +208,7 @@ type Measurement struct {
 	Bins []ReliabilityBin `json:"bins"`
 	// Coverage is the risk-coverage curve over the whole corpus at
 	// StandardCoverages.
-	Coverage []CoveragePoint `json:"coverage"`
+	Coverage []ub.CoveragePoint `json:"coverage"`
 	// Shipped is the agreement, on the held-back part, of a judge trained on
 	// the tune part only, as the shipped weights are (set by
 	// BuildMeasurement).
@@ -319,11 +310,11 @@ func MeasureLORO(exs []Example, p Params, unseen map[string]bool) (Measurement, 
 
 // At returns the risk-coverage point measured at coverage c (within 1e-9),
 // if there is one.
-func (m Measurement) At(c float64) (CoveragePoint, bool) {
+func (m Measurement) At(c float64) (ub.CoveragePoint, bool) {
 	for _, p := range m.Coverage {
 		if math.Abs(p.Coverage-c) < 1e-9 {
 			return p, true
 		}
 	}
-	return CoveragePoint{}, false
+	return ub.CoveragePoint{}, false
 }

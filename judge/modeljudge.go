@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 //go:embed prompts/judge_v1.txt
@@ -23,11 +25,6 @@ func PromptVersion() string {
 	return "judge/1+" + hex.EncodeToString(h[:6])
 }
 
-// ChatMessage is one message of a model judge's request.
-type ChatMessage struct {
-	Role, Content string
-}
-
 // maxPrevAgent and maxMessage cap what the judge sees, in bytes (the tails
 // of the agent's reply and the head of the message carry the speech act).
 const (
@@ -38,7 +35,7 @@ const (
 // PromptMessages returns the model judge's request for one developer
 // message: the versioned instructions as the system message, then the end
 // of the agent's previous reply (for context) and the message.
-func PromptMessages(message, prevAgent string) []ChatMessage {
+func PromptMessages(message, prevAgent string) []runner.Message {
 	var b strings.Builder
 	if prevAgent != "" {
 		if len(prevAgent) > maxPrevAgent {
@@ -50,7 +47,7 @@ func PromptMessages(message, prevAgent string) []ChatMessage {
 		message = validHead(message, maxMessage) + "..."
 	}
 	b.WriteString("The developer's message:\n<<<\n" + message + "\n>>>")
-	return []ChatMessage{{"system", judgePrompt}, {"user", b.String()}}
+	return []runner.Message{{Role: "system", Content: judgePrompt}, {Role: "user", Content: b.String()}}
 }
 
 func validTail(s string, n int) string {

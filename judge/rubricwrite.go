@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ub-bench/ub/sim/runner"
 )
 
 //go:embed prompts/rubric_writer_v1.txt
@@ -38,7 +40,7 @@ type WriterInput struct {
 }
 
 // WriterMessages returns the writer's request for one task.
-func WriterMessages(in WriterInput) []ChatMessage {
+func WriterMessages(in WriterInput) []runner.Message {
 	var b strings.Builder
 	fmt.Fprintf(&b, "TASK %s/%s\n\nBLUEPRINT (private to the user)\n", in.Domain, in.TaskID)
 	bp := in.Blueprint
@@ -63,7 +65,7 @@ func WriterMessages(in WriterInput) []ChatMessage {
 			b.WriteByte('\n')
 		}
 	}
-	return []ChatMessage{{"system", writerPrompt}, {"user", b.String()}}
+	return []runner.Message{{Role: "system", Content: writerPrompt}, {Role: "user", Content: b.String()}}
 }
 
 func orDash(s string) string {
@@ -129,7 +131,7 @@ func CheckWritten(c Criterion, sources QuoteSourceFunc) string { return checkCri
 
 // VerifierMessages returns the verifier's request for one task's criteria
 // that passed CheckWritten.
-func VerifierMessages(in WriterInput, cs []Criterion) []ChatMessage {
+func VerifierMessages(in WriterInput, cs []Criterion) []runner.Message {
 	w := WriterMessages(WriterInput{Domain: in.Domain, TaskID: in.TaskID, Blueprint: in.Blueprint, Guidelines: in.Guidelines, UserTools: in.UserTools})
 	var b strings.Builder
 	b.WriteString(w[1].Content)
@@ -140,7 +142,7 @@ func VerifierMessages(in WriterInput, cs []Criterion) []ChatMessage {
 			fmt.Fprintf(&b, "  applies when: %s\n", c.AppliesWhen)
 		}
 	}
-	return []ChatMessage{{"system", verifierPrompt}, {"user", b.String()}}
+	return []runner.Message{{Role: "system", Content: verifierPrompt}, {Role: "user", Content: b.String()}}
 }
 
 // Decision is the verifier's word on one criterion.

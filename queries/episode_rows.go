@@ -3,149 +3,17 @@ package queries
 import (
 	"database/sql/driver"
 	"encoding/json"
+
+	"github.com/ub-bench/ub"
 )
 
-// The rows of the episode tables (schema 0005 to 0007), for RowWriter. A
-// nil pointer and an empty JSON value are stored as NULL: an episode's
-// reward 0 and "no reward recorded" are different things.
-//
-// ingest's parsed types (EpRun, EpTask, Episode, ... in ingest/episode.go)
-// have the same fields, in the same order: they are what a file holds,
-// these what a table holds. Where the two are equal the ingest type is an
-// alias (ingest.EpRun = NewEpRun); the others carry what a file nests (a
-// task's actions, an episode's messages) and lack the parent key a row
-// repeats.
-
-// NewEpRun is one row of ep_runs.
-type NewEpRun struct {
-	RunID, SourceFile, Format, Domain string
-	GitCommit, Tau2Version, Started   *string
-	UserImpl, UserModel               *string
-	UserArgs                          json.RawMessage
-	UserSim                           string
-	AgentImpl, AgentModel             *string
-	AgentArgs                         json.RawMessage
-	Agent                             string
-	Guidelines, PolicySHA             *string
-	MaxSteps                          *int
-	Seed                              *int64
-}
-
-// NewEpTask is one row of ep_tasks.
-type NewEpTask struct {
-	Key, Domain, TaskID, Format                                      string
-	ReasonForCall, KnownInfo, UnknownInfo, TaskInstructions, Persona *string
-	Instruction, UserID, Purpose, Ticket                             *string
-	RewardBasis, InitialState, CommunicateInfo, NLAssertions, Raw    json.RawMessage
-	SourceFile                                                       string
-}
-
-// NewEpTaskAction is one row of ep_task_actions: the Idx-th gold action of
-// the task TaskKey.
-type NewEpTaskAction struct {
-	TaskKey                string
-	Idx                    int
-	ActionID               *string
-	Requestor, Name        string
-	Arguments, CompareArgs json.RawMessage
-	Info                   *string
-}
-
-// NewEpTaskAssertion is one row of ep_task_assertions.
-type NewEpTaskAssertion struct {
-	TaskKey           string
-	Idx               int
-	EnvType, FuncName string
-	Arguments         json.RawMessage
-	AssertValue       *bool
-	Message           *string
-}
-
-// NewEpisode is one row of ep_episodes.
-type NewEpisode struct {
-	SimulationID, RunID, SourceFile string
-	SourceIndex                     int
-	ContentHash, Domain, TaskID     string
-	TaskKey                         *string
-	Trial                           *int
-	Seed                            *int64
-	Reward                          *float64
-	RewardBasis, RewardBreakdown    json.RawMessage
-	DBMatch                         *bool
-	TerminationReason               *string
-	UserCost, AgentCost             *float64
-	UserTokensIn, UserTokensOut     *int64
-	Duration                        *float64
-	StartedAt                       *string
-	NMessages                       int
-	Extra                           json.RawMessage
-}
-
-// NewEpMessage is one row of ep_messages.
-type NewEpMessage struct {
-	SimulationID                   string
-	Idx, TurnIdx                   int
-	Role                           string
-	Content, ToolCallID, Requestor *string
-	ToolError                      *bool
-	NToolCalls                     int
-	PromptTokens, CompletionTokens *int64
-	Cost                           *float64
-	TS                             *string
-	TickID                         *int // the tick it was built from (full-duplex episodes; nil: none)
-}
-
-// NewEpAttempt is one row of ep_attempts (the attempt ledger).
-type NewEpAttempt struct {
-	RunID, TaskID string
-	Trial         int // -1: none recorded
-	Attempt       int // 1-based
-	Kept          bool
-	Reason        *string // user_hallucination | infrastructure_error
-	SimulationID  *string
-	KeptID        string
-	SourceFile    string
-}
-
-// NewEpTaskSplit is one row of ep_task_splits.
-type NewEpTaskSplit struct {
-	Domain, Split, TaskID, SourceFile string
-}
-
-// NewEpDomain is one row of ep_domains: a domain's agent policy.
-type NewEpDomain struct {
-	Domain, Policy, PolicySHA, SourceFile string
-}
-
-// NewEpToolCall is one row of ep_tool_calls.
-type NewEpToolCall struct {
-	SimulationID    string
-	MsgIdx, CallIdx int
-	CallID          *string
-	Requestor, Name string
-	Arguments       json.RawMessage
-}
-
-// NewEpCheck is one row of ep_checks.
-type NewEpCheck struct {
-	SimulationID string
-	Kind         string
-	Idx          int
-	Name         *string
-	Requestor    *string
-	Met          *bool
-	Reward       *float64
-	Detail       json.RawMessage
-}
-
-// NewEpProbeFinding is one row of ep_probe_findings; TurnIdx nil is a
-// finding about the episode as a whole.
-type NewEpProbeFinding struct {
-	SimulationID, Probe string
-	TurnIdx             *int
-	Evidence            string
-	Detail              json.RawMessage
-}
+// The episode tables (schema 0005 to 0007) store the data model's tau2
+// types (ub.Run, ub.Task, ub.Episode, ...) field by field, in column order:
+// only this file knows the order, so a migration that adds a column changes
+// the type in package ub and this file. A child row (a message, a tool
+// call, a check, a gold action, an assertion) is written with its parent's
+// key, which the type leaves out. A nil pointer and an empty JSON value are
+// stored as NULL.
 
 func nptr[T any](p *T) driver.Value {
 	if p == nil {
@@ -169,35 +37,39 @@ func njson(m json.RawMessage) driver.Value {
 }
 
 // EpRun appends a row of ep_runs.
-func (w *RowWriter) EpRun(r NewEpRun) error {
+func (w *RowWriter) EpRun(r ub.Run) error {
 	return w.append("ep_runs", r.RunID, r.SourceFile, r.Format, r.Domain, nptr(r.GitCommit), nptr(r.Tau2Version),
 		nptr(r.Started), nptr(r.UserImpl), nptr(r.UserModel), njson(r.UserArgs), r.UserSim, nptr(r.AgentImpl),
 		nptr(r.AgentModel), njson(r.AgentArgs), r.Agent, nptr(r.Guidelines), nptr(r.PolicySHA), nint32(r.MaxSteps),
 		nptr(r.Seed))
 }
 
-// EpTask appends a row of ep_tasks.
-func (w *RowWriter) EpTask(t NewEpTask) error {
+// EpTask appends a row of ep_tasks (not its actions and assertions:
+// EpTaskAction, EpTaskAssertion).
+func (w *RowWriter) EpTask(t *ub.Task) error {
 	return w.append("ep_tasks", t.Key, t.Domain, t.TaskID, t.Format, nptr(t.ReasonForCall), nptr(t.KnownInfo),
 		nptr(t.UnknownInfo), nptr(t.TaskInstructions), nptr(t.Persona), nptr(t.Instruction), nptr(t.UserID),
 		nptr(t.Purpose), nptr(t.Ticket), njson(t.RewardBasis), njson(t.InitialState), njson(t.CommunicateInfo),
 		njson(t.NLAssertions), njson(t.Raw), t.SourceFile)
 }
 
-// EpTaskAction appends a row of ep_task_actions.
-func (w *RowWriter) EpTaskAction(a NewEpTaskAction) error {
-	return w.append("ep_task_actions", a.TaskKey, int32(a.Idx), nptr(a.ActionID), a.Requestor, a.Name,
+// EpTaskAction appends a row of ep_task_actions: the idx-th gold action
+// of the task taskKey.
+func (w *RowWriter) EpTaskAction(taskKey string, idx int, a ub.TaskAction) error {
+	return w.append("ep_task_actions", taskKey, int32(idx), nptr(a.ActionID), a.Requestor, a.Name,
 		njson(a.Arguments), njson(a.CompareArgs), nptr(a.Info))
 }
 
-// EpTaskAssertion appends a row of ep_task_assertions.
-func (w *RowWriter) EpTaskAssertion(a NewEpTaskAssertion) error {
-	return w.append("ep_task_assertions", a.TaskKey, int32(a.Idx), a.EnvType, a.FuncName, njson(a.Arguments),
+// EpTaskAssertion appends a row of ep_task_assertions: the idx-th
+// assertion of the task taskKey.
+func (w *RowWriter) EpTaskAssertion(taskKey string, idx int, a ub.TaskAssertion) error {
+	return w.append("ep_task_assertions", taskKey, int32(idx), a.EnvType, a.FuncName, njson(a.Arguments),
 		nptr(a.AssertValue), nptr(a.Message))
 }
 
-// Episode appends a row of ep_episodes.
-func (w *RowWriter) Episode(e NewEpisode) error {
+// Episode appends a row of ep_episodes (not its messages, calls, checks
+// and attempts, which have writers of their own).
+func (w *RowWriter) Episode(e *ub.Episode) error {
 	return w.append("ep_episodes", e.SimulationID, e.RunID, e.SourceFile, int32(e.SourceIndex), e.ContentHash,
 		e.Domain, e.TaskID, nptr(e.TaskKey), nint32(e.Trial), nptr(e.Seed), nptr(e.Reward), njson(e.RewardBasis),
 		njson(e.RewardBreakdown), nptr(e.DBMatch), nptr(e.TerminationReason), nptr(e.UserCost), nptr(e.AgentCost),
@@ -205,45 +77,48 @@ func (w *RowWriter) Episode(e NewEpisode) error {
 		njson(e.Extra))
 }
 
-// EpMessage appends a row of ep_messages.
-func (w *RowWriter) EpMessage(m NewEpMessage) error {
-	return w.append("ep_messages", m.SimulationID, int32(m.Idx), int32(m.TurnIdx), m.Role, nptr(m.Content),
+// EpMessage appends a row of ep_messages: a message of the episode
+// simulationID.
+func (w *RowWriter) EpMessage(simulationID string, m *ub.Message) error {
+	return w.append("ep_messages", simulationID, int32(m.Idx), int32(m.TurnIdx), m.Role, nptr(m.Content),
 		nptr(m.ToolCallID), nptr(m.Requestor), nptr(m.ToolError), int32(m.NToolCalls), nptr(m.PromptTokens),
 		nptr(m.CompletionTokens), nptr(m.Cost), nptr(m.TS), nint32(m.TickID))
 }
 
 // EpAttempt appends a row of ep_attempts.
-func (w *RowWriter) EpAttempt(a NewEpAttempt) error {
+func (w *RowWriter) EpAttempt(a ub.Attempt) error {
 	return w.append("ep_attempts", a.RunID, a.TaskID, int32(a.Trial), int32(a.Attempt), a.Kept, nptr(a.Reason),
 		nptr(a.SimulationID), a.KeptID, a.SourceFile)
 }
 
 // EpTaskSplit appends a row of ep_task_splits (EpDeleteTaskFolder clears
 // a domain's first).
-func (w *RowWriter) EpTaskSplit(s NewEpTaskSplit) error {
+func (w *RowWriter) EpTaskSplit(s ub.TaskSplit) error {
 	return w.append("ep_task_splits", s.Domain, s.Split, s.TaskID, s.SourceFile)
 }
 
 // EpDomain appends a row of ep_domains (EpDeleteTaskFolder clears it
 // first).
-func (w *RowWriter) EpDomain(d NewEpDomain) error {
+func (w *RowWriter) EpDomain(d ub.DomainPolicy) error {
 	return w.append("ep_domains", d.Domain, d.Policy, d.PolicySHA, d.SourceFile)
 }
 
-// EpToolCall appends a row of ep_tool_calls.
-func (w *RowWriter) EpToolCall(c NewEpToolCall) error {
-	return w.append("ep_tool_calls", c.SimulationID, int32(c.MsgIdx), int32(c.CallIdx), nptr(c.CallID), c.Requestor,
+// EpToolCall appends a row of ep_tool_calls: a call of the episode
+// simulationID.
+func (w *RowWriter) EpToolCall(simulationID string, c ub.ToolCall) error {
+	return w.append("ep_tool_calls", simulationID, int32(c.MsgIdx), int32(c.CallIdx), nptr(c.CallID), c.Requestor,
 		c.Name, njson(c.Arguments))
 }
 
-// EpCheck appends a row of ep_checks.
-func (w *RowWriter) EpCheck(c NewEpCheck) error {
-	return w.append("ep_checks", c.SimulationID, c.Kind, int32(c.Idx), nptr(c.Name), nptr(c.Requestor), nptr(c.Met),
+// EpCheck appends a row of ep_checks: a check of the episode
+// simulationID.
+func (w *RowWriter) EpCheck(simulationID string, c ub.Check) error {
+	return w.append("ep_checks", simulationID, c.Kind, int32(c.Idx), nptr(c.Name), nptr(c.Requestor), nptr(c.Met),
 		nptr(c.Reward), njson(c.Detail))
 }
 
 // EpProbeFinding appends a row of ep_probe_findings.
-func (w *RowWriter) EpProbeFinding(f NewEpProbeFinding) error {
+func (w *RowWriter) EpProbeFinding(f ub.ProbeFinding) error {
 	return w.append("ep_probe_findings", f.SimulationID, f.Probe, nint32(f.TurnIdx), f.Evidence, njson(f.Detail))
 }
 

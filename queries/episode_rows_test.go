@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"sort"
 	"testing"
+
+	"github.com/ub-bench/ub"
 )
 
 func p[T any](v T) *T { return &v }
@@ -22,7 +24,7 @@ func TestRowWriterWritesEveryColumn(t *testing.T) {
 		want        map[string]string // column -> value as VARCHAR; "NULL" for NULL
 	}{
 		{"ep_runs/all set", "ep_runs", func(w *RowWriter) error {
-			return w.EpRun(NewEpRun{RunID: "r1", SourceFile: "f.json", Format: "tau2", Domain: "airline",
+			return w.EpRun(ub.Run{RunID: "r1", SourceFile: "f.json", Format: "tau2", Domain: "airline",
 				GitCommit: p("abc"), Tau2Version: p("2.x"), Started: p("2026-01-02"), UserImpl: p("user_simulator"),
 				UserModel: p("gpt-4.1"), UserArgs: json.RawMessage(`{"t":0}`), UserSim: "us", AgentImpl: p("llm_agent"),
 				AgentModel: p("gpt-5"), AgentArgs: json.RawMessage(`{"e":"high"}`), Agent: "ag", Guidelines: p("g"),
@@ -33,7 +35,7 @@ func TestRowWriterWritesEveryColumn(t *testing.T) {
 			"agent_model": "gpt-5", "agent_args": `{"e":"high"}`, "agent": "ag", "guidelines": "g", "policy_sha": "sha",
 			"max_steps": "100", "seed": "1099511627776"}},
 		{"ep_tasks/all set", "ep_tasks", func(w *RowWriter) error {
-			return w.EpTask(NewEpTask{Key: "k1", Domain: "retail", TaskID: "7", Format: "tau1", ReasonForCall: p("rc"),
+			return w.EpTask(&ub.Task{Key: "k1", Domain: "retail", TaskID: "7", Format: "tau1", ReasonForCall: p("rc"),
 				KnownInfo: p("ki"), UnknownInfo: p("ui"), TaskInstructions: p("ti"), Persona: p("pe"),
 				Instruction: p("in"), UserID: p("u1"), Purpose: p("pu"), Ticket: p("tk"),
 				RewardBasis: json.RawMessage(`["DB"]`), InitialState: json.RawMessage(`{"a":1}`),
@@ -45,18 +47,18 @@ func TestRowWriterWritesEveryColumn(t *testing.T) {
 			"reward_basis": `["DB"]`, "initial_state": `{"a":1}`, "communicate_info": `["x"]`,
 			"nl_assertions": `["y"]`, "raw": `{"id":"7"}`, "source_file": "tasks.json"}},
 		{"ep_task_actions/all set", "ep_task_actions", func(w *RowWriter) error {
-			return w.EpTaskAction(NewEpTaskAction{TaskKey: "k1", Idx: 3, ActionID: p("a3"), Requestor: "user",
+			return w.EpTaskAction("k1", 3, ub.TaskAction{ActionID: p("a3"), Requestor: "user",
 				Name: "toggle", Arguments: json.RawMessage(`{"on":true}`), CompareArgs: json.RawMessage(`["on"]`),
 				Info: p("info")})
 		}, map[string]string{"task_key": "k1", "idx": "3", "action_id": "a3", "requestor": "user", "name": "toggle",
 			"arguments": `{"on":true}`, "compare_args": `["on"]`, "info": "info"}},
 		{"ep_task_assertions/all set", "ep_task_assertions", func(w *RowWriter) error {
-			return w.EpTaskAssertion(NewEpTaskAssertion{TaskKey: "k1", Idx: 2, EnvType: "user", FuncName: "f",
+			return w.EpTaskAssertion("k1", 2, ub.TaskAssertion{EnvType: "user", FuncName: "f",
 				Arguments: json.RawMessage(`{"x":2}`), AssertValue: p(false), Message: p("m")})
 		}, map[string]string{"task_key": "k1", "idx": "2", "env_type": "user", "func_name": "f",
 			"arguments": `{"x":2}`, "assert_value": "false", "message": "m"}},
 		{"ep_episodes/all set", "ep_episodes", func(w *RowWriter) error {
-			return w.Episode(NewEpisode{SimulationID: "s1", RunID: "r1", SourceFile: "f.json", SourceIndex: 4,
+			return w.Episode(&ub.Episode{SimulationID: "s1", RunID: "r1", SourceFile: "f.json", SourceIndex: 4,
 				ContentHash: "h", Domain: "telecom", TaskID: "t9", TaskKey: p("k1"), Trial: p(2), Seed: p(int64(7)),
 				Reward: p(0.5), RewardBasis: json.RawMessage(`["DB"]`), RewardBreakdown: json.RawMessage(`{"DB":1}`),
 				DBMatch: p(true), TerminationReason: p("user_stop"), UserCost: p(0.25), AgentCost: p(1.5),
@@ -68,7 +70,7 @@ func TestRowWriterWritesEveryColumn(t *testing.T) {
 			"termination_reason": "user_stop", "user_cost": "0.25", "agent_cost": "1.5", "user_tokens_in": "2000",
 			"user_tokens_out": "300", "duration": "12.5", "started_at": "t0", "n_messages": "6", "extra": `{"x":[1]}`}},
 		{"ep_episodes/nil is NULL, zero is not", "ep_episodes", func(w *RowWriter) error {
-			return w.Episode(NewEpisode{SimulationID: "s0", RunID: "r0", SourceFile: "f", ContentHash: "h",
+			return w.Episode(&ub.Episode{SimulationID: "s0", RunID: "r0", SourceFile: "f", ContentHash: "h",
 				Domain: "d", TaskID: "t", Reward: p(0.0), UserCost: p(0.0)})
 		}, map[string]string{"simulation_id": "s0", "run_id": "r0", "source_file": "f", "source_index": "0",
 			"content_hash": "h", "domain": "d", "task_id": "t", "task_key": "NULL", "trial": "NULL", "seed": "NULL",
@@ -76,35 +78,35 @@ func TestRowWriterWritesEveryColumn(t *testing.T) {
 			"termination_reason": "NULL", "user_cost": "0.0", "agent_cost": "NULL", "user_tokens_in": "NULL",
 			"user_tokens_out": "NULL", "duration": "NULL", "started_at": "NULL", "n_messages": "0", "extra": "NULL"}},
 		{"ep_messages/all set", "ep_messages", func(w *RowWriter) error {
-			return w.EpMessage(NewEpMessage{SimulationID: "s1", Idx: 5, TurnIdx: 4, Role: "tool", Content: p("ok"),
+			return w.EpMessage("s1", &ub.Message{Idx: 5, TurnIdx: 4, Role: "tool", Content: p("ok"),
 				ToolCallID: p("c1"), Requestor: p("user"), ToolError: p(true), NToolCalls: 2, PromptTokens: p(int64(11)),
 				CompletionTokens: p(int64(12)), Cost: p(0.125), TS: p("t1"), TickID: p(40)})
 		}, map[string]string{"simulation_id": "s1", "idx": "5", "turn_idx": "4", "role": "tool", "content": "ok",
 			"tool_call_id": "c1", "requestor": "user", "tool_error": "true", "n_tool_calls": "2",
 			"prompt_tokens": "11", "completion_tokens": "12", "cost": "0.125", "ts": "t1", "tick_id": "40"}},
 		{"ep_attempts/all set", "ep_attempts", func(w *RowWriter) error {
-			return w.EpAttempt(NewEpAttempt{RunID: "r1", TaskID: "t9", Trial: 2, Attempt: 3, Kept: true,
+			return w.EpAttempt(ub.Attempt{RunID: "r1", TaskID: "t9", Trial: 2, Attempt: 3, Kept: true,
 				Reason: p("infrastructure_error"), SimulationID: p("s1"), KeptID: "s1", SourceFile: "f.json"})
 		}, map[string]string{"run_id": "r1", "task_id": "t9", "trial": "2", "attempt": "3", "kept": "true",
 			"reason": "infrastructure_error", "simulation_id": "s1", "kept_id": "s1", "source_file": "f.json"}},
 		{"ep_task_splits/all set", "ep_task_splits", func(w *RowWriter) error {
-			return w.EpTaskSplit(NewEpTaskSplit{Domain: "airline", Split: "test", TaskID: "7", SourceFile: "s.json"})
+			return w.EpTaskSplit(ub.TaskSplit{Domain: "airline", Split: "test", TaskID: "7", SourceFile: "s.json"})
 		}, map[string]string{"domain": "airline", "split": "test", "task_id": "7", "source_file": "s.json"}},
 		{"ep_domains/all set", "ep_domains", func(w *RowWriter) error {
-			return w.EpDomain(NewEpDomain{Domain: "airline", Policy: "# Policy", PolicySHA: "h", SourceFile: "policy.md"})
+			return w.EpDomain(ub.DomainPolicy{Domain: "airline", Policy: "# Policy", PolicySHA: "h", SourceFile: "policy.md"})
 		}, map[string]string{"domain": "airline", "policy": "# Policy", "policy_sha": "h", "source_file": "policy.md"}},
 		{"ep_tool_calls/all set", "ep_tool_calls", func(w *RowWriter) error {
-			return w.EpToolCall(NewEpToolCall{SimulationID: "s1", MsgIdx: 5, CallIdx: 1, CallID: p("c1"),
+			return w.EpToolCall("s1", ub.ToolCall{MsgIdx: 5, CallIdx: 1, CallID: p("c1"),
 				Requestor: "assistant", Name: "lookup", Arguments: json.RawMessage(`{"id":"A"}`)})
 		}, map[string]string{"simulation_id": "s1", "msg_idx": "5", "call_idx": "1", "call_id": "c1",
 			"requestor": "assistant", "name": "lookup", "arguments": `{"id":"A"}`}},
 		{"ep_checks/all set", "ep_checks", func(w *RowWriter) error {
-			return w.EpCheck(NewEpCheck{SimulationID: "s1", Kind: "action", Idx: 1, Name: p("lookup"),
+			return w.EpCheck("s1", ub.Check{Kind: "action", Idx: 1, Name: p("lookup"),
 				Requestor: p("assistant"), Met: p(false), Reward: p(0.75), Detail: json.RawMessage(`{"d":1}`)})
 		}, map[string]string{"simulation_id": "s1", "kind": "action", "idx": "1", "name": "lookup",
 			"requestor": "assistant", "met": "false", "reward": "0.75", "detail": `{"d":1}`}},
 		{"ep_probe_findings/all set", "ep_probe_findings", func(w *RowWriter) error {
-			return w.EpProbeFinding(NewEpProbeFinding{SimulationID: "s1", Probe: "P1a", TurnIdx: p(3), Evidence: "ev",
+			return w.EpProbeFinding(ub.ProbeFinding{SimulationID: "s1", Probe: "P1a", TurnIdx: p(3), Evidence: "ev",
 				Detail: json.RawMessage(`{"q":"x"}`)})
 		}, map[string]string{"simulation_id": "s1", "probe": "P1a", "turn_idx": "3", "evidence": "ev",
 			"detail": `{"q":"x"}`}},
@@ -237,16 +239,16 @@ func TestRowWriterFlushLarge(t *testing.T) {
 	err = ws.InTx(ctx, func(c *sql.Conn) error {
 		w := NewRowWriter(ctx, ws)
 		for i := range 3 {
-			w.EpMessage(NewEpMessage{SimulationID: "s1", Idx: i, Role: "user"})
+			w.EpMessage("s1", &ub.Message{Idx: i, Role: "user"})
 		}
-		w.EpToolCall(NewEpToolCall{SimulationID: "s1", Name: "f", Requestor: "user"})
+		w.EpToolCall("s1", ub.ToolCall{Name: "f", Requestor: "user"})
 		if err := w.FlushLarge(2); err != nil {
 			return err
 		}
 		if m, c := count(c, "ep_messages"), count(c, "ep_tool_calls"); m != 3 || c != 0 {
 			t.Errorf("after FlushLarge(2): %d messages, %d tool calls in the transaction, want 3 and 0", m, c)
 		}
-		w.EpMessage(NewEpMessage{SimulationID: "s1", Idx: 3, Role: "user"})
+		w.EpMessage("s1", &ub.Message{Idx: 3, Role: "user"})
 		if err := w.FlushLarge(2); err != nil { // one message and one call pending: neither is flushed
 			return err
 		}

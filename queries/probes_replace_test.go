@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ub-bench/ub"
 )
 
 // join prints a row's values separated by spaces.
@@ -33,10 +35,10 @@ func TestReplaceProbeResultsWritesTheDifference(t *testing.T) {
 	defer ws.Close()
 	two := 2
 	detail := json.RawMessage(`{"field":"name"}`)
-	f := func(sim, probe string, turn *int, evidence string, d json.RawMessage) NewEpProbeFinding {
-		return NewEpProbeFinding{SimulationID: sim, Probe: probe, TurnIdx: turn, Evidence: evidence, Detail: d}
+	f := func(sim, probe string, turn *int, evidence string, d json.RawMessage) ub.ProbeFinding {
+		return ub.ProbeFinding{SimulationID: sim, Probe: probe, TurnIdx: turn, Evidence: evidence, Detail: d}
 	}
-	stored := []NewEpProbeFinding{
+	stored := []ub.ProbeFinding{
 		f("e1", "P1", &two, "asked twice", nil),    // unchanged, NULL detail
 		f("e2", "P3", nil, "missed write", detail), // unchanged, NULL turn
 		f("e3", "P2", &two, "old evidence", nil),   // changed evidence
@@ -44,7 +46,7 @@ func TestReplaceProbeResultsWritesTheDifference(t *testing.T) {
 		f("e6", "P1", &two, "dup", nil),            //
 		f("e7", "P4", nil, "gone", nil),            // not staged: deleted
 	}
-	staged := []NewEpProbeFinding{
+	staged := []ub.ProbeFinding{
 		f("e2", "P3", nil, "missed write", detail),
 		f("e1", "P1", &two, "asked twice", nil),
 		f("e3", "P2", &two, "new evidence", nil),
@@ -53,7 +55,7 @@ func TestReplaceProbeResultsWritesTheDifference(t *testing.T) {
 	}
 	storedApps := [][2]string{{"e1", "P1"}, {"e2", "P3"}, {"e3", "P2"}, {"e4", "P1"}}
 	stagedApps := [][2]string{{"e1", "P1"}, {"e2", "P3"}, {"e3", "P2"}, {"e5", "P5"}}
-	write := func(fs []NewEpProbeFinding, apps [][2]string) {
+	write := func(fs []ub.ProbeFinding, apps [][2]string) {
 		t.Helper()
 		err := ws.InTx(ctx, func(c *sql.Conn) error {
 			w := NewRowWriter(ctx, ws)

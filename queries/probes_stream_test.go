@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/ub-bench/ub"
 )
 
 // sortedProbeMessages is what the probes read before they streamed: one
@@ -50,10 +52,10 @@ func TestStreamProbeEpisodesStorageOrder(t *testing.T) {
 		}
 	}
 	msg := func(rw *RowWriter, sim string, idx int, role string) {
-		rw.EpMessage(NewEpMessage{SimulationID: sim, Idx: idx, TurnIdx: 10 + idx, Role: role, Content: str(fmt.Sprintf("%s/%d", sim, idx))})
+		rw.EpMessage(sim, &ub.Message{Idx: idx, TurnIdx: 10 + idx, Role: role, Content: str(fmt.Sprintf("%s/%d", sim, idx))})
 	}
 	call := func(rw *RowWriter, sim string, msgIdx, callIdx int, args string) {
-		rw.EpToolCall(NewEpToolCall{SimulationID: sim, MsgIdx: msgIdx, CallIdx: callIdx, CallID: str(fmt.Sprintf("c%d", callIdx)),
+		rw.EpToolCall(sim, ub.ToolCall{MsgIdx: msgIdx, CallIdx: callIdx, CallID: str(fmt.Sprintf("c%d", callIdx)),
 			Requestor: "user", Name: "f", Arguments: json.RawMessage(args)})
 	}
 	write(func(rw *RowWriter) {
@@ -62,7 +64,7 @@ func TestStreamProbeEpisodesStorageOrder(t *testing.T) {
 			if i%2 == 0 {
 				key = str("task-" + sim)
 			}
-			rw.Episode(NewEpisode{SimulationID: sim, RunID: "r", SourceFile: "f.json", SourceIndex: i, ContentHash: sim,
+			rw.Episode(&ub.Episode{SimulationID: sim, RunID: "r", SourceFile: "f.json", SourceIndex: i, ContentHash: sim,
 				Domain: "airline", TaskID: "1", TaskKey: key})
 		}
 		msg(rw, "e1", 2, "user")

@@ -8,8 +8,10 @@ import (
 	"time"
 )
 
-// NewSession is one row of sessions, for RowWriter.Session.
-type NewSession struct {
+// SessionRow is one row of sessions, for RowWriter.Session: a parsed
+// ub.Session as the table holds it (its content hash and turn count
+// computed, its meta encoded).
+type SessionRow struct {
 	ID, Developer, Repo string
 	StartedAt           time.Time // zero is NULL
 	Format, SourceFile  string
@@ -17,17 +19,6 @@ type NewSession struct {
 	ContentHash         string
 	Turns               int
 	Meta                json.RawMessage // nil is NULL
-}
-
-// NewTurn is one row of turns, for RowWriter.Turn.
-type NewTurn struct {
-	SessionID string
-	Idx       int
-	Role      string
-	Text      string
-	TS        time.Time // zero is NULL
-	IsCommand bool
-	Meta      json.RawMessage // nil is NULL
 }
 
 // RowWriter appends typed rows to the workspace's tables through DuckDB
@@ -186,7 +177,7 @@ func (w *RowWriter) DeveloperRepo(developer, repo, source string) error {
 }
 
 // Session appends a row of sessions.
-func (w *RowWriter) Session(s NewSession) error {
+func (w *RowWriter) Session(s SessionRow) error {
 	a, err := w.open("sessions")
 	if err != nil {
 		return err
@@ -198,7 +189,7 @@ func (w *RowWriter) Session(s NewSession) error {
 }
 
 // Turn appends a row of turns.
-func (w *RowWriter) Turn(t NewTurn) error {
+func (w *RowWriter) Turn(t TurnRow) error {
 	a, err := w.open("turns")
 	if err != nil {
 		return err

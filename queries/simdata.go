@@ -3,8 +3,10 @@ package queries
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // What simulators read. Leak-freedom: everything here that describes a
@@ -16,12 +18,17 @@ import (
 // ErrNoPoint is returned for a point id that is not frozen in the workspace.
 var ErrNoPoint = errors.New("no such frozen point")
 
-// TurnRow is one turn of a session.
+// TurnRow is one row of turns: a ub.Turn as the table holds it, written by
+// RowWriter.Turn and read by the loaders (which leave SessionID, TS and
+// Meta unset where they do not select them).
 type TurnRow struct {
+	SessionID string
 	Idx       int
 	Role      string
 	Text      string
+	TS        time.Time // zero is NULL
 	IsCommand bool
+	Meta      json.RawMessage // nil is NULL
 }
 
 // PointData is a frozen point with what a simulator sees and what it is

@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"math"
 	"strings"
+
+	"github.com/ub-bench/ub"
 )
 
 // Criterion is one stored rubric criterion (ep_rubric_criteria).
@@ -157,49 +160,45 @@ func Graders(ctx context.Context, db Querier) ([]GraderCount, error) {
 	return out, rows.Err()
 }
 
-// FidelityEpisode is one episode as graded by one grader, with what every
-// fidelity analysis needs. Family counts are over accepted criteria, in
-// the order of FidelityFamilies.
-type FidelityEpisode struct {
-	Grader, SimulationID, UserSim, Agent, Domain, TaskID string
-	Trial                                                sql.NullInt64 // the file's trial number
-	Reward                                               sql.NullFloat64
-	Cost                                                 sql.NullFloat64 // per simulation; null: unknown
-	CostEstimated                                        bool
-	Applicable, Failed                                   [4]int
-	AgentTurns, AgentQuestions, AgentToolCalls           int
-	Probes                                               []string // sorted probe names that fired
-}
-
-// FidelityFamilies is the order of FidelityEpisode's family counts.
-var FidelityFamilies = [4]string{"disclosure", "goal_deviation", "groundedness", "omitted_info"}
-
 // LoadFidelity lists the episodes grader graded, by simulation id
 // (fidelity_episodes.sql). One grader's only: the report and ub compare
 // score with one, and a workspace of several graders held all of them.
-func LoadFidelity(ctx context.Context, db Querier, grader string) ([]FidelityEpisode, error) {
+// Family counts are over accepted criteria, in the order of
+// ub.FidelityFamilies; an unknown reward or cost is NaN, an unrecorded trial
+// 0. Simulator is the run's user simulator (analysis.LabelSimulators
+// names it for a report).
+func LoadFidelity(ctx context.Context, db Querier, grader string) ([]ub.FidelityEpisode, error) {
 	rows, err := db.QueryContext(ctx, q("fidelity_episodes"), grader)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []FidelityEpisode
+	var out []ub.FidelityEpisode
 	// The names an episode shares with many others (grader, simulator,
 	// agent, domain, task, probes) are kept once: at a million episodes
 	// their copies were most of the heap.
 	in := interner{}
 	probeLists := map[string][]string{}
 	for rows.Next() {
-		var e FidelityEpisode
+		var e ub.FidelityEpisode
 		var probes string
-		if err := rows.Scan(&e.Grader, &e.SimulationID, &e.UserSim, &e.Agent, &e.Domain, &e.TaskID, &e.Trial,
-			&e.Reward, &e.Cost, &e.CostEstimated,
+		var trial sql.NullInt64
+		var reward, cost sql.NullFloat64
+		if err := rows.Scan(&e.Grader, &e.ID, &e.Simulator, &e.Agent, &e.Domain, &e.Task, &trial,
+			&reward, &cost, &e.CostEstimated,
 			&e.Applicable[0], &e.Failed[0], &e.Applicable[1], &e.Failed[1],
 			&e.Applicable[2], &e.Failed[2], &e.Applicable[3], &e.Failed[3],
 			&e.AgentTurns, &e.AgentQuestions, &e.AgentToolCalls, &probes); err != nil {
 			return nil, err
 		}
-		e.Grader, e.UserSim, e.Agent, e.Domain, e.TaskID = in.str(e.Grader), in.str(e.UserSim), in.str(e.Agent), in.str(e.Domain), in.str(e.TaskID)
+		e.Grader, e.Simulator, e.Agent, e.Domain, e.Task = in.str(e.Grader), in.str(e.Simulator), in.str(e.Agent), in.str(e.Domain), in.str(e.Task)
+		e.Trial, e.Reward, e.Cost = int(trial.Int64), math.NaN(), math.NaN() // 0 and NaN: not recorded
+		if reward.Valid {
+			e.Reward = reward.Float64
+		}
+		if cost.Valid {
+			e.Cost = cost.Float64
+		}
 		if probes != "" {
 			ps, ok := probeLists[probes]
 			if !ok {
@@ -213,25 +212,18 @@ func LoadFidelity(ctx context.Context, db Querier, grader string) ([]FidelityEpi
 	return out, rows.Err()
 }
 
-// VerdictPair counts the criteria of one family on which two graders both
-// judged an episode and gave verdicts A and B.
-type VerdictPair struct {
-	SimulationID, Family, A, B string
-	N                          int
-}
-
 // VerdictPairs counts the verdicts graders a and b both gave, per episode,
 // family and pair of verdicts, by simulation id, family, A and B.
-func VerdictPairs(ctx context.Context, db Querier, a, b string) ([]VerdictPair, error) {
+func VerdictPairs(ctx context.Context, db Querier, a, b string) ([]ub.VerdictPair, error) {
 	rows, err := db.QueryContext(ctx, q("fidelity_verdict_pairs"), a, b)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []VerdictPair
+	var out []ub.VerdictPair
 	in := interner{} // families and verdicts: a few names, millions of pairs
 	for rows.Next() {
-		var p VerdictPair
+		var p ub.VerdictPair
 		if err := rows.Scan(&p.SimulationID, &p.Family, &p.A, &p.B, &p.N); err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -113,15 +114,15 @@ func TestFidelityViewsAndLoad(t *testing.T) {
 			t.Errorf("LoadFidelity of g: %+v", e)
 		}
 	}
-	if h, err := LoadFidelity(ctx, ws.Conn(), "h"); err != nil || len(h) != 1 || h[0].SimulationID != "b1" || h[0].Failed != [4]int{1, 0, 0, 0} {
+	if h, err := LoadFidelity(ctx, ws.Conn(), "h"); err != nil || len(h) != 1 || h[0].ID != "b1" || h[0].Failed != [4]int{1, 0, 0, 0} {
 		t.Errorf("LoadFidelity of h: %+v, %v; want b1 with its one failed disclosure criterion", h, err)
 	}
 	a1 := eps[0]
-	if a1.SimulationID != "a1" || a1.UserSim != "simA" || a1.Applicable != [4]int{1, 1, 0, 0} || a1.Failed != [4]int{0, 1, 0, 0} ||
-		a1.AgentTurns != 2 || a1.AgentQuestions != 1 || a1.AgentToolCalls != 2 || !a1.Cost.Valid || a1.Cost.Float64 != 0.02 || a1.CostEstimated {
+	if a1.ID != "a1" || a1.Simulator != "simA" || a1.Applicable != [4]int{1, 1, 0, 0} || a1.Failed != [4]int{0, 1, 0, 0} ||
+		a1.AgentTurns != 2 || a1.AgentQuestions != 1 || a1.AgentToolCalls != 2 || a1.Cost != 0.02 || a1.CostEstimated {
 		t.Errorf("a1 = %+v", a1)
 	}
-	if b2 := eps[3]; b2.SimulationID != "b2" || fmt.Sprint(b2.Probes) != "[P0 P1]" || b2.Cost.Valid {
+	if b2 := eps[3]; b2.ID != "b2" || fmt.Sprint(b2.Probes) != "[P0 P1]" || !math.IsNaN(b2.Cost) {
 		t.Errorf("b2 = %+v (cost 0 recorded and no price: unknown)", b2)
 	}
 	srcs, err := TaskSources(ctx, ws.Conn())

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ub-bench/ub"
 )
 
 // JudgeKappa is a measured Cohen's kappa with its 95% interval.
@@ -26,15 +28,6 @@ type CalibrationBin struct {
 	Confidence, Accuracy float64 // mean confidence and share right
 }
 
-// CoveragePoint is one point of a risk-coverage curve: the most confident
-// share Coverage of the labels.
-type CoveragePoint struct {
-	Coverage      float64
-	N             int
-	Accuracy      float64
-	Kappa, Lo, Hi float64
-}
-
 // JudgeQuality is the measured agreement of the built-in judge with careful
 // labels (judge.Measurement, as shipped with the judge).
 type JudgeQuality struct {
@@ -47,7 +40,7 @@ type JudgeQuality struct {
 	All, Unseen JudgeKappa
 	ECE         float64
 	Bins        []CalibrationBin
-	Coverage    []CoveragePoint
+	Coverage    []ub.CoveragePoint
 }
 
 // Decider counts the report judge's labels decided by one judge (a
@@ -81,8 +74,8 @@ func (r *Report) deciderShares() (map[string]int, []string, int) {
 }
 
 // nearestCoverage returns the measured point nearest to coverage c.
-func (q *JudgeQuality) nearestCoverage(c float64) (CoveragePoint, bool) {
-	best, ok := CoveragePoint{}, false
+func (q *JudgeQuality) nearestCoverage(c float64) (ub.CoveragePoint, bool) {
+	best, ok := ub.CoveragePoint{}, false
 	for _, p := range q.Coverage {
 		if !ok || math.Abs(p.Coverage-c) < math.Abs(best.Coverage-c) {
 			best, ok = p, true

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -12,8 +13,8 @@ func testQuality() *JudgeQuality {
 		All:    JudgeKappa{N: 700, Kappa: 0.7265, Lo: 0.6822, Hi: 0.7707},
 		Unseen: JudgeKappa{N: 210, Kappa: 0.6892, Lo: 0.6042, Hi: 0.7741},
 		ECE:    0.039,
-		Coverage: []CoveragePoint{{1, 700, 0.826, 0.726, 0.682, 0.771}, {0.9, 630, 0.852, 0.767, 0.723, 0.811},
-			{0.8, 560, 0.877, 0.805, 0.762, 0.848}, {0.7, 490, 0.904, 0.846, 0.804, 0.888}, {0.5, 350, 0.949, 0.916, 0.878, 0.954}},
+		Coverage: []ub.CoveragePoint{{Coverage: 1, N: 700, Accuracy: 0.826, Kappa: 0.726, Lo: 0.682, Hi: 0.771}, {Coverage: 0.9, N: 630, Accuracy: 0.852, Kappa: 0.767, Lo: 0.723, Hi: 0.811},
+			{Coverage: 0.8, N: 560, Accuracy: 0.877, Kappa: 0.805, Lo: 0.762, Hi: 0.848}, {Coverage: 0.7, N: 490, Accuracy: 0.904, Kappa: 0.846, Lo: 0.804, Hi: 0.888}, {Coverage: 0.5, N: 350, Accuracy: 0.949, Kappa: 0.916, Lo: 0.878, Hi: 0.954}},
 	}
 }
 

@@ -135,7 +135,7 @@ func hostileReport(t *testing.T) *Report {
 		e.ID += hostile[0]
 	}
 	for i := range fi.Pairs {
-		fi.Pairs[i].Episode += hostile[0]
+		fi.Pairs[i].SimulationID += hostile[0]
 	}
 	fi.Grader += hostile[0]
 	fi.SecondGrader += hostile[7]

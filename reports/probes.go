@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/analysis/probes"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -117,14 +118,14 @@ func (r *Report) probeRates() (*figure, error) {
 		names[len(sims)-1-i] = fmt.Sprintf("%s (n = %d)", s, count[sims[i]])
 	}
 	p.NominalY(names...)
-	probes := analysis.Probes()
+	probeNames := probes.Names()
 	width := 0.8
 	var worst struct {
 		sim, probe string
 		rate       float64
 	}
 	worst.rate = -1
-	for j, pr := range probes {
+	for j, pr := range probeNames {
 		var pos []float64
 		var vals []interval
 		for i, s := range sims {
@@ -137,9 +138,9 @@ func (r *Report) probeRates() (*figure, error) {
 				return nil, err
 			}
 			f.table.add(s, pr, strconv.Itoa(x.N), strconv.Itoa(x.Hits), f3(w.P), f3(w.Lo), f3(w.Hi))
-			pos = append(pos, float64(len(sims)-1-i)+width/2-width*(float64(j)+0.5)/float64(len(probes)))
+			pos = append(pos, float64(len(sims)-1-i)+width/2-width*(float64(j)+0.5)/float64(len(probeNames)))
 			vals = append(vals, interval{w.P, w.Lo, w.Hi})
-			if pr != analysis.ProbeP1a && x.N >= 5 && w.P > worst.rate {
+			if pr != probes.ProbeP1a && x.N >= 5 && w.P > worst.rate {
 				worst.sim, worst.probe, worst.rate = s, pr, w.P
 			}
 		}
@@ -166,8 +167,8 @@ func (r *Report) probeRates() (*figure, error) {
 	f.pic = single(p, 8*vg.Inch, h)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Share of the episodes each probe applies to in which it fired at least once, per user simulator, with the 95%% Wilson interval. ")
-	for _, pr := range probes {
-		desc, _ := analysis.ProbeByName(pr)
+	for _, pr := range probeNames {
+		desc, _ := probes.ByName(pr)
 		fmt.Fprintf(&b, "%s = %s. ", pr, desc.Description)
 	}
 	if worst.rate >= 0 {

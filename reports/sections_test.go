@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim/synth"
@@ -236,7 +237,7 @@ func TestRubricSetAndFailureModes(t *testing.T) {
 			CriterionID: "c1", Turn: 3, Text: "my id is *mia* <b>now</b>"}},
 	}
 	r := Prepare(in)
-	r.SetFidelity(FidelityInput{Grader: "g", Episodes: []analysis.FidelityEpisode{{ID: "a2", Simulator: "A", Domain: "telecom", Task: "1", Reward: 0}}})
+	r.SetFidelity(FidelityInput{Grader: "g", Episodes: []ub.FidelityEpisode{{ID: "a2", Simulator: "A", Domain: "telecom", Task: "1", Reward: 0}}})
 	var b strings.Builder
 	r.rubricSection(&b)
 	md := b.String()

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 )
@@ -22,13 +23,13 @@ import (
 // verdicts on the same (episode, criterion) pairs.
 type FidelityInput struct {
 	Grader   string
-	Episodes []analysis.FidelityEpisode
+	Episodes []ub.FidelityEpisode
 	// SecondGrader and Pairs give the agreement between graders; Pairs are
 	// the (episode, criterion) both graded, those of an episode with the
 	// same family and verdicts counted in one ("" and nil: no second
 	// grader).
 	SecondGrader string
-	Pairs        []analysis.VerdictPair
+	Pairs        []ub.VerdictPair
 	// Qs are the fidelity levels of the frontier (nil: the seed's 0.75,
 	// 0.84, 0.86); EpochPrompts x EpochRollouts the epoch (0: 1000 x 64).
 	Qs                          []float64
@@ -98,12 +99,12 @@ func (s TaskSplit) domains() []string {
 // RestrictTaskSplit keeps the episodes (and verdict pairs) whose domain
 // and task are of split s; an episode of a domain without the split is
 // left out.
-func RestrictTaskSplit(eps []analysis.FidelityEpisode, pairs []analysis.VerdictPair, s TaskSplit) ([]analysis.FidelityEpisode, []analysis.VerdictPair) {
+func RestrictTaskSplit(eps []ub.FidelityEpisode, pairs []ub.VerdictPair, s TaskSplit) ([]ub.FidelityEpisode, []ub.VerdictPair) {
 	in := map[[2]string]bool{}
 	for _, t := range s.Tasks {
 		in[[2]string{t.Domain, t.TaskID}] = true
 	}
-	var out []analysis.FidelityEpisode
+	var out []ub.FidelityEpisode
 	ids := map[string]bool{}
 	for _, e := range eps {
 		if in[[2]string{e.Domain, e.Task}] {
@@ -111,9 +112,9 @@ func RestrictTaskSplit(eps []analysis.FidelityEpisode, pairs []analysis.VerdictP
 			ids[e.ID] = true
 		}
 	}
-	var ps []analysis.VerdictPair
+	var ps []ub.VerdictPair
 	for _, p := range pairs {
-		if ids[p.Episode] {
+		if ids[p.SimulationID] {
 			ps = append(ps, p)
 		}
 	}
@@ -175,12 +176,12 @@ func (r *Report) SetFidelity(in FidelityInput) {
 
 // restrictEpisodes keeps the episodes (and verdict pairs) of the named
 // simulators when sims names any of the episodes' simulators.
-func restrictEpisodes(eps []analysis.FidelityEpisode, pairs []analysis.VerdictPair, sims []string) ([]analysis.FidelityEpisode, []analysis.VerdictPair) {
+func restrictEpisodes(eps []ub.FidelityEpisode, pairs []ub.VerdictPair, sims []string) ([]ub.FidelityEpisode, []ub.VerdictPair) {
 	keep := map[string]bool{}
 	for _, s := range sims {
 		keep[s] = true
 	}
-	var out []analysis.FidelityEpisode
+	var out []ub.FidelityEpisode
 	ids := map[string]bool{}
 	for _, e := range eps {
 		if keep[e.Simulator] {
@@ -191,9 +192,9 @@ func restrictEpisodes(eps []analysis.FidelityEpisode, pairs []analysis.VerdictPa
 	if len(out) == 0 {
 		return eps, pairs
 	}
-	var ps []analysis.VerdictPair
+	var ps []ub.VerdictPair
 	for _, p := range pairs {
-		if ids[p.Episode] {
+		if ids[p.SimulationID] {
 			ps = append(ps, p)
 		}
 	}
@@ -932,28 +933,14 @@ func (r *Report) FidelityTables() ([]analysis.SimUFS, analysis.FrontierResult, b
 	return r.fid.ufs, r.fid.frontier, true
 }
 
-// FidelityEpisodes turns the stored episodes graded by grader into the
-// analyses' episodes (unknown reward and cost as NaN), simulators named by
-// analysis.LabelSimulators.
-func FidelityEpisodes(rows []queries.FidelityEpisode, grader string) []analysis.FidelityEpisode {
-	var out []analysis.FidelityEpisode
-	for _, r := range rows {
-		if r.Grader != grader {
-			continue
+// FidelityEpisodes keeps the episodes graded by grader, simulators named
+// by analysis.LabelSimulators (on a copy: eps is left as it is).
+func FidelityEpisodes(eps []ub.FidelityEpisode, grader string) []ub.FidelityEpisode {
+	var out []ub.FidelityEpisode
+	for _, e := range eps {
+		if e.Grader == grader {
+			out = append(out, e)
 		}
-		e := analysis.FidelityEpisode{ID: r.SimulationID, Simulator: r.UserSim, Agent: r.Agent, Domain: r.Domain, Task: r.TaskID,
-			Reward: math.NaN(), Cost: math.NaN(), CostEstimated: r.CostEstimated, Applicable: r.Applicable, Failed: r.Failed,
-			Probes: r.Probes, AgentTurns: r.AgentTurns, AgentQuestions: r.AgentQuestions, AgentToolCalls: r.AgentToolCalls}
-		if r.Reward.Valid {
-			e.Reward = r.Reward.Float64
-		}
-		if r.Cost.Valid {
-			e.Cost = r.Cost.Float64
-		}
-		if r.Trial.Valid {
-			e.Trial = int(r.Trial.Int64)
-		}
-		out = append(out, e)
 	}
 	analysis.LabelSimulators(out)
 	return out
@@ -1085,14 +1072,4 @@ func spreadLabels(pts plotter.XYs, errs plotter.YErrors, labels []string, avoid 
 		anchors[i] = plotter.XY{X: math.Pow(10, ax), Y: b.y}
 	}
 	return anchors, left
-}
-
-// FidelityPairs turns the stored verdict pairs of two graders into the
-// analyses' pairs.
-func FidelityPairs(rows []queries.VerdictPair) []analysis.VerdictPair {
-	out := make([]analysis.VerdictPair, 0, len(rows))
-	for _, p := range rows {
-		out = append(out, analysis.VerdictPair{Episode: p.SimulationID, Family: p.Family, A: p.A, B: p.B, N: p.N})
-	}
-	return out
 }

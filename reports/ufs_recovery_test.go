@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim/synth"
@@ -14,7 +15,7 @@ import (
 
 // synthFidelity writes the synthetic UserProxyBench study of seed into an
 // in-memory workspace and loads its graded episodes.
-func synthFidelity(t testing.TB, seed uint64, scale int) []analysis.FidelityEpisode {
+func synthFidelity(t testing.TB, seed uint64, scale int) []ub.FidelityEpisode {
 	t.Helper()
 	ctx := context.Background()
 	ws, err := queries.Open(ctx, "", queries.Options{})

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -15,8 +15,8 @@ import (
 // simulators on two domains, 12 tasks, a disclosure and a goal-deviation
 // failure pattern, and two graders.
 func ufsTestInput() FidelityInput {
-	var eps []analysis.FidelityEpisode
-	var pairs []analysis.VerdictPair
+	var eps []ub.FidelityEpisode
+	var pairs []ub.VerdictPair
 	sims := []struct {
 		name string
 		cost float64
@@ -24,7 +24,7 @@ func ufsTestInput() FidelityInput {
 	for si, s := range sims {
 		for _, dom := range []string{"x", "y"} {
 			for task := 0; task < 12; task++ {
-				e := analysis.FidelityEpisode{ID: s.name + dom + string(rune('a'+task)), Simulator: s.name, Agent: "ag", Domain: dom,
+				e := ub.FidelityEpisode{ID: s.name + dom + string(rune('a'+task)), Simulator: s.name, Agent: "ag", Domain: dom,
 					Task: string(rune('a' + task)), Cost: s.cost, Reward: float64((task + si) % 2), AgentTurns: 4 + task%3 + si,
 					AgentToolCalls: 3 + task%4, AgentQuestions: task % 2}
 				e.Applicable = [4]int{1, 1, 1, 1}
@@ -44,7 +44,7 @@ func ufsTestInput() FidelityInput {
 					if e.Failed[0] > 0 {
 						v = "fail"
 					}
-					pairs = append(pairs, analysis.VerdictPair{Episode: e.ID, Family: "disclosure", A: v, B: "pass"})
+					pairs = append(pairs, ub.VerdictPair{SimulationID: e.ID, Family: "disclosure", A: v, B: "pass"})
 				}
 			}
 		}
@@ -98,7 +98,7 @@ func TestUFSFiguresByteIdentical(t *testing.T) {
 func TestUFSSmallSampleRule(t *testing.T) {
 	in := ufsTestInput()
 	for task := range 3 {
-		e := analysis.FidelityEpisode{ID: "tiny" + string(rune('a'+task)), Simulator: "tiny", Agent: "ag", Domain: "x",
+		e := ub.FidelityEpisode{ID: "tiny" + string(rune('a'+task)), Simulator: "tiny", Agent: "ag", Domain: "x",
 			Task: string(rune('a' + task)), Cost: 0.001, Reward: 1, AgentTurns: 3}
 		e.Applicable = [4]int{1, 1, 1, 1}
 		in.Episodes = append(in.Episodes, e)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -45,10 +46,10 @@ func NewInputs(db queries.Querier, opts InputsOptions) *Inputs {
 	return &Inputs{db: db, opts: opts, personas: map[string]string{}, pools: map[string]*ReplyPool{}}
 }
 
-func toSimTurns(rows []queries.TurnRow) []Turn {
-	out := make([]Turn, len(rows))
+func toSimTurns(rows []queries.TurnRow) []ub.Turn {
+	out := make([]ub.Turn, len(rows))
 	for i, r := range rows {
-		out[i] = Turn{Role: r.Role, Text: r.Text, IsCommand: r.IsCommand}
+		out[i] = ub.Turn{Role: ub.Role(r.Role), Text: r.Text, IsCommand: r.IsCommand}
 	}
 	return out
 }

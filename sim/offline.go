@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim/runner"
 )
@@ -108,7 +109,7 @@ type OfflineInput struct {
 	// show of the conversation (Visible(turns, N): the last N turns, the
 	// agent's latest turn always among them). nil means only the agent's
 	// latest turn (Agent), as at N = 1.
-	Visible []Turn
+	Visible []ub.Turn
 	// History is the developer's K most recent messages from earlier
 	// sessions, MOST RECENT FIRST, as the prompt prepends them at K > 0;
 	// nil at K = 0.
@@ -124,17 +125,17 @@ type OfflineInput struct {
 // Visible returns the turns a prompt at live window n shows of turns (the
 // turns before a moment): the last n, with the agent's latest turn put
 // first when it falls outside them, as Build shows them. n < 1 is taken as 1.
-func Visible(turns []Turn, n int) []Turn {
+func Visible(turns []ub.Turn, n int) []ub.Turn {
 	shown, _ := window(turns, max(n, 1))
-	return append([]Turn(nil), shown...)
+	return append([]ub.Turn(nil), shown...)
 }
 
 // visibleTurns is in.Visible, or the agent's latest turn alone when nil.
-func (in OfflineInput) visibleTurns() []Turn {
+func (in OfflineInput) visibleTurns() []ub.Turn {
 	if in.Visible != nil {
 		return in.Visible
 	}
-	return []Turn{{Role: "agent", Text: in.Agent}}
+	return []ub.Turn{{Role: "agent", Text: in.Agent}}
 }
 
 // query is the text retrieve searches with: the K history messages (oldest
@@ -319,7 +320,7 @@ func offlineMessages(in OfflineInput) []runner.Message {
 		msgs = append(msgs, runner.Message{Role: "history", Content: in.History[i]})
 	}
 	for _, t := range vis {
-		role := t.Role
+		role := string(t.Role)
 		if t.IsCommand {
 			role += "/command"
 		}

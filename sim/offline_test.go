@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/ub-bench/ub"
 )
 
 // handPool: three agent turns with clearly different topics, and the replies
@@ -147,7 +149,7 @@ func TestOfflineKey(t *testing.T) {
 		"condition": OfflineKey("mix", 1, OfflineInput{Condition: CondNoProfile, PointID: in.PointID, Agent: in.Agent, Pool: in.Pool}),
 		"agent":     OfflineKey("mix", 1, OfflineInput{Condition: in.Condition, PointID: in.PointID, Agent: "agent said", Pool: in.Pool}),
 		"pool":      OfflineKey("mix", 1, OfflineInput{Condition: in.Condition, PointID: in.PointID, Agent: in.Agent, Pool: other}),
-		"window":    OfflineKey("mix", 1, withContext(in, []Turn{{Role: "developer", Text: "fix it"}, {Role: "agent", Text: in.Agent}}, nil)),
+		"window":    OfflineKey("mix", 1, withContext(in, []ub.Turn{{Role: "developer", Text: "fix it"}, {Role: "agent", Text: in.Agent}}, nil)),
 		"history":   OfflineKey("mix", 1, withContext(in, nil, []string{"an earlier message"})),
 		"fallback":  OfflineKey("mix", 1, OfflineInput{Condition: in.Condition, PointID: in.PointID, Agent: in.Agent, Pool: in.Pool, PoolFallback: ScopeTrain}),
 	}
@@ -174,7 +176,7 @@ func TestPoolScope(t *testing.T) {
 	}
 }
 
-func withContext(in OfflineInput, visible []Turn, history []string) OfflineInput {
+func withContext(in OfflineInput, visible []ub.Turn, history []string) OfflineInput {
 	in.Visible, in.History = visible, history
 	return in
 }
@@ -182,12 +184,12 @@ func withContext(in OfflineInput, visible []Turn, history []string) OfflineInput
 // windowFixture is a conversation whose early turns talk about the parser
 // and whose latest agent turn is about the search box; the pool answers
 // each topic differently. Only the turns before the moment are given.
-func windowFixture() (*ReplyPool, []Turn) {
+func windowFixture() (*ReplyPool, []ub.Turn) {
 	pool := NewReplyPool("profile:ann", []Pair{
 		{"ann", "s1", 1, "The parser crashed with a null pointer in parser.go", 2, "PARSER-REPLY"},
 		{"ann", "s2", 1, "I updated the search box component", 2, "SEARCH-REPLY"},
 	})
-	turns := []Turn{
+	turns := []ub.Turn{
 		{Role: "developer", Text: "the parser crashed with a null pointer, parser.go again, parser parser"},
 		{Role: "agent", Text: "Looking at parser.go: null pointer in the parser."},
 		{Role: "developer", Text: "SECRET-OUTSIDE-WINDOW parser parser parser"},
@@ -198,10 +200,10 @@ func windowFixture() (*ReplyPool, []Turn) {
 
 func TestVisible(t *testing.T) {
 	_, turns := windowFixture()
-	tail := []Turn{{Role: "agent", Text: "A"}, {Role: "tool", Text: "T"}, {Role: "developer", Text: "D"}}
+	tail := []ub.Turn{{Role: "agent", Text: "A"}, {Role: "tool", Text: "T"}, {Role: "developer", Text: "D"}}
 	tests := []struct {
 		name  string
-		turns []Turn
+		turns []ub.Turn
 		n     int
 		want  []string
 	}{
@@ -240,7 +242,7 @@ func TestOfflineWindow(t *testing.T) {
 			t.Fatalf("N=1: %q, %v; want SEARCH-REPLY", got, err)
 		}
 		// Changing every turn outside the window changes nothing.
-		other := append([]Turn(nil), turns...)
+		other := append([]ub.Turn(nil), turns...)
 		other[0].Text, other[1].Text, other[2].Text = "zzz", "yyy", "xxx"
 		in := at(1, nil)
 		in.Visible = Visible(other, 1)
@@ -322,13 +324,13 @@ func BenchmarkOfflineWindow(b *testing.B) {
 		pairs[i] = Pair{"ann", fmt.Sprintf("s%04d", i), 1, d, 2, "reply " + d}
 	}
 	pool := NewReplyPool("train", pairs)
-	var turns []Turn
+	var turns []ub.Turn
 	for i := 0; i < 30; i++ {
 		role := "developer"
 		if i%2 == 1 {
 			role = "agent"
 		}
-		turns = append(turns, Turn{Role: role, Text: docs[(i*37)%len(docs)]})
+		turns = append(turns, ub.Turn{Role: ub.Role(role), Text: docs[(i*37)%len(docs)]})
 	}
 	history := make([]string, 64)
 	for i := range history {

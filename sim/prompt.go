@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/sim/runner"
 	"io/fs"
 	"sort"
@@ -27,19 +28,12 @@ const (
 //go:embed templates/*.txt
 var templateFS embed.FS
 
-// Turn is one turn of a session as a prompt shows it.
-type Turn struct {
-	Role      string // developer | agent | tool | system
-	Text      string
-	IsCommand bool // a developer command (/add, !ls); shown like any developer turn
-}
-
 // PromptInput is everything a prompt is built from, as plain data.
 type PromptInput struct {
-	Developer string   // for error messages only; the name never enters a prompt
-	Turns     []Turn   // the session's turns before the moment, oldest first
-	History   []string // the developer's earlier-session messages, MOST RECENT FIRST; Build uses the first K
-	Persona   string   // the persona text (profile condition)
+	Developer string    // for error messages only; the name never enters a prompt
+	Turns     []ub.Turn // the session's turns before the moment, oldest first
+	History   []string  // the developer's earlier-session messages, MOST RECENT FIRST; Build uses the first K
+	Persona   string    // the persona text (profile condition)
 }
 
 // PromptOptions configures Build. The zero value is valid: the noprofile
@@ -203,7 +197,7 @@ type shownTurn struct {
 
 // window picks the turns a prompt shows: the last n, with the agent's latest
 // turn pinned into the first slot when the last n miss it (see Build).
-func window(turns []Turn, n int) (shown []Turn, omittedAfterFirst int) {
+func window(turns []ub.Turn, n int) (shown []ub.Turn, omittedAfterFirst int) {
 	if n >= len(turns) {
 		return turns, 0
 	}
@@ -219,7 +213,7 @@ func window(turns []Turn, n int) (shown []Turn, omittedAfterFirst int) {
 		return turns[start:], 0
 	}
 	tail := turns[len(turns)-(n-1):]
-	shown = append([]Turn{turns[latest]}, tail...)
+	shown = append([]ub.Turn{turns[latest]}, tail...)
 	return shown, len(turns) - (n - 1) - (latest + 1)
 }
 
@@ -235,7 +229,7 @@ func cut(s string, max int) string {
 	return string(r[:head]) + fmt.Sprintf("\n[... %d characters cut ...]\n", len(r)-head-tail) + string(r[len(r)-tail:])
 }
 
-func turnText(t Turn, o PromptOptions) string {
+func turnText(t ub.Turn, o PromptOptions) string {
 	s := strings.TrimSpace(t.Text)
 	if s == "" {
 		return "(empty)"
@@ -299,7 +293,7 @@ func Build(in PromptInput, opts PromptOptions) ([]runner.Message, string, error)
 		Shown, Total int
 	}{Shown: len(shown), Total: len(in.Turns)}
 	for i, t := range shown {
-		st := shownTurn{Role: t.Role, Text: turnText(t, o)}
+		st := shownTurn{Role: string(t.Role), Text: turnText(t, o)}
 		if i == 0 {
 			st.OmittedAfter = omitted
 		}
@@ -330,7 +324,7 @@ func Build(in PromptInput, opts PromptOptions) ([]runner.Message, string, error)
 
 // LatestAgentTurn returns the text of the last agent turn of turns (the
 // turns before a moment), and false when there is none.
-func LatestAgentTurn(turns []Turn) (string, bool) {
+func LatestAgentTurn(turns []ub.Turn) (string, bool) {
 	for i := len(turns) - 1; i >= 0; i-- {
 		if turns[i].Role == "agent" {
 			return turns[i].Text, true

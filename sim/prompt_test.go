@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/sim/runner"
 	"io/fs"
 	"reflect"
@@ -13,11 +14,11 @@ import (
 
 // mkTurns makes turns from role letters (d developer, a agent, t tool, s
 // system); turn i has the text "tNN".
-func mkTurns(roles string) []Turn {
+func mkTurns(roles string) []ub.Turn {
 	names := map[rune]string{'d': "developer", 'a': "agent", 't': "tool", 's': "system"}
-	var out []Turn
+	var out []ub.Turn
 	for i, r := range roles {
-		out = append(out, Turn{Role: names[r], Text: fmt.Sprintf("t%02d", i)})
+		out = append(out, ub.Turn{Role: ub.Role(names[r]), Text: fmt.Sprintf("t%02d", i)})
 	}
 	return out
 }
@@ -207,7 +208,7 @@ func TestBuildConditions(t *testing.T) {
 
 func TestBuildTruncation(t *testing.T) {
 	long := strings.Repeat("é", 5000) // multi-byte: caps count characters, not bytes
-	in := PromptInput{Turns: []Turn{{Role: "agent", Text: long}, {Role: "tool", Text: long}}, History: []string{long}}
+	in := PromptInput{Turns: []ub.Turn{{Role: "agent", Text: long}, {Role: "tool", Text: long}}, History: []string{long}}
 	msgs, _, err := Build(in, PromptOptions{History: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +231,7 @@ func TestBuildTruncation(t *testing.T) {
 		t.Errorf("cut = %q", got)
 	}
 	// Empty turns are shown as such, not dropped (they still count in N).
-	msgs, _, _ = Build(PromptInput{Turns: []Turn{{Role: "agent", Text: "  "}}}, PromptOptions{})
+	msgs, _, _ = Build(PromptInput{Turns: []ub.Turn{{Role: "agent", Text: "  "}}}, PromptOptions{})
 	if !strings.Contains(msgs[1].Content, "[agent]\n(empty)") {
 		t.Errorf("empty turn:\n%s", msgs[1].Content)
 	}

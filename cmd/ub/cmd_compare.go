@@ -11,9 +11,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	model "github.com/ub-bench/ub" // the data model (ub is a test helper of this package)
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/reports/load"
 )
 
 type compareOptions struct {
@@ -104,8 +106,8 @@ func runCompare(c *cli.Context, sio *streams, opts compareOptions) error {
 		if err != nil {
 			return err
 		}
-		if res.Scorer, err = chooseJudge(judges, opts.judge); err != nil {
-			return err
+		if res.Scorer, err = load.ChooseJudge(judges, opts.judge); err != nil {
+			return usageIfOption(err)
 		}
 		if res.Scorer != "" {
 			if st, err = queries.LoadStudy(ctx, db, res.Scorer); err != nil {
@@ -115,7 +117,7 @@ func runCompare(c *cli.Context, sio *streams, opts compareOptions) error {
 		}
 	}
 	// Fidelity: the graded episodes, labelled as the report labels them.
-	var eps []analysis.FidelityEpisode
+	var eps []model.FidelityEpisode
 	fidSims := map[string]bool{}
 	grader := ""
 	if opts.study != reports.StudyUserBench {
@@ -123,7 +125,7 @@ func runCompare(c *cli.Context, sio *streams, opts compareOptions) error {
 		if err != nil {
 			return err
 		}
-		if grader, _ = chooseGraders(graders, opts.grader); grader == "" && opts.grader != "" {
+		if grader, _ = load.ChooseGraders(graders, opts.grader); grader == "" && opts.grader != "" {
 			return usagef("compare: --grader %s gave no verdicts here", opts.grader)
 		}
 		if grader != "" {

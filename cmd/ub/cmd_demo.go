@@ -10,6 +10,7 @@ import (
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports/load"
 	"github.com/ub-bench/ub/sim"
 )
 
@@ -76,7 +77,7 @@ func runDemo(c *cli.Context, sio *streams, opts demoOptions) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	fmt.Fprintf(sio.out, "\n== ingest\n")
-	st, err := ingest.Run(c.Context, ws, paths, ingest.Options{Manifest: manifest})
+	st, err := ingest.Run(c.Context, ws, paths, ingest.Options{Manifest: manifest, NewProber: newProber})
 	printIngestSummary(sio, st)
 	if err != nil {
 		for _, e := range st.Errors {
@@ -153,13 +154,10 @@ func runDemo(c *cli.Context, sio *streams, opts demoOptions) error {
 		return err
 	}
 	fmt.Fprintf(sio.out, "\n== report\n")
-	rep, err := loadReport(c, sio, ws, "builtin", reportScope{})
+	qs, _ := parseQs("0.75,0.84,0.86")
+	rep, err := loadStudy(c, sio, ws, load.Options{Judge: "builtin", Fidelity: load.Fidelity{Qs: qs, Prompts: 1000, Rollouts: 64}})
 	if err != nil {
 		return err
-	}
-	qs, _ := parseQs("0.75,0.84,0.86")
-	if err := loadFidelity(c.Context, ws, rep, fidelityOptions{qs: qs, prompts: 1000, rollouts: 64}); err != nil {
-		return fmt.Errorf("demo: %w", err)
 	}
 	out := filepath.Join(opts.dir, "report")
 	sum, err := rep.WriteAll(out)

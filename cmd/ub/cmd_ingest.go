@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ub-bench/ub/analysis/probes"
 	"github.com/ub-bench/ub/ingest"
 )
 
@@ -84,6 +85,7 @@ func runIngest(c *cli.Context, sio *streams, opts ingestOptions) error {
 	st, err := ingest.Run(c.Context, ws, opts.paths, ingest.Options{
 		Format: opts.format, Identity: ingest.Identity{Developer: opts.developer, Repo: opts.repo},
 		Manifest: opts.manifest, FailFast: !opts.keepGoing, Stdin: sio.in, Progress: prog, Tasks: opts.tasks,
+		NewProber: newProber,
 	})
 	done()
 	if st.Files == 0 && err == nil && st.FilesSkipped == 0 {
@@ -157,3 +159,7 @@ func printIngestSummary(sio *streams, st ingest.Stats) {
 	}
 	fmt.Fprintf(sio.out, "workspace  %s\n", strings.Join(held, "; "))
 }
+
+// newProber is the ingest step's prober: the judge-free probes run on each
+// episode ingest adds, and their findings are stored with it.
+func newProber() ingest.Prober { return probes.NewProber() }

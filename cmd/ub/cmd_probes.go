@@ -9,8 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ub-bench/ub/analysis"
-	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/analysis/probes"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
 	"github.com/ub-bench/ub/reports/visible"
@@ -24,9 +23,9 @@ type probesOptions struct {
 func newProbesCommand(sio *streams) *cli.Command {
 	return &cli.Command{
 		Name:  "probes",
-		Usage: "run the judge-free fidelity probes " + analysis.ProbeRange() + " on the workspace's episodes",
+		Usage: "run the judge-free fidelity probes " + probes.Range() + " on the workspace's episodes",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "probe", Usage: "list the findings of one probe `P` (" + strings.Join(analysis.Probes(), ", ") + ")"},
+			&cli.StringFlag{Name: "probe", Usage: "list the findings of one probe `P` (" + strings.Join(probes.Names(), ", ") + ")"},
 			&cli.BoolFlag{Name: "json", Usage: "print rates and findings as JSON"},
 		},
 		Action: func(c *cli.Context) error {
@@ -52,8 +51,8 @@ type probeRateJSON struct {
 
 func runProbes(c *cli.Context, sio *streams, opts probesOptions) error {
 	if opts.probe != "" {
-		if _, ok := analysis.ProbeByName(opts.probe); !ok {
-			return usagef("probes: unknown probe %q (want one of %v)", opts.probe, analysis.Probes())
+		if _, ok := probes.ByName(opts.probe); !ok {
+			return usagef("probes: unknown probe %q (want one of %v)", opts.probe, probes.Names())
 		}
 	}
 	ws, err := openWorkspace(c, false)
@@ -61,8 +60,8 @@ func runProbes(c *cli.Context, sio *streams, opts probesOptions) error {
 		return err
 	}
 	defer ws.Close()
-	defer debug.SetGCPercent(debug.SetGCPercent(ingest.ProbeGCPercent))
-	st, err := ingest.RunProbes(c.Context, ws)
+	defer debug.SetGCPercent(debug.SetGCPercent(probes.GCPercent))
+	st, err := probes.RunStored(c.Context, ws)
 	if err != nil {
 		return err
 	}
@@ -102,7 +101,7 @@ func runProbes(c *cli.Context, sio *streams, opts probesOptions) error {
 		fmt.Fprintf(sio.out, "%-5s %4d/%-4d %6.1f%%  %-40s %s\n", r.Probe, r.Hits, r.N, 100*r.Rate, visible.Text(r.UserSim), visible.Text(filepath.Base(r.SourceFile)))
 	}
 	if opts.probe != "" {
-		pr, _ := analysis.ProbeByName(opts.probe)
+		pr, _ := probes.ByName(opts.probe)
 		fmt.Fprintf(sio.out, "\n%s: %s\n", opts.probe, pr.Description)
 		for _, f := range findings {
 			t := "-"

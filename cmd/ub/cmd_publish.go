@@ -16,6 +16,7 @@ import (
 
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports/load"
 )
 
 // publishMarker lists, in a bundle ub publish wrote, every file it wrote
@@ -118,13 +119,10 @@ func runPublish(c *cli.Context, sio *streams, dir string) error {
 		return err
 	}
 	// The report, drawn as ub report draws it by default.
-	rep, err := loadReport(c, sio, ws, "", reportScope{})
+	qs, _ := parseQs("0.75,0.84,0.86")
+	rep, err := loadStudy(c, sio, ws, load.Options{Fidelity: load.Fidelity{Qs: qs, Prompts: 1000, Rollouts: 64}})
 	if err != nil {
 		return err
-	}
-	qs, _ := parseQs("0.75,0.84,0.86")
-	if err := loadFidelity(ctx, ws, rep, fidelityOptions{qs: qs, prompts: 1000, rollouts: 64}); err != nil {
-		return fmt.Errorf("publish: %w", err)
 	}
 	// The report's files are known only once written: the marker lists
 	// the report folder's, and they are recorded as they come.

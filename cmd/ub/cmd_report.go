@@ -4,15 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/analysis"
-	"github.com/ub-bench/ub/judge"
-	"github.com/ub-bench/ub/judge/review"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/reports/load"
 )
 
 type reportOptions struct {
@@ -20,7 +20,7 @@ type reportOptions struct {
 	out    string
 	judge  string
 	list   bool
-	fid    fidelityOptions
+	fid    load.Fidelity
 	// taskSplit is --task-split, resolved into fid.split once the
 	// workspace is open.
 	taskSplit string
@@ -87,13 +87,13 @@ func newReportCommand(sio *streams) *cli.Command {
 				offLeaderboard: splitList(c.String("off-leaderboard")), caseDeveloper: strings.TrimSpace(c.String("case-developer")),
 				caseSimulators: splitList(c.String("case-simulators"))}
 			for _, s := range scope.studies {
-				if !contains(reports.Studies(), s) {
+				if !slices.Contains(reports.Studies(), s) {
 					return usagef("report: --study %q: want one of %s", s, strings.Join(reports.Studies(), ", "))
 				}
 			}
 			return runReport(c, sio, reportOptions{figure: c.String("figure"), out: c.String("out"), judge: c.String("judge"), list: c.Bool("list"), scope: scope,
-				fid: fidelityOptions{grader: c.String("grader"), qs: qs, prompts: prompts, rollouts: rollouts, rule: rule,
-					boot: analysis.BootstrapOptions{B: c.Int("bootstrap"), Seed: c.Uint64("bootstrap-seed")}}, taskSplit: strings.TrimSpace(c.String("task-split"))})
+				fid: load.Fidelity{Grader: c.String("grader"), Qs: qs, Prompts: prompts, Rollouts: rollouts, Rule: rule,
+					Bootstrap: analysis.BootstrapOptions{B: c.Int("bootstrap"), Seed: c.Uint64("bootstrap-seed")}}, taskSplit: strings.TrimSpace(c.String("task-split"))})
 		},
 	}
 }
@@ -106,7 +106,7 @@ func runReport(c *cli.Context, sio *streams, opts reportOptions) error {
 	if err := requireOutDir("report", opts.out); err != nil {
 		return err
 	}
-	if opts.figure != "" && !contains(reports.FigureNames(), opts.figure) {
+	if opts.figure != "" && !slices.Contains(reports.FigureNames(), opts.figure) {
 		return usagef("report: unknown figure %q (want one of %s)", opts.figure, strings.Join(reports.FigureNames(), ", "))
 	}
 	ws, err := openWorkspace(c, true)
@@ -114,21 +114,14 @@ func runReport(c *cli.Context, sio *streams, opts reportOptions) error {
 		return err
 	}
 	defer ws.Close()
-	if opts.fid.split, err = chooseTaskSplit(c.Context, ws.Conn(), "report", opts.taskSplit); err != nil {
+	if opts.fid.Split, err = chooseTaskSplit(c.Context, ws.Conn(), "report", opts.taskSplit); err != nil {
 		return err
 	}
-	rep, err := loadReport(c, sio, ws, opts.judge, opts.scope)
+	sc := opts.scope
+	rep, err := loadStudy(c, sio, ws, load.Options{Judge: opts.judge, Studies: sc.studies, Simulators: sc.simulators,
+		OffLeaderboard: sc.offLeaderboard, CaseDeveloper: sc.caseDeveloper, CaseSimulators: sc.caseSimulators, Fidelity: opts.fid})
 	if err != nil {
 		return err
-	}
-	for _, s := range opts.scope.studies {
-		if !rep.Holds(s) {
-			return fmt.Errorf("report: --study %s: %s", s, reports.MissingStudy(s))
-		}
-	}
-	rep.SetBootstrap(opts.fid.boot)
-	if err := loadFidelity(c.Context, ws, rep, opts.fid); err != nil {
-		return fmt.Errorf("report: %w", err)
 	}
 	if opts.figure != "" {
 		files, err := rep.WriteFigure(opts.out, opts.figure)
@@ -186,155 +179,27 @@ func figureList(figs []reports.FigureInfo) string {
 	return b.String()
 }
 
-// loadReport reads the study as scored by the chosen judge, with the split
-// and the case-study texts, and prepares it for drawing.
-func loadReport(c *cli.Context, sio *streams, ws *queries.Workspace, judge string, scope reportScope) (*reports.Report, error) {
-	ctx, db := c.Context, ws.Conn()
-	judges, err := queries.StudyJudges(ctx, db)
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	judge, err = chooseJudge(judges, judge)
-	if err != nil {
-		return nil, err
-	}
-	if judge != "" && c.String("judge") == "" && len(judges) > 1 {
-		fmt.Fprintf(sio.err, "report: scoring with judge %s (pass --judge to choose another)\n", judge)
-	}
-	st, err := queries.LoadStudy(ctx, db, judge)
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	in := reports.Input{Study: st, Studies: scope.studies, Simulators: scope.simulators, OffLeaderboard: scope.offLeaderboard,
-		CaseDeveloper: scope.caseDeveloper, CaseSimulators: scope.caseSimulators}
-	if in.Synthetic, err = queries.Provenance(ctx, db); err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	in.Build.Version, in.Build.Commit = buildVersion()
-	if in.JudgeQuality, in.Deciders, err = judgeQuality(c, ws, judge); err != nil {
-		return nil, err
-	}
-	if in.Episodes, err = queries.LoadEpisodeReport(ctx, db); err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	if st.Split != nil {
-		split, err := loadSplitSummary(c, ws)
-		if err != nil {
-			return nil, fmt.Errorf("report: %w", err)
-		}
-		in.Split = &split
-	}
-	if in.Review, err = review.ReportStats(c.Context, ws.Conn()); err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	if in.Rubrics, err = queries.RubricCounts(ctx, db); err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	if in.FailureModes, err = queries.FailureModes(ctx, db); err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	if in.Fine, in.Fleiss, err = judgeAgreements(c, ws, st); err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	if in.Review != nil {
-		if in.Attempts, err = review.AttemptStats(c.Context, ws.Conn(), *in.Review); err != nil {
-			return nil, fmt.Errorf("report: %w", err)
+// loadStudy loads the report opts asks for (load.Report: ub report,
+// publish and demo draw the same report), saying on stderr which judge
+// scores when there was a choice and --judge made none, and marking an
+// option that does not fit the workspace as a usage error.
+func loadStudy(c *cli.Context, sio *streams, ws *queries.Workspace, opts load.Options) (*reports.Report, error) {
+	opts.Build.Version, opts.Build.Commit = buildVersion()
+	opts.OnJudge = func(judge string, judges int) {
+		if judge != "" && c.String("judge") == "" && judges > 1 {
+			fmt.Fprintf(sio.err, "report: scoring with judge %s (pass --judge to choose another)\n", judge)
 		}
 	}
-	rep := reports.Prepare(in)
-	if dev, n, k, ok := rep.CaseDeveloper(); ok {
-		ct, err := queries.LoadCaseTexts(ctx, db, judge, dev, n, k)
-		if err != nil {
-			return nil, fmt.Errorf("report: %w", err)
-		}
-		rep.SetCase(&ct)
-	}
-	return rep, nil
+	rep, err := load.Report(c.Context, ws, opts)
+	return rep, usageIfOption(err)
 }
 
-// chooseJudge returns the judge to score with: the one asked for, which
-// must have labels; else builtin if it labelled anything; else the only
-// judge; else the one with the most labels (ties by name). "" when no judge
-// labelled anything: the report then draws what needs no labels.
-func chooseJudge(judges []queries.JudgeCount, want string) (string, error) {
-	if want != "" {
-		for _, j := range judges {
-			if j.Judge == want {
-				return want, nil
-			}
-		}
-		var names []string
-		for _, j := range judges {
-			names = append(names, j.Judge)
-		}
-		if len(names) == 0 {
-			return "", usagef("report: --judge %s: no judge labelled anything in this workspace (run ub judge)", want)
-		}
-		return "", usagef("report: --judge %s labelled nothing here (judges: %s)", want, strings.Join(names, ", "))
+// usageIfOption marks err as a usage error when it is a load.OptionError:
+// an option that does not fit the workspace.
+func usageIfOption(err error) error {
+	var oe *load.OptionError
+	if errors.As(err, &oe) {
+		return usageError{err}
 	}
-	best := ""
-	most := -1
-	for _, j := range judges {
-		if j.Judge == "builtin" {
-			return j.Judge, nil
-		}
-		if j.Total() > most {
-			best, most = j.Judge, j.Total()
-		}
-	}
-	return best, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, s := range xs {
-		if s == x {
-			return true
-		}
-	}
-	return false
-}
-
-// judgeAgreements measures the judges as the taxonomy is measured: each
-// pair that labelled the same targets on the 7-way labels and on their
-// 4-way collapse (when both gave 7-way labels), and Fleiss' kappa of every
-// judge when three or more labelled targets in common.
-func judgeAgreements(c *cli.Context, ws *queries.Workspace, st *queries.Study) ([]reports.FineKappa, *reports.FleissAgreement, error) {
-	ctx, db := c.Context, ws.Conn()
-	fine, err := queries.FineJudges(ctx, db)
-	if err != nil {
-		return nil, nil, err
-	}
-	var out []reports.FineKappa
-	seen := map[[2]string]bool{}
-	for _, a := range st.Agreement {
-		pair := [2]string{a.JudgeA, a.JudgeB}
-		if seen[pair] || !contains(fine, a.JudgeA) || !contains(fine, a.JudgeB) {
-			continue
-		}
-		seen[pair] = true
-		err := judge.AgreeJudges(ctx, db, pair[:], func(p judge.JudgePair) error {
-			if p.Fine != nil {
-				out = append(out, reports.FineKappa{A: p.JudgeA, B: p.JudgeB, N: p.Fine.N, Kappa7: p.Fine.Kappa7, Kappa4: p.Fine.Kappa4})
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	if len(st.Judges) < 3 {
-		return out, nil, nil
-	}
-	var names []string
-	for _, j := range st.Judges {
-		names = append(names, j.Judge)
-	}
-	fl, err := judge.FleissJudges(ctx, db, names)
-	if errors.Is(err, judge.ErrNoCommonTargets) {
-		return out, nil, nil // no Fleiss kappa, and nothing wrong
-	}
-	if err != nil {
-		return nil, nil, err // a label the workspace cannot read is not "no kappa"
-	}
-	return out, &reports.FleissAgreement{Judges: fl.Judges, Items: fl.Items, Kappa: fl.Kappa}, nil
+	return err
 }

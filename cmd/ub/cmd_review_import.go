@@ -40,7 +40,7 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 	if err := requireFiles("review import", path); err != nil {
 		return err
 	}
-	f, err := review.ParseFile(path, review.FileOptions{Format: c.String("format"), Reviewer: c.String("reviewer"), At: time.Now().UTC(),
+	f, err := review.ParseFile(path, review.FileOptions{Format: c.String("format"), Reviewer: c.String("reviewer"), At: time.Now().UTC(), RunFiles: ingest.Tau2DirFiles,
 		Annotator: c.Int("annotator"), Model: c.String("reviewer-model")})
 	if err != nil {
 		return reviewError(err)

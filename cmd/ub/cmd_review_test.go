@@ -24,10 +24,10 @@ import (
 
 // reviewEpisodes is the fixture's three episodes and three more without
 // probes, in two domains.
-func reviewEpisodes() []reviewtest.Episode {
+func reviewEpisodes() []reviewtest.Fixture {
 	eps := reviewtest.Three()
 	for i, dom := range []string{"airline", "retail", "retail"} {
-		eps = append(eps, reviewtest.Episode{ID: "sim-plain-" + string(rune('a'+i)), Domain: dom, TaskID: "p" + string(rune('0'+i)), Reward: float64(i % 2),
+		eps = append(eps, reviewtest.Fixture{ID: "sim-plain-" + string(rune('a'+i)), Domain: dom, TaskID: "p" + string(rune('0'+i)), Reward: float64(i % 2),
 			Reason: "Ask about your order.", Messages: []reviewtest.Message{{Role: "assistant", Content: "Hi"}, {Role: "user", Content: "Where is my order?"}}})
 	}
 	return eps

@@ -11,6 +11,7 @@ import (
 	"github.com/ub-bench/ub/graph/splits"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/reports/load"
 )
 
 type splitOptions struct {
@@ -146,7 +147,7 @@ func runSplitReport(c *cli.Context, sio *streams, out string) error {
 // per-split counts, the eligibility funnel and points per developer; with
 // out, it also writes the split-summary figure and table there.
 func printSplitReport(c *cli.Context, sio *streams, ws *queries.Workspace, out string) error {
-	data, err := loadSplitSummary(c, ws)
+	data, err := load.SplitSummary(c.Context, ws)
 	if err != nil {
 		return err
 	}
@@ -167,28 +168,6 @@ func printSplitReport(c *cli.Context, sio *streams, ws *queries.Workspace, out s
 		}
 	}
 	return nil
-}
-
-func loadSplitSummary(c *cli.Context, ws *queries.Workspace) (reports.SplitSummary, error) {
-	var d reports.SplitSummary
-	var err error
-	ctx, db := c.Context, ws.Conn()
-	if d.Run, err = queries.GetSplitRun(ctx, db); err != nil {
-		return d, err
-	}
-	if d.Components, err = queries.Components(ctx, db); err != nil {
-		return d, err
-	}
-	if d.Splits, err = queries.SplitSummary(ctx, db); err != nil {
-		return d, err
-	}
-	if d.Funnel, err = queries.Funnel(ctx, db); err != nil {
-		return d, err
-	}
-	if d.Points, err = queries.PointsPerDeveloper(ctx, db); err != nil {
-		return d, err
-	}
-	return d, nil
 }
 
 // splitJSON is the split report as ub split --json prints it: snake_case

@@ -25,7 +25,7 @@ func demoFidelity(c *cli.Context, sio *streams, ws *queries.Workspace, demoDir, 
 	if err != nil {
 		return fmt.Errorf("demo: fidelity sample: %w", err)
 	}
-	st, err := ingest.Run(ctx, ws, results, ingest.Options{})
+	st, err := ingest.Run(ctx, ws, results, ingest.Options{NewProber: newProber})
 	if err != nil {
 		return fmt.Errorf("demo: fidelity sample: %w", err)
 	}

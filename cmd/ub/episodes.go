@@ -47,7 +47,11 @@ func episodeWorkspace(st ingest.Stats) string {
 // rates, so that the demo's report has the user-fidelity figures.
 func demoEpisodes(c *cli.Context, sio *streams, ws *queries.Workspace, dir string) error {
 	fmt.Fprintf(sio.out, "\n== tau2 episodes and probes\n")
-	st, err := ingest.DemoTau2(c.Context, ws, filepath.Join(dir, "tau2"))
+	paths, err := ingest.WriteDemoTau2(filepath.Join(dir, "tau2"))
+	if err != nil {
+		return fmt.Errorf("demo: tau2 sample: %w", err)
+	}
+	st, err := ingest.Run(c.Context, ws, paths, ingest.Options{NewProber: newProber})
 	printEpisodeSummary(sio, st)
 	fmt.Fprintf(sio.out, "workspace  %s\n", episodeWorkspace(st))
 	if err != nil {

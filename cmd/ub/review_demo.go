@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/analysis/probes"
 	"github.com/ub-bench/ub/judge/review"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
@@ -105,7 +106,7 @@ func demoDecision(ep queries.EpisodeView, reviewer, batch string, at time.Time, 
 		sev = "critical_hindered"
 	}
 	for _, p := range ep.Probes {
-		pr, _ := analysis.ProbeByName(p.Probe)
+		pr, _ := probes.ByName(p.Probe)
 		d.Errors = append(d.Errors, queries.ReviewError{TurnIdx: p.TurnIdx, Code: pr.ReviewCode, Severity: sev,
 			Note: "probe " + p.Probe + ": " + strings.TrimSpace(p.Evidence)})
 	}

@@ -4,28 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
 	"github.com/ub-bench/ub/sim/synth"
 )
-
-// fidelityOptions are ub report's user-fidelity flags.
-type fidelityOptions struct {
-	grader   string
-	qs       []float64
-	prompts  int
-	rollouts int
-	rule     analysis.FrontierRule
-	boot     analysis.BootstrapOptions
-	split    *reports.TaskSplit // --task-split; nil: every task
-}
 
 // chooseTaskSplit is the stored task split called name (tau2's
 // split_tasks.json, read by ub ingest --tasks); nil for "". An unknown
@@ -86,98 +73,6 @@ func parseEpoch(s string) (prompts, rollouts int, err error) {
 		}
 	}
 	return prompts, rollouts, nil
-}
-
-// loadFidelity gives the report its User fidelity section: the episodes as
-// the chosen grader graded them (--grader, else the grader with the most
-// verdicts, ties by name), and the agreement with the next grader.
-func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Report, opts fidelityOptions) error {
-	db := ws.Conn()
-	graders, err := queries.Graders(ctx, db)
-	if err != nil {
-		return err
-	}
-	if len(graders) == 0 {
-		if opts.grader != "" {
-			return usagef("--grader %s: no verdicts in this workspace (run ub verdicts import)", opts.grader)
-		}
-		if opts.split != nil {
-			return usagef("--task-split %s: it restricts the user fidelity study, and this workspace holds no verdicts (run ub verdicts import or ub grade)", opts.split.Name)
-		}
-		return nil
-	}
-	grader, second := chooseGraders(graders, opts.grader)
-	if grader == "" {
-		var names []string
-		for _, g := range graders {
-			names = append(names, g.Grader)
-		}
-		return usagef("--grader %s gave no verdicts (graders: %s)", opts.grader, strings.Join(names, ", "))
-	}
-	rows, err := queries.LoadFidelity(ctx, db, grader)
-	if err != nil {
-		return err
-	}
-	in := reports.FidelityInput{Grader: grader, SecondGrader: second, Qs: opts.qs, EpochPrompts: opts.prompts, EpochRollouts: opts.rollouts,
-		Rule: opts.rule, Bootstrap: opts.boot}
-	in.Episodes = reports.FidelityEpisodes(rows, grader)
-	if opts.split != nil {
-		if eps, _ := reports.RestrictTaskSplit(in.Episodes, nil, *opts.split); len(eps) == 0 {
-			return usagef("--task-split %s: grader %s graded no episode of its %d tasks", opts.split.Name, grader, len(opts.split.Tasks))
-		}
-		in.TaskSplit = opts.split
-	}
-	for _, g := range graders {
-		if g.Grader == grader {
-			in.GraderImported = g.Graded < g.Verdicts
-		}
-	}
-	if second != "" {
-		pairs, err := queries.VerdictPairs(ctx, db, grader, second)
-		if err != nil {
-			return err
-		}
-		in.Pairs = reports.FidelityPairs(pairs)
-	}
-	prices, err := queries.UserModelPrices(ctx, db)
-	if err != nil {
-		return err
-	}
-	var ps []string
-	for _, p := range prices {
-		src := ""
-		if p.Source != "" {
-			src = ", " + filepath.Base(p.Source)
-		}
-		ps = append(ps, fmt.Sprintf("%s at $%g in / $%g out per million tokens (read %s%s)", p.Model, p.PriceIn, p.PriceOut, p.ReadOn, src))
-	}
-	in.Prices = strings.Join(ps, "; ")
-	rep.SetFidelity(in)
-	return nil
-}
-
-// chooseGraders returns the grader to score with and the grader to compare
-// it with ("" when there is none).
-func chooseGraders(gs []queries.GraderCount, want string) (grader, second string) {
-	best := func(skip string) string {
-		name, most := "", -1
-		for _, g := range gs {
-			if g.Grader != skip && g.Verdicts > most {
-				name, most = g.Grader, g.Verdicts
-			}
-		}
-		return name
-	}
-	if want != "" {
-		for _, g := range gs {
-			if g.Grader == want {
-				return want, best(want)
-			}
-		}
-		return "", ""
-	}
-	grader = best("")
-	return grader, best(grader)
 }
 
 // runSynthFidelity writes the synthetic UserProxyBench study (seed 002).

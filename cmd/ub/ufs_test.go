@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -67,9 +66,6 @@ func fidelityWorkspace(t *testing.T, db string) {
 
 func TestFidelityEndToEnd(t *testing.T) {
 	t.Parallel()
-	if analysis.FidelityFamilies != queries.FidelityFamilies {
-		t.Fatalf("family order differs: analysis %v, queries %v", analysis.FidelityFamilies, queries.FidelityFamilies)
-	}
 	dir := t.TempDir()
 	db := filepath.Join(dir, "ub.duckdb")
 	fidelityWorkspace(t, db)

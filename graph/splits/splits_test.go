@@ -31,10 +31,10 @@ func workspace(t *testing.T) *queries.Workspace {
 		rw.DeveloperRepo(dev, repo, "session")
 		for s := range 6 {
 			id := fmt.Sprintf("%s-s%d", dev, s)
-			rw.Session(queries.NewSession{ID: id, Developer: dev, Repo: repo, StartedAt: start.AddDate(0, 0, s),
+			rw.Session(queries.SessionRow{ID: id, Developer: dev, Repo: repo, StartedAt: start.AddDate(0, 0, s),
 				Format: "jsonl", SourceFile: "f", Line: 1, ContentHash: id, Turns: 5})
 			for i, role := range []string{"developer", "agent", "developer", "agent", "developer"} {
-				rw.Turn(queries.NewTurn{SessionID: id, Idx: i, Role: role, Text: "x"})
+				rw.Turn(queries.TurnRow{SessionID: id, Idx: i, Role: role, Text: "x"})
 			}
 		}
 	}

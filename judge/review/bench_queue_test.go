@@ -34,7 +34,7 @@ func scaleServer(tb testing.TB, corpus, batch int) (*Server, string) {
 	ep := reviewtest.Three()[0]
 	shown := batch / 2
 	ep.ID = fmt.Sprintf("sim-%07d", shown)
-	if err := reviewtest.Insert(ctx, ws, []reviewtest.Episode{ep}); err != nil {
+	if err := reviewtest.Insert(ctx, ws, []reviewtest.Fixture{ep}); err != nil {
 		tb.Fatal(err)
 	}
 	for _, stmt := range []string{

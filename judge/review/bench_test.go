@@ -46,7 +46,7 @@ func BenchmarkEpisodePage(b *testing.B) {
 	for len(ep.Messages) < 60 {
 		ep.Messages = append(ep.Messages, ep.Messages[1:5]...)
 	}
-	if err := reviewtest.Insert(ctx, ws, []reviewtest.Episode{ep}); err != nil {
+	if err := reviewtest.Insert(ctx, ws, []reviewtest.Fixture{ep}); err != nil {
 		b.Fatal(err)
 	}
 	if err := queries.CreateReviewBatch(ctx, ws, queries.ReviewBatch{Batch: "b1", Seed: 1, N: 1, Reviewers: "alice"},

@@ -3,7 +3,7 @@ package review
 import (
 	"testing"
 
-	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/analysis/probes"
 )
 
 // TestEveryProbeProposesACode: the review code each registered probe
@@ -14,8 +14,8 @@ func TestEveryProbeProposesACode(t *testing.T) {
 	for _, c := range Codebook {
 		known[c.Name] = true
 	}
-	for _, name := range analysis.Probes() {
-		p, _ := analysis.ProbeByName(name)
+	for _, name := range probes.Names() {
+		p, _ := probes.ByName(name)
 		if !known[p.ReviewCode] {
 			t.Errorf("probe %s proposes review code %q, not in the codebook", name, p.ReviewCode)
 		}

@@ -25,7 +25,7 @@ func TestProbeGuidedBatchInTheWorkspace(t *testing.T) {
 	defer ws.Close()
 	eps := reviewtest.Three()
 	for i := range 8 {
-		eps = append(eps, reviewtest.Episode{ID: fmt.Sprintf("sim-plain-%d", i), Domain: "retail", TaskID: fmt.Sprint(100 + i),
+		eps = append(eps, reviewtest.Fixture{ID: fmt.Sprintf("sim-plain-%d", i), Domain: "retail", TaskID: fmt.Sprint(100 + i),
 			Reason: "Ask about your order.", Messages: []reviewtest.Message{{Role: "assistant", Content: "Hi"}, {Role: "user", Content: "Where is my order?"}}})
 	}
 	if err := reviewtest.Insert(ctx, ws, eps); err != nil {

@@ -18,7 +18,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -446,15 +445,11 @@ func parseBool(s string) (bool, error) {
 
 // ParseUserOnlyReviewsDir reads the reviews of a dir-format tau2 run (its
 // results.json, meta, with simulations/<id>.json beside it), one file at a
-// time, keeping of each only its id and review. The files are those
-// ingest reads, in its order: checked against the run's simulation_index
-// (ingest.Tau2DirFiles), a file missing or not in the index refusing the
-// whole import; a file whose id is not its name is refused too.
-func ParseUserOnlyReviewsDir(meta, reviewer string, at time.Time) ([]queries.Decision, ImportStats, error) {
-	files, err := ingest.Tau2DirFiles(meta)
-	if err != nil {
-		return nil, ImportStats{}, err
-	}
+// time, keeping of each only its id and review. files are the run's
+// simulation files as ingest reads them, in its order, checked against the
+// run's simulation_index (FileOptions.RunFiles); a file whose id is not
+// its name is refused.
+func ParseUserOnlyReviewsDir(meta string, files []string, reviewer string, at time.Time) ([]queries.Decision, ImportStats, error) {
 	var sims []json.RawMessage
 	var wheres []string
 	for _, p := range files {

@@ -85,8 +85,8 @@ type LabelStudioExport struct {
 	Annotators []string
 }
 
-// exportEpisode is one episode to export with its decisions.
-type exportEpisode struct {
+// exportRecord is one episode to export with its decisions.
+type exportRecord struct {
 	id        string
 	view      queries.EpisodeView
 	known     bool
@@ -95,7 +95,7 @@ type exportEpisode struct {
 
 // exportEpisodes gathers every decision and skip by episode (the episodes
 // of batch only, when batch is not ""), with each episode's conversation.
-func exportEpisodes(ctx context.Context, db queries.Querier, batch string) ([]exportEpisode, error) {
+func exportEpisodes(ctx context.Context, db queries.Querier, batch string) ([]exportRecord, error) {
 	ds, err := queries.ReviewDecisions(ctx, db)
 	if err != nil {
 		return nil, err
@@ -132,9 +132,9 @@ func exportEpisodes(ctx context.Context, db queries.Querier, batch string) ([]ex
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	out := make([]exportEpisode, 0, len(ids))
+	out := make([]exportRecord, 0, len(ids))
 	for _, id := range ids {
-		e := exportEpisode{id: id, decisions: by[id]}
+		e := exportRecord{id: id, decisions: by[id]}
 		slices.SortFunc(e.decisions, func(a, b queries.Decision) int {
 			if a.Reviewer < b.Reviewer {
 				return -1

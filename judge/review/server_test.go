@@ -18,7 +18,7 @@ import (
 
 // newWorkspace opens path ("" in memory) with eps and a batch "b1" of
 // every episode for the reviewers.
-func newWorkspace(t *testing.T, path string, eps []reviewtest.Episode, reviewers ...string) *queries.Workspace {
+func newWorkspace(t *testing.T, path string, eps []reviewtest.Fixture, reviewers ...string) *queries.Workspace {
 	t.Helper()
 	ctx := context.Background()
 	ws, err := queries.Open(ctx, path, queries.Options{})

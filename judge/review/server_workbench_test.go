@@ -192,7 +192,7 @@ func TestUndoAndSkipRequireTheSession(t *testing.T) {
 // TestQueuePages: the queue is cut in pages of PageSize episodes; a page
 // past the end is 404, a page that is not a number 400.
 func TestQueuePages(t *testing.T) {
-	var eps []reviewtest.Episode
+	var eps []reviewtest.Fixture
 	for i := range 25 {
 		e := reviewtest.Three()[i%3]
 		e.ID = fmt.Sprintf("sim-%02d", i)

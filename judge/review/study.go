@@ -306,6 +306,12 @@ type FileOptions struct {
 	// (0: each task's only one).
 	Annotator int
 	Model     string // the model of an LLM reviewer ("" unknown; tau2's default reviewer is claude-opus-4-5)
+	// RunFiles lists the simulation files of a dir-format tau2 run whose
+	// results.json is its argument, in the order ub ingest reads them,
+	// checked against the run's index (the command passes
+	// ingest.Tau2DirFiles: the format is ingest's to know). nil refuses
+	// dir-format runs.
+	RunFiles func(resultsJSON string) ([]string, error)
 }
 
 // PlaceTicks gives each error of a full-duplex review that has a tick
@@ -392,8 +398,14 @@ func ParseFile(path string, opts FileOptions) (ParsedFile, error) {
 		if res.Reviewer == "" {
 			res.Reviewer = "llm:" + filepath.Base(filepath.Dir(meta))
 		}
-		var err error
-		if res.Decisions, res.Stats, err = ParseUserOnlyReviewsDir(meta, res.Reviewer, opts.At); err != nil {
+		if opts.RunFiles == nil {
+			return res, kindError{fmt.Errorf("review import: %s is a dir-format tau2 run, and no reader of its files was given", path), ErrInvalid}
+		}
+		files, err := opts.RunFiles(meta)
+		if err != nil {
+			return res, kindError{fmt.Errorf("review import: %w", err), ErrBadInput}
+		}
+		if res.Decisions, res.Stats, err = ParseUserOnlyReviewsDir(meta, files, res.Reviewer, opts.At); err != nil {
 			return res, kindError{fmt.Errorf("review import: %w", err), ErrBadInput}
 		}
 		for i := range res.Decisions {

@@ -34,7 +34,7 @@ var xssPayloads = []string{
 	`<meta http-equiv="refresh" content="0;url=javascript:window.__xss=18">`,
 }
 
-func hostileEpisode() reviewtest.Episode {
+func hostileEpisode() reviewtest.Fixture {
 	all := strings.Join(xssPayloads, "\n")
 	var msgs []reviewtest.Message
 	msgs = append(msgs, reviewtest.Message{Role: "assistant", Content: "Hello"})
@@ -49,7 +49,7 @@ func hostileEpisode() reviewtest.Episode {
 		probes = append(probes, reviewtest.Probe{Probe: "P1", Turn: 1 + 3*i, Evidence: p})
 	}
 	probes = append(probes, reviewtest.Probe{Probe: "P2", Turn: -1, Evidence: xssPayloads[1]})
-	return reviewtest.Episode{ID: `x"><img src=x onerror=window.__xss=99>`, Domain: `<b onmouseover=window.__xss=98>d</b>`, TaskID: `<script>window.__xss=97</script>`,
+	return reviewtest.Fixture{ID: `x"><img src=x onerror=window.__xss=99>`, Domain: `<b onmouseover=window.__xss=98>d</b>`, TaskID: `<script>window.__xss=97</script>`,
 		Reward: 0, Reason: all, Known: all, Messages: msgs, Probes: probes}
 }
 
@@ -59,7 +59,7 @@ func hostileEpisode() reviewtest.Episode {
 // text, and bidirectional overrides are made visible.
 func TestXSSCorpusDoesNotExecute(t *testing.T) {
 	ep := hostileEpisode()
-	ws := newWorkspace(t, "", []reviewtest.Episode{ep}, "alice")
+	ws := newWorkspace(t, "", []reviewtest.Fixture{ep}, "alice")
 	defer ws.Close()
 	base, srv := startServer(t, ws, "alice")
 	ctx := browser(t)

@@ -11,8 +11,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/graph"
-	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -78,7 +78,7 @@ type developer struct {
 }
 
 type session struct {
-	s       ingest.Session
+	s       ub.Session
 	heldout bool
 }
 
@@ -344,7 +344,7 @@ func (c *corpus) makeSessions(seed uint64, emit func([]session)) {
 			}
 			edge[[2]string{d.name, repo}]++
 			start = start.Add(24*time.Hour + time.Duration(rng.IntN(12*60))*time.Minute)
-			s := ingest.Session{
+			s := ub.Session{
 				ID: "syn-" + shortHash(fmt.Sprint(seed), d.name, fmt.Sprint(i)), Developer: d.name, Repo: repo,
 				StartedAt: start, Format: "synth", SourceFile: source, Line: c.nsessions + len(c.sessions) + 1,
 			}
@@ -387,12 +387,12 @@ func (c *corpus) fillTurns(rng *rand.Rand, d *developer, i, m int, held bool) {
 	s.Turns = s.Turns[:0]
 	for j := range m {
 		if j == 0 {
-			s.Turns = append(s.Turns, ingest.Turn{Role: ingest.RoleDeveloper, Text: opening(rng)})
+			s.Turns = append(s.Turns, ub.Turn{Role: ub.RoleDeveloper, Text: opening(rng)})
 		} else {
 			mv := Moves[draw(rng, d.mix)]
 			w := lengthOf(rng, RealWords)
 			text := message(rng, mv, w)
-			s.Turns = append(s.Turns, ingest.Turn{Role: ingest.RoleDeveloper, Text: text})
+			s.Turns = append(s.Turns, ub.Turn{Role: ub.RoleDeveloper, Text: text})
 			if held && d.kind == kindEligible {
 				c.moments[graph.PointID(s.ID, 2*j)] = moment{move: mv, words: w, developer: d.name, sessionID: s.ID, turnIdx: 2 * j}
 			}
@@ -400,7 +400,7 @@ func (c *corpus) fillTurns(rng *rand.Rand, d *developer, i, m int, held bool) {
 				c.profile[queries.TurnTargetID(s.ID, 2*j)] = profileMoment{developer: d.name, move: mv}
 			}
 		}
-		s.Turns = append(s.Turns, ingest.Turn{Role: ingest.RoleAgent, Text: agentTurn(rng)})
+		s.Turns = append(s.Turns, ub.Turn{Role: ub.RoleAgent, Text: agentTurn(rng)})
 	}
 	c.turns += len(s.Turns)
 }

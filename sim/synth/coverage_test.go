@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim/synth"
@@ -14,23 +15,23 @@ import (
 // per-family applicable and failed counts (from its verdicts). Messages,
 // tasks and prices are not needed.
 type episodeSink struct {
-	runs map[string]queries.NewEpRun
+	runs map[string]ub.Run
 	fam  map[string]int // criterion -> family index
-	eps  map[string]*analysis.FidelityEpisode
+	eps  map[string]*ub.FidelityEpisode
 	ids  []string
 }
 
 func newSink() *episodeSink {
-	return &episodeSink{runs: map[string]queries.NewEpRun{}, fam: map[string]int{}, eps: map[string]*analysis.FidelityEpisode{}}
+	return &episodeSink{runs: map[string]ub.Run{}, fam: map[string]int{}, eps: map[string]*ub.FidelityEpisode{}}
 }
 
-func (s *episodeSink) EpPrice(queries.Price) error            { return nil }
-func (s *episodeSink) EpTask(queries.NewEpTask) error         { return nil }
-func (s *episodeSink) EpMessage(queries.NewEpMessage) error   { return nil }
-func (s *episodeSink) EpToolCall(queries.NewEpToolCall) error { return nil }
-func (s *episodeSink) EpRun(r queries.NewEpRun) error         { s.runs[r.RunID] = r; return nil }
+func (s *episodeSink) EpPrice(queries.Price) error          { return nil }
+func (s *episodeSink) EpTask(*ub.Task) error                { return nil }
+func (s *episodeSink) EpMessage(string, *ub.Message) error  { return nil }
+func (s *episodeSink) EpToolCall(string, ub.ToolCall) error { return nil }
+func (s *episodeSink) EpRun(r ub.Run) error                 { s.runs[r.RunID] = r; return nil }
 func (s *episodeSink) Criterion(c queries.Criterion) error {
-	for i, f := range analysis.FidelityFamilies {
+	for i, f := range ub.FidelityFamilies {
 		if f == c.Family {
 			s.fam[c.CriterionID] = i
 		}
@@ -38,10 +39,10 @@ func (s *episodeSink) Criterion(c queries.Criterion) error {
 	return nil
 }
 
-func (s *episodeSink) episode(id string) *analysis.FidelityEpisode {
+func (s *episodeSink) episode(id string) *ub.FidelityEpisode {
 	e := s.eps[id]
 	if e == nil {
-		e = &analysis.FidelityEpisode{ID: id, Cost: math.NaN()}
+		e = &ub.FidelityEpisode{ID: id, Cost: math.NaN()}
 		s.eps[id] = e
 		s.ids = append(s.ids, id)
 	}
@@ -59,14 +60,14 @@ func (s *episodeSink) Verdict(v queries.StoredVerdict) error {
 	return nil
 }
 
-func (s *episodeSink) Episode(x queries.NewEpisode) error {
+func (s *episodeSink) Episode(x *ub.Episode) error {
 	e, r := s.episode(x.SimulationID), s.runs[x.RunID]
 	e.Simulator, e.Agent, e.Domain, e.Task, e.Reward = *r.UserModel, r.Agent, x.Domain, x.TaskID, *x.Reward
 	return nil
 }
 
-func (s *episodeSink) episodes() []analysis.FidelityEpisode {
-	out := make([]analysis.FidelityEpisode, len(s.ids))
+func (s *episodeSink) episodes() []ub.FidelityEpisode {
+	out := make([]ub.FidelityEpisode, len(s.ids))
 	for i, id := range s.ids {
 		out[i] = *s.eps[id]
 	}

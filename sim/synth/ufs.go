@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -127,13 +128,13 @@ var FidelityTwin = FidelitySim{"gpt-4.1-mini-twin", 0.790, 0.0090, false, 0.60}
 // is one. Its errors are the writer's to keep (RowWriter keeps the first).
 type FidelitySink interface {
 	EpPrice(queries.Price) error
-	EpTask(queries.NewEpTask) error
+	EpTask(*ub.Task) error
 	Criterion(queries.Criterion) error
-	EpRun(queries.NewEpRun) error
+	EpRun(ub.Run) error
 	Verdict(queries.StoredVerdict) error
-	EpMessage(queries.NewEpMessage) error
-	EpToolCall(queries.NewEpToolCall) error
-	Episode(queries.NewEpisode) error
+	EpMessage(simulationID string, m *ub.Message) error
+	EpToolCall(simulationID string, c ub.ToolCall) error
+	Episode(*ub.Episode) error
 }
 
 // PlantFidelity emits the synthetic study's rows into sink without a
@@ -180,7 +181,7 @@ func WriteFidelity(ctx context.Context, ws *queries.Workspace, opts FidelityOpti
 // clears the whole study, so no row needs another for company).
 type fidelityChunks struct{ *chunkWriter }
 
-func (f fidelityChunks) EpTask(t queries.NewEpTask) error {
+func (f fidelityChunks) EpTask(t *ub.Task) error {
 	f.chunkWriter.EpTask(t)
 	return f.Row(1)
 }
@@ -195,17 +196,17 @@ func (f fidelityChunks) Verdict(v queries.StoredVerdict) error {
 	return f.Row(1)
 }
 
-func (f fidelityChunks) EpMessage(m queries.NewEpMessage) error {
-	f.chunkWriter.EpMessage(m)
+func (f fidelityChunks) EpMessage(simulationID string, m *ub.Message) error {
+	f.chunkWriter.EpMessage(simulationID, m)
 	return f.Row(1)
 }
 
-func (f fidelityChunks) EpToolCall(c queries.NewEpToolCall) error {
-	f.chunkWriter.EpToolCall(c)
+func (f fidelityChunks) EpToolCall(simulationID string, c ub.ToolCall) error {
+	f.chunkWriter.EpToolCall(simulationID, c)
 	return f.Row(1)
 }
 
-func (f fidelityChunks) Episode(e queries.NewEpisode) error {
+func (f fidelityChunks) Episode(e *ub.Episode) error {
 	f.chunkWriter.Episode(e)
 	return f.Row(1)
 }
@@ -252,7 +253,7 @@ func plantFidelity(rw FidelitySink, seed uint64, scale int, opts FidelityOptions
 			known := fmt.Sprintf("Your user id is %s_user_%d. Your phone number is 555-%04d.", d.Name, t, t)
 			instr := "You do not accept a fee. If the agent cannot help, ask for a transfer to a human agent."
 			reason := fmt.Sprintf("You want to change booking %d.", t)
-			rw.EpTask(queries.NewEpTask{Key: key, Domain: d.Name, TaskID: id, Format: "tau2", ReasonForCall: &reason,
+			rw.EpTask(&ub.Task{Key: key, Domain: d.Name, TaskID: id, Format: "tau2", ReasonForCall: &reason,
 				KnownInfo: &known, UnknownInfo: ptr("You do not know your booking date."), TaskInstructions: &instr,
 				Raw: rawTask, SourceFile: "synth"})
 			// 4-8 criteria, mean 5.8: one of each family, then any.
@@ -280,7 +281,7 @@ func plantFidelity(rw FidelitySink, seed uint64, scale int, opts FidelityOptions
 			nt := d.Tasks * scale
 			run := fmt.Sprintf("synth-run-%s-%s", s.Name, d.Name)
 			user := "user_simulator:" + s.Name + "@t1"
-			rw.EpRun(queries.NewEpRun{RunID: run, SourceFile: "synth", Format: "tau2", Domain: d.Name,
+			rw.EpRun(ub.Run{RunID: run, SourceFile: "synth", Format: "tau2", Domain: d.Name,
 				UserImpl: ptr("user_simulator"), UserModel: ptr(s.Name), UserSim: user, AgentImpl: ptr("llm_agent"),
 				AgentModel: ptr("gpt-5.5"), Agent: fidelityAgent, Guidelines: ptr(guidelines)})
 			r := stream(seed, "fidelity/"+s.Name+"/"+d.Name)
@@ -377,7 +378,7 @@ func plantFidelity(rw FidelitySink, seed uint64, scale int, opts FidelityOptions
 				// per call, then the agent's closing message.
 				idx := 0
 				msg := func(role string, content *string, calls int) {
-					rw.EpMessage(queries.NewEpMessage{SimulationID: simID, Idx: idx, TurnIdx: idx, Role: role,
+					rw.EpMessage(simID, &ub.Message{Idx: idx, TurnIdx: idx, Role: role,
 						Content: content, NToolCalls: calls})
 					idx++
 				}
@@ -387,13 +388,13 @@ func plantFidelity(rw FidelitySink, seed uint64, scale int, opts FidelityOptions
 					msg("user", ptr("Sure."), 0)
 				}
 				for c := 0; c < tools; c++ {
-					rw.EpToolCall(queries.NewEpToolCall{SimulationID: simID, MsgIdx: idx, Requestor: "assistant", Name: "lookup"})
+					rw.EpToolCall(simID, ub.ToolCall{MsgIdx: idx, Requestor: "assistant", Name: "lookup"})
 					st.ToolCalls++
 					msg("assistant", nil, 1)
 				}
 				msg("assistant", ptr("Done."), 0)
 				st.Messages += idx
-				rw.Episode(queries.NewEpisode{SimulationID: simID, RunID: run, SourceFile: "synth", SourceIndex: t,
+				rw.Episode(&ub.Episode{SimulationID: simID, RunID: run, SourceFile: "synth", SourceIndex: t,
 					ContentHash: simID, Domain: d.Name, TaskID: fmt.Sprint(t), TaskKey: ptr(fmt.Sprintf("synth-%s-%d", d.Name, t)),
 					Trial: ptr(0), Reward: &reward, TerminationReason: ptr("user_stop"), UserCost: &cost,
 					UserTokensIn: tin, UserTokensOut: tout, NMessages: idx})

@@ -199,10 +199,10 @@ func (c *corpus) write(rw *chunkWriter) {
 func writeSessions(rw *chunkWriter, sessions []session) {
 	for _, s := range sessions {
 		x := &s.s
-		rw.Session(queries.NewSession{ID: x.ID, Developer: x.Developer, Repo: x.Repo, StartedAt: x.StartedAt, Format: x.Format,
+		rw.Session(queries.SessionRow{ID: x.ID, Developer: x.Developer, Repo: x.Repo, StartedAt: x.StartedAt, Format: x.Format,
 			SourceFile: x.SourceFile, Line: x.Line, ContentHash: x.ContentHash(), Turns: len(x.Turns)})
 		for j, t := range x.Turns {
-			rw.Turn(queries.NewTurn{SessionID: x.ID, Idx: j, Role: string(t.Role), Text: t.Text})
+			rw.Turn(queries.TurnRow{SessionID: x.ID, Idx: j, Role: string(t.Role), Text: t.Text})
 		}
 		rw.Row(1 + len(x.Turns))
 	}

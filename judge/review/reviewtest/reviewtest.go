@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -30,8 +31,8 @@ type Probe struct {
 	Evidence string
 }
 
-// Episode is one fixture episode; its task and run are made from it.
-type Episode struct {
+// Fixture is one fixture episode; its task and run are made from it.
+type Fixture struct {
 	ID, Domain, TaskID string
 	Reward             float64
 	Reason, Known      string // the task's blueprint
@@ -42,7 +43,7 @@ type Episode struct {
 // Insert writes the episodes, one task and one run each, with
 // queries.RowWriter (turn_idx = the message's position), in one
 // transaction.
-func Insert(ctx context.Context, ws *queries.Workspace, eps []Episode) error {
+func Insert(ctx context.Context, ws *queries.Workspace, eps []Fixture) error {
 	null := func(s string) *string {
 		if s == "" {
 			return nil
@@ -55,20 +56,20 @@ func Insert(ctx context.Context, ws *queries.Workspace, eps []Episode) error {
 		// Each table's rows are written in turn, as the tables are listed.
 		for _, e := range eps {
 			maxSteps, seed := 100, int64(1)
-			rw.EpRun(queries.NewEpRun{RunID: "run-" + e.ID, SourceFile: "fixture.json", Format: "tau2", Domain: e.Domain,
+			rw.EpRun(ub.Run{RunID: "run-" + e.ID, SourceFile: "fixture.json", Format: "tau2", Domain: e.Domain,
 				GitCommit: str("abc123"), Tau2Version: str("2.x"), UserImpl: str("user_simulator"),
 				UserModel: str("gpt-4.1"), UserSim: "user_simulator:gpt-4.1@t0", AgentImpl: str("llm_agent"),
 				AgentModel: str("gpt-4.1"), Agent: "llm_agent:gpt-4.1@t0", Guidelines: str("Play the customer."),
 				MaxSteps: &maxSteps, Seed: &seed})
 		}
 		for _, e := range eps {
-			rw.EpTask(queries.NewEpTask{Key: "task-" + e.ID, Domain: e.Domain, TaskID: e.TaskID, Format: "tau2",
+			rw.EpTask(&ub.Task{Key: "task-" + e.ID, Domain: e.Domain, TaskID: e.TaskID, Format: "tau2",
 				ReasonForCall: null(e.Reason), KnownInfo: null(e.Known), Raw: jsonString("{}"),
 				SourceFile: "fixture.json"})
 		}
 		for i, e := range eps {
 			trial, seed, reward, userCost, agentCost, duration := 0, int64(1), e.Reward, 0.01, 0.02, 12.5
-			rw.Episode(queries.NewEpisode{SimulationID: e.ID, RunID: "run-" + e.ID, SourceFile: "fixture.json",
+			rw.Episode(&ub.Episode{SimulationID: e.ID, RunID: "run-" + e.ID, SourceFile: "fixture.json",
 				SourceIndex: i, ContentHash: "hash-" + e.ID, Domain: e.Domain, TaskID: e.TaskID,
 				TaskKey: str("task-" + e.ID), Trial: &trial, Seed: &seed, Reward: &reward,
 				TerminationReason: str("user_stop"), UserCost: &userCost, AgentCost: &agentCost, Duration: &duration,
@@ -76,7 +77,7 @@ func Insert(ctx context.Context, ws *queries.Workspace, eps []Episode) error {
 		}
 		for _, e := range eps {
 			for j, m := range e.Messages {
-				rw.EpMessage(queries.NewEpMessage{SimulationID: e.ID, Idx: j, TurnIdx: j, Role: m.Role,
+				rw.EpMessage(e.ID, &ub.Message{Idx: j, TurnIdx: j, Role: m.Role,
 					Content: null(m.Content), Requestor: null(m.Requestor), NToolCalls: len(m.Calls)})
 			}
 		}
@@ -91,7 +92,7 @@ func Insert(ctx context.Context, ws *queries.Workspace, eps []Episode) error {
 					if c.Arguments != "" {
 						args = jsonString(c.Arguments)
 					}
-					rw.EpToolCall(queries.NewEpToolCall{SimulationID: e.ID, MsgIdx: j, CallIdx: k,
+					rw.EpToolCall(e.ID, ub.ToolCall{MsgIdx: j, CallIdx: k,
 						CallID: str(fmt.Sprintf("call-%d-%d", j, k)), Requestor: req, Name: c.Name, Arguments: args})
 				}
 			}
@@ -102,7 +103,7 @@ func Insert(ctx context.Context, ws *queries.Workspace, eps []Episode) error {
 				if p.Turn >= 0 {
 					turn = &p.Turn
 				}
-				rw.EpProbeFinding(queries.NewEpProbeFinding{SimulationID: e.ID, Probe: p.Probe, TurnIdx: turn,
+				rw.EpProbeFinding(ub.ProbeFinding{SimulationID: e.ID, Probe: p.Probe, TurnIdx: turn,
 					Evidence: p.Evidence})
 			}
 		}
@@ -119,8 +120,8 @@ func jsonString(s string) json.RawMessage {
 
 // Three is a small batch of three episodes in two domains with a tool
 // call, a tool result and probe findings.
-func Three() []Episode {
-	return []Episode{
+func Three() []Fixture {
+	return []Fixture{
 		{ID: "sim-a", Domain: "airline", TaskID: "7", Reward: 1, Reason: "You want to cancel reservation ABC123.", Known: "user id mia_li_3668",
 			Messages: []Message{
 				{Role: "assistant", Content: "Hi! How can I help you today?"},

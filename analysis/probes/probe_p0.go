@@ -1,8 +1,9 @@
-package analysis
+package probes
 
 import (
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -13,7 +14,7 @@ const (
 
 func init() {
 	register(Probe{Name: ProbeP0, Description: "task mismatch: the user states another customer's user id and none of its own",
-		Applies:    func(e *ProbeEpisode) bool { return e.Task != nil },
+		Applies:    func(e *Episode) bool { return e.Task != nil },
 		Find:       ProbeTaskMismatch,
 		ReviewCode: "other"})
 }
@@ -134,7 +135,7 @@ func allLower(s string) bool {
 // task's blueprint, that the agent did not say first, and that is not a
 // payment-method id, and never states one that is in the blueprint. Such an
 // episode does not belong to its task. One finding, at the first foreign id.
-func ProbeTaskMismatch(e *ProbeEpisode) []Finding {
+func ProbeTaskMismatch(e *Episode) []Finding {
 	if e.Task == nil {
 		return nil
 	}
@@ -162,7 +163,7 @@ func ProbeTaskMismatch(e *ProbeEpisode) []Finding {
 					statesOwn = true
 				case first == nil:
 					first = &Finding{SimulationID: e.SimulationID, Probe: ProbeP0, TurnIdx: turn(m.TurnIdx),
-						Evidence: span(norm, loc[0], loc[1]), Detail: map[string]string{"user_id": id, "own": strings.Join(sortedSet(own), " ")}}
+						Evidence: span(norm, loc[0], loc[1]), Detail: map[string]string{"user_id": id, "own": strings.Join(slices.Sorted(maps.Keys(own)), " ")}}
 				}
 			}
 		}
@@ -171,13 +172,4 @@ func ProbeTaskMismatch(e *ProbeEpisode) []Finding {
 		return nil
 	}
 	return []Finding{*first}
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

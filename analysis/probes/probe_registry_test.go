@@ -1,4 +1,4 @@
-package analysis
+package probes
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 // TestProbeRegistry: the probes register in report order, each with a
 // description and a review code; the order is by number, then suffix.
 func TestProbeRegistry(t *testing.T) {
-	if got := fmt.Sprint(Probes()); !strings.HasPrefix(got, "[P0 P1 P1a P2 P3 P4 P5 P6") {
+	if got := fmt.Sprint(Names()); !strings.HasPrefix(got, "[P0 P1 P1a P2 P3 P4 P5 P6") {
 		t.Errorf("probes %s, want P0 P1 P1a P2 ... P6 first", got)
 	}
 	for _, p := range registry {
@@ -17,8 +17,8 @@ func TestProbeRegistry(t *testing.T) {
 			t.Errorf("probe %s incomplete: %+v", p.Name, p)
 		}
 	}
-	if ProbeRange() != "P0-"+registry[len(registry)-1].Name {
-		t.Errorf("range %s", ProbeRange())
+	if Range() != "P0-"+registry[len(registry)-1].Name {
+		t.Errorf("range %s", Range())
 	}
 	for _, c := range []struct {
 		a, b string
@@ -28,7 +28,7 @@ func TestProbeRegistry(t *testing.T) {
 			t.Errorf("probeLess(%s, %s) = %v", c.a, c.b, !c.less)
 		}
 	}
-	if _, ok := ProbeByName("P9x"); ok {
+	if _, ok := ByName("P9x"); ok {
 		t.Error("P9x found")
 	}
 }

@@ -1,4 +1,4 @@
-package analysis
+package probes
 
 import (
 	"encoding/json"
@@ -9,22 +9,22 @@ import (
 
 // Judge-free probes of SPEC 6.3: deterministic checks that catch a user
 // simulator breaking its contract from the trajectory alone. Each works on
-// a ProbeEpisode (plain data loaded by queries) and returns findings with the
+// a Episode (plain data loaded by queries) and returns findings with the
 // turn and the evidence span; Applies says which episodes a probe's rate is
 // taken over.
 
 // Probe is one judge-free probe. Each lives in its own file (probe_p0.go,
 // ...) and registers itself; the probe list, its descriptions, the command's
 // usage, the review codes and the schema's accepted names all come from the
-// registry (Probes, ProbeByName).
+// registry (Names, ByName).
 type Probe struct {
 	Name        string // "P0", "P1a", ...
 	Description string // a line saying what the probe flags
 	// Applies says whether an episode counts in the probe's denominator;
 	// Find runs only on such episodes.
-	Applies func(e *ProbeEpisode) bool
+	Applies func(e *Episode) bool
 	// Find returns the probe's findings on one episode, in message order.
-	Find func(e *ProbeEpisode) []Finding
+	Find func(e *Episode) []Finding
 	// ReviewCode is the error code (SPEC 7, review taxonomy) a finding of
 	// the probe proposes to a reviewer.
 	ReviewCode string
@@ -38,7 +38,7 @@ var registry []Probe
 func register(p Probe) {
 	for _, q := range registry {
 		if q.Name == p.Name {
-			panic("analysis: probe " + p.Name + " registered twice")
+			panic("probes: probe " + p.Name + " registered twice")
 		}
 	}
 	i := sort.Search(len(registry), func(i int) bool { return probeLess(p.Name, registry[i].Name) })
@@ -65,8 +65,8 @@ func probeNumber(name string) (int, string) {
 	return n, name[i:]
 }
 
-// Probes returns every probe name in report order.
-func Probes() []string {
+// Names returns every probe name in report order.
+func Names() []string {
 	out := make([]string, len(registry))
 	for i, p := range registry {
 		out[i] = p.Name
@@ -74,8 +74,8 @@ func Probes() []string {
 	return out
 }
 
-// ProbeByName returns the probe named name.
-func ProbeByName(name string) (Probe, bool) {
+// ByName returns the probe named name.
+func ByName(name string) (Probe, bool) {
 	for _, p := range registry {
 		if p.Name == name {
 			return p, true
@@ -84,18 +84,18 @@ func ProbeByName(name string) (Probe, bool) {
 	return Probe{}, false
 }
 
-// ProbeRange is the names of the probes for a usage line: "P0-P6".
-func ProbeRange() string { return registry[0].Name + "-" + registry[len(registry)-1].Name }
+// Range is the names of the probes for a usage line: "P0-P6".
+func Range() string { return registry[0].Name + "-" + registry[len(registry)-1].Name }
 
-// ProbeEpisode is what the probes read of one episode.
-type ProbeEpisode struct {
+// Episode is what the probes read of one episode.
+type Episode struct {
 	SimulationID string
-	Task         *ProbeTask // nil: the task is unknown
-	Messages     []ProbeMessage
+	Task         *Task // nil: the task is unknown
+	Messages     []Message
 }
 
-// ProbeTask is the user's blueprint of a task and its user-side gold facts.
-type ProbeTask struct {
+// Task is the user's blueprint of a task and its user-side gold facts.
+type Task struct {
 	// Blueprint holds the texts the simulator was given (reason_for_call,
 	// known_info, unknown_info, task_instructions, persona; v1 instruction;
 	// v1 user_id), in that order.
@@ -106,7 +106,7 @@ type ProbeTask struct {
 	InitActions []GoldAction // initial_state user-side initialization_actions
 
 	// What the probes derive from the blueprint, once per task however many
-	// episodes share it (a ProbeTask is not for concurrent use).
+	// episodes share it (a Task is not for concurrent use).
 	derived bool
 	own     map[string]bool // user ids of the blueprint
 	ids     []identifier    // knownIdentifiers(KnownInfo)
@@ -114,7 +114,7 @@ type ProbeTask struct {
 
 // derive fills what the probes derive from the task's texts, once; the
 // texts must not change after the first probe ran on the task.
-func (t *ProbeTask) derive() {
+func (t *Task) derive() {
 	if t.derived {
 		return
 	}
@@ -136,12 +136,12 @@ type GoldAction struct {
 	CompareArgs []string
 }
 
-// ProbeMessage is one message. Requestor is set on tool messages.
-type ProbeMessage struct {
+// Message is one message. Requestor is set on tool messages.
+type Message struct {
 	TurnIdx   int
 	Role      string // user | assistant | tool | system
 	Content   string
-	Calls     []ProbeCall
+	Calls     []Call
 	Requestor string
 	CallID    string // tool messages: the call answered
 
@@ -150,15 +150,15 @@ type ProbeMessage struct {
 }
 
 // text returns the message's normalised content, computing it once.
-func (m *ProbeMessage) text() string {
+func (m *Message) text() string {
 	if !m.hasNorm {
 		m.norm, m.hasNorm = Normalize(m.Content), true
 	}
 	return m.norm
 }
 
-// ProbeCall is a tool call.
-type ProbeCall struct {
+// Call is a tool call.
+type Call struct {
 	ID        string
 	Name      string
 	Arguments json.RawMessage
@@ -173,16 +173,16 @@ type Finding struct {
 	Detail       map[string]string
 }
 
-// ProbeResult is the probes' outcome for one episode.
-type ProbeResult struct {
+// Result is the probes' outcome for one episode.
+type Result struct {
 	Applies  map[string]bool // probe -> the episode counts in its denominator
 	Findings []Finding
 }
 
-// RunProbes runs every probe (only, when non-empty, those named) on an
+// Run runs every probe (only, when non-empty, those named) on an
 // episode.
-func RunProbes(e *ProbeEpisode, only map[string]bool) ProbeResult {
-	r := ProbeResult{Applies: map[string]bool{}}
+func Run(e *Episode, only map[string]bool) Result {
+	r := Result{Applies: map[string]bool{}}
 	for _, p := range registry {
 		if len(only) > 0 && !only[p.Name] {
 			continue
@@ -198,7 +198,7 @@ func RunProbes(e *ProbeEpisode, only map[string]bool) ProbeResult {
 
 // taskIdentifiers is the known_info identifiers of e's task (nil without a
 // task), derived once per task.
-func taskIdentifiers(e *ProbeEpisode) []identifier {
+func taskIdentifiers(e *Episode) []identifier {
 	if e.Task == nil {
 		return nil
 	}
@@ -209,7 +209,7 @@ func taskIdentifiers(e *ProbeEpisode) []identifier {
 // withDevice reports whether an episode has a user-side device: the user
 // made a tool call, or its task has user actions or user-side
 // initialization actions (P3 and P5 apply to it).
-func withDevice(e *ProbeEpisode) bool {
+func withDevice(e *Episode) bool {
 	return hasUserToolCall(e) || e.Task != nil && (len(e.Task.UserActions) > 0 || len(e.Task.InitActions) > 0)
 }
 
@@ -238,7 +238,7 @@ func withoutEndTokens(content string) string {
 }
 
 // lastUserMessage is the index of e's last user message, or -1.
-func lastUserMessage(e *ProbeEpisode) int {
+func lastUserMessage(e *Episode) int {
 	for i := len(e.Messages) - 1; i >= 0; i-- {
 		if e.Messages[i].Role == "user" {
 			return i
@@ -247,7 +247,7 @@ func lastUserMessage(e *ProbeEpisode) int {
 	return -1
 }
 
-func hasUserToolCall(e *ProbeEpisode) bool {
+func hasUserToolCall(e *Episode) bool {
 	for _, m := range e.Messages {
 		if m.Role == "user" && len(m.Calls) > 0 {
 			return true

@@ -1,0 +1,138 @@
+package load
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/judge/review"
+	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports"
+)
+
+// Options says which report to load. The zero value loads every study the
+// workspace holds, scored by the default judge and grader.
+type Options struct {
+	// Judge is the judge whose labels score the UserBench study; "" means
+	// builtin if it labelled anything, else the only judge, else the one
+	// with the most labels (ChooseJudge).
+	Judge string
+	// OnJudge, when not nil, is told the judge chosen and how many judges
+	// labelled anything, before the study is read (ub report says which
+	// judge it chose when there was a choice).
+	OnJudge func(judge string, judges int)
+	// Studies, Simulators, OffLeaderboard, CaseDeveloper and
+	// CaseSimulators are reports.Input's: nil or "" shows everything.
+	Studies        []string
+	Simulators     []string
+	OffLeaderboard []string
+	CaseDeveloper  string
+	CaseSimulators []string
+	// Build is the ub drawing the report, recorded in its manifest.
+	Build reports.Build
+	// Fidelity configures the user-fidelity study.
+	Fidelity Fidelity
+}
+
+// Fidelity configures the user-fidelity study of a report.
+type Fidelity struct {
+	Grader   string    // "" means the grader with the most verdicts
+	Qs       []float64 // the frontier's required UFS levels
+	Prompts  int       // the epoch whose cost is reported: prompts ...
+	Rollouts int       // ... and rollouts
+	Rule     analysis.FrontierRule
+	// Bootstrap configures every bootstrap interval of the report.
+	Bootstrap analysis.BootstrapOptions
+	Split     *reports.TaskSplit // only the tasks of this split; nil: every task
+}
+
+// OptionError is an option that does not fit the workspace: a judge or a
+// grader that gave nothing here, a task split restricting a study it does
+// not hold. It is the caller's mistake, not the workspace's.
+type OptionError struct{ err error }
+
+func (e *OptionError) Error() string { return e.err.Error() }
+func (e *OptionError) Unwrap() error { return e.err }
+
+func optionf(format string, args ...any) error {
+	return &OptionError{fmt.Errorf(format, args...)}
+}
+
+// Report loads the report opts asks for from ws. Its phases: choose the
+// judge; read the UserBench study and what the report shows beside it
+// (provenance, the built-in judge's measured quality, the episodes and
+// their probe rates, the split, the review, rubric counts, failure modes,
+// the judges' agreement); prepare the report and its case study; check the
+// studies asked for are held; read the user-fidelity study. Errors say
+// "report: ..."; an OptionError marks a bad option.
+func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.Report, error) {
+	db := ws.Conn()
+	judges, err := queries.StudyJudges(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	judgeName, err := ChooseJudge(judges, opts.Judge)
+	if err != nil {
+		return nil, err
+	}
+	if opts.OnJudge != nil {
+		opts.OnJudge(judgeName, len(judges))
+	}
+	st, err := queries.LoadStudy(ctx, db, judgeName)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	in := reports.Input{Study: st, Studies: opts.Studies, Simulators: opts.Simulators, OffLeaderboard: opts.OffLeaderboard,
+		CaseDeveloper: opts.CaseDeveloper, CaseSimulators: opts.CaseSimulators, Build: opts.Build}
+	if in.Synthetic, err = queries.Provenance(ctx, db); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	if in.JudgeQuality, in.Deciders, err = judgeQuality(ctx, ws, judgeName); err != nil {
+		return nil, err
+	}
+	if in.Episodes, err = queries.LoadEpisodeReport(ctx, db); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	if st.Split != nil {
+		split, err := SplitSummary(ctx, ws)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		in.Split = &split
+	}
+	if in.Review, err = review.ReportStats(ctx, db); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	if in.Rubrics, err = queries.RubricCounts(ctx, db); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	if in.FailureModes, err = queries.FailureModes(ctx, db); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	if in.Fine, in.Fleiss, err = judgeAgreements(ctx, ws, st); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	if in.Review != nil {
+		if in.Attempts, err = review.AttemptStats(ctx, db, *in.Review); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+	}
+	rep := reports.Prepare(in)
+	if dev, n, k, ok := rep.CaseDeveloper(); ok {
+		ct, err := queries.LoadCaseTexts(ctx, db, judgeName, dev, n, k)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		rep.SetCase(&ct)
+	}
+	for _, s := range opts.Studies {
+		if !rep.Holds(s) {
+			return nil, fmt.Errorf("report: --study %s: %s", s, reports.MissingStudy(s))
+		}
+	}
+	rep.SetBootstrap(opts.Fidelity.Bootstrap)
+	if err := loadFidelity(ctx, ws, rep, opts.Fidelity); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return rep, nil
+}
