@@ -633,6 +633,21 @@ func TickTurn(ctx context.Context, db Querier, simID string, start, end int64) (
 	return turn, err == nil, err
 }
 
+// TurnCheck is what ReviewTurnCheck found of a turn of an episode.
+type TurnCheck struct {
+	EpisodeKnown bool // the episode is in the workspace
+	LastTurn     int64
+	IsTurn       bool // turn is a turn of the episode
+}
+
+// ReviewTurnCheck says whether simID is stored and turn is one of its
+// turns, and its last turn (-1 without messages).
+func ReviewTurnCheck(ctx context.Context, db Querier, simID string, turn int64) (TurnCheck, error) {
+	var c TurnCheck
+	err := db.QueryRowContext(ctx, q("review_turn_check"), simID, turn).Scan(&c.EpisodeKnown, &c.LastTurn, &c.IsTurn)
+	return c, err
+}
+
 func nullInt(i sql.NullInt64) any {
 	if !i.Valid {
 		return nil

@@ -338,6 +338,43 @@ func PlaceTicks(ctx context.Context, db queries.Querier, ds []queries.Decision) 
 	return n, nil
 }
 
+// CheckTurns checks the turn of every located error of ds as verdicts
+// import checks a verdict's: a turn_idx must be a turn of its episode,
+// which must be in the workspace (a turn of an episode ub has not read
+// cannot be checked). Each refusal names the record the decision came
+// from (its Source: the file and line or record); any refusal fails the
+// import. Run it after PlaceTicks.
+func CheckTurns(ctx context.Context, db queries.Querier, ds []queries.Decision) ([]error, error) {
+	var bad []error
+	for _, d := range ds {
+		for _, e := range d.Errors {
+			if !e.TurnIdx.Valid {
+				continue
+			}
+			turn := e.TurnIdx.Int64
+			if turn < 0 {
+				bad = append(bad, fmt.Errorf("%s: turn_idx %d of simulation %s: turns count from 0", d.Source, turn, d.SimulationID))
+				continue
+			}
+			c, err := queries.ReviewTurnCheck(ctx, db, d.SimulationID, turn)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case !c.EpisodeKnown:
+				bad = append(bad, fmt.Errorf("%s: turn_idx %d of simulation %s cannot be checked: the simulation is not in the workspace (ingest its result file first)", d.Source, turn, d.SimulationID))
+			case c.LastTurn < 0:
+				bad = append(bad, fmt.Errorf("%s: turn_idx %d: simulation %s has no messages (an error on the episode as a whole has no turn)", d.Source, turn, d.SimulationID))
+			case turn > c.LastTurn:
+				bad = append(bad, fmt.Errorf("%s: turn_idx %d is past the end of simulation %s (its last turn is %d)", d.Source, turn, d.SimulationID, c.LastTurn))
+			case !c.IsTurn:
+				bad = append(bad, fmt.Errorf("%s: turn_idx %d is not a turn of simulation %s", d.Source, turn, d.SimulationID))
+			}
+		}
+	}
+	return bad, nil
+}
+
 // tau2DirRun returns the results.json of a dir-format tau2 run at path (a
 // folder holding results.json and simulations/, or a file with
 // simulations/ beside it, as tau2 decides).
