@@ -46,7 +46,8 @@ type built struct {
 // WriteAll writes every figure whose data the workspace has into dir (SVG,
 // PNG and CSV each), the Markdown report report.md (every figure with its
 // caption and table, the skipped figures with the command that makes each,
-// and the methods) and manifest.json (versions, seeds, hashes and the
+// and the methods), every other table of report.md as table-*.csv
+// (tablesAsCSV) and manifest.json (versions, seeds, hashes and the
 // sha256 of every other file). Figures are drawn concurrently; every output
 // depends only on the study, so the same workspace gives byte-identical
 // files.
@@ -96,8 +97,14 @@ func (r *Report) WriteAll(dir string) (Summary, error) {
 			sum.Files = append(sum.Files, o.files...)
 		}
 	}
+	text, tables := tablesAsCSV(r.markdown(out, sum))
+	csvs, err := writeTableCSVs(dir, tables)
+	if err != nil {
+		return sum, err
+	}
+	sum.Files = append(sum.Files, csvs...)
 	md := filepath.Join(dir, "report.md")
-	if err := writeAtomic(md, []byte(r.markdown(out, sum))); err != nil {
+	if err := writeAtomic(md, []byte(text)); err != nil {
 		return sum, err
 	}
 	sum.Files = append(sum.Files, md)
