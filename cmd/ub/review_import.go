@@ -60,7 +60,7 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 	if err != nil {
 		return fmt.Errorf("review import: %w", err)
 	}
-	bad, err := review.CheckTurns(c.Context, ws.Conn(), f.Decisions)
+	bad, err := review.CheckTurns(c.Context, ws, f.Decisions)
 	if err != nil {
 		return fmt.Errorf("review import: %w", err)
 	}
