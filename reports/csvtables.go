@@ -11,8 +11,8 @@ import (
 // figure's own (NAME.csv, the full table the figure draws); every other
 // table, whichever section writes it, is read back from the Markdown as
 // it was shown and written as table-ANCHOR.csv, ANCHOR being the anchor
-// of the heading it sits under (-2, -3, ... for a second and third
-// table there), with a line under the table that links it. Reading the
+// of the heading it sits under, less a leading "table-" (-2, -3, ... for
+// a second and third table there), with a line under the table that links it. Reading the
 // rendered Markdown, rather than each section handing its tables over,
 // keeps a table added to any section from reaching report.md without its
 // CSV.
@@ -58,8 +58,8 @@ func tablesAsCSV(md string) (string, []csvTable) {
 				for _, r := range lines[i+2 : j] {
 					t.rows = append(t.rows, mdCells(r))
 				}
-				base := "table-" + anchorID(heading)
-				if heading == "" || anchorID(heading) == "" {
+				base := "table-" + strings.TrimPrefix(anchorID(heading), "table-") // "Table 2: per domain": table-2-per-domain
+				if anchorID(heading) == "" {
 					base = "table"
 				}
 				used[base]++

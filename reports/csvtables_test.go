@@ -82,7 +82,7 @@ func TestEveryTableHasItsCSV(t *testing.T) {
 		}
 		if lines[i] == "| simulator | domain | n scored | excluded P0 | excluded no criteria | mean R | UFS | UFS 95% CI (Wilson) |" {
 			perDomain = true
-			if name != "table-table-2-per-domain.csv" {
+			if name != "table-2-per-domain.csv" {
 				t.Errorf("the per-domain UFS table's CSV is %s", name)
 			}
 			// The Wilson interval cell of the first row, as report.md shows it.
