@@ -141,8 +141,17 @@ func CohenKappa(c Confusion) Kappa {
 		}
 	}
 	c3 := kap - r.Expected*(1-kap)
-	v := (a + (1-kap)*(1-kap)*b - c3*c3) / (nf * (1 - r.Expected) * (1 - r.Expected))
-	r.SE = math.Sqrt(math.Max(0, v))
+	// The numerator is a difference of terms of order one; when they
+	// cancel (one rater used one label throughout, kappa 0), what is left
+	// is rounding residue of about 1e-16 of them, whose square root would
+	// print as an interval [-0.000, 0.000]. Residue below 1e-12 of the
+	// terms is 0.
+	num := a + (1-kap)*(1-kap)*b - c3*c3
+	if num <= 1e-12*(a+(1-kap)*(1-kap)*b+c3*c3) {
+		num = 0
+	}
+	v := num / (nf * (1 - r.Expected) * (1 - r.Expected))
+	r.SE = math.Sqrt(v)
 	z := distuv.UnitNormal.Quantile(1 - (1-Confidence)/2)
 	if r.SE == 0 {
 		r.Degenerate = "no disagreement: the standard error is 0, so the table gives no interval"

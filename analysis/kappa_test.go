@@ -90,3 +90,22 @@ func TestKappaZeroSEWithDisagreement(t *testing.T) {
 		t.Errorf("degenerate reason %q", k.Degenerate)
 	}
 }
+
+// TestKappaZeroSEFromResidue: the first rater says "a" on all 17 items,
+// the second "a" on 10 and "b" on 7: counts {{10, 7}, {0, 0}}. By hand,
+// row = (1, 0), col = (10/17, 7/17), p_o = p_e = 10/17, kappa = 0, and the
+// Fleiss-Cohen-Everitt numerator is
+// p_aa (1 - (1 + 10/17))^2 + p_ab (10/17 + 0)^2 - (0 - 10/17)^2
+// = (10/17)^3 + (7/17)(10/17)^2 - (10/17)^2 = (10/17)^2 (17/17 - 1) = 0.
+// The standard error is 0, so there is no interval. Before, the floating
+// sum left about 1e-17, an SE of 4e-9, and the report printed
+// "0.000 [-0.000, 0.000]". The same with three labels, {{1,2,3},{0..},{0..}}:
+// p_e = 1/6 = p_o, and the numerator is again 0 by the same identity.
+func TestKappaZeroSEFromResidue(t *testing.T) {
+	for _, c := range [][][]int{{{10, 7}, {0, 0}}, {{1, 2, 3}, {0, 0, 0}, {0, 0, 0}}} {
+		k := CohenKappa(Confusion{Labels: []string{"a", "b", "c"}[:len(c)], Counts: c})
+		if k.Kappa != 0 || k.SE != 0 || !math.IsNaN(k.Lo) || !math.IsNaN(k.Hi) || !strings.Contains(k.Degenerate, "first rater used one label") {
+			t.Errorf("%v: kappa %v SE %v [%v, %v] %q; want 0, SE 0, no interval", c, k.Kappa, k.SE, k.Lo, k.Hi, k.Degenerate)
+		}
+	}
+}

@@ -134,3 +134,92 @@ func RewardSpread(rows []EpisodeReward) []DomainSpread {
 	}
 	return out
 }
+
+// RewardTrialRow is pass^k of one (user simulator, agent) from the rewards
+// alone: no rubric, verdict or probe is needed.
+type RewardTrialRow struct {
+	UserSim, Agent string
+	Tasks          int // tasks with a reward
+	MaxTrials      int // most trials of one task
+	// PassK[k-1] is pass^k over the tasks with at least k trials, with
+	// PassCI[k-1], the Student t 95% interval of the mean over those tasks
+	// of C(c, k) / C(n, k), clipped to [0, 1] (NaN bounds with fewer than
+	// two tasks; Lo = Hi when every task gives the same value).
+	PassK  []PassK
+	PassCI []Interval
+}
+
+// RewardTrials counts the trials of each task, (benchmark, domain, task),
+// of each (user simulator, agent) in rows, a success being R >= threshold
+// (tau2's success is R = 1), and returns pass^k (PassHatK) for k =
+// 1..maxK with its interval over tasks (MeanCI of the per-task
+// C(c, k) / C(n, k), Student 1908, clipped to pass^k's range [0, 1]).
+// Rows are sorted by user simulator and agent.
+func RewardTrials(rows []TrialReward, threshold float64, maxK int) []RewardTrialRow {
+	type group struct{ sim, agent string }
+	type task struct{ bench, dom, task string }
+	by := map[group]map[task]*TaskTrials{}
+	for _, r := range rows {
+		if math.IsNaN(r.Reward) {
+			continue
+		}
+		g, t := group{r.UserSim, r.Agent}, task{r.Benchmark, r.Domain, r.TaskID}
+		if by[g] == nil {
+			by[g] = map[task]*TaskTrials{}
+		}
+		if by[g][t] == nil {
+			by[g][t] = &TaskTrials{}
+		}
+		by[g][t].N++
+		if r.Reward >= threshold {
+			by[g][t].C++
+		}
+	}
+	groups := make([]group, 0, len(by))
+	for g := range by {
+		groups = append(groups, g)
+	}
+	sort.Slice(groups, func(i, j int) bool {
+		if groups[i].sim != groups[j].sim {
+			return groups[i].sim < groups[j].sim
+		}
+		return groups[i].agent < groups[j].agent
+	})
+	var out []RewardTrialRow
+	for _, g := range groups {
+		ts := make([]task, 0, len(by[g]))
+		for t := range by[g] {
+			ts = append(ts, t)
+		}
+		sort.Slice(ts, func(i, j int) bool {
+			a, b := ts[i], ts[j]
+			if a.bench != b.bench {
+				return a.bench < b.bench
+			}
+			if a.dom != b.dom {
+				return a.dom < b.dom
+			}
+			return a.task < b.task
+		})
+		row := RewardTrialRow{UserSim: g.sim, Agent: g.agent, Tasks: len(ts)}
+		var tt []TaskTrials
+		for _, t := range ts {
+			tt = append(tt, *by[g][t])
+			row.MaxTrials = max(row.MaxTrials, by[g][t].N)
+		}
+		for k := 1; k <= maxK; k++ {
+			p, _ := PassHatK(tt, k)
+			var per []float64
+			for _, t := range tt {
+				if t.N >= k {
+					per = append(per, combRatio(t.C, t.N, k))
+				}
+			}
+			iv := MeanCI(per, Confidence)
+			iv.Lo, iv.Hi = math.Max(0, iv.Lo), math.Min(1, iv.Hi)
+			row.PassK, row.PassCI = append(row.PassK, p), append(row.PassCI, iv)
+		}
+		out = append(out, row)
+	}
+	return out
+}

@@ -633,6 +633,62 @@ func TickTurn(ctx context.Context, db Querier, simID string, start, end int64) (
 	return turn, err == nil, err
 }
 
+// TurnRef is a turn of an episode to check.
+type TurnRef struct {
+	SimulationID string
+	Turn         int64
+}
+
+// TurnCheck is what ReviewTurnChecks found of a TurnRef.
+type TurnCheck struct {
+	EpisodeKnown bool // the episode is in the workspace
+	LastTurn     int64
+	IsTurn       bool // the turn is a turn of the episode
+}
+
+// ReviewTurnChecks says of each ref whether its episode is stored and its
+// turn is one of the episode's turns, and the episode's last turn (-1
+// without messages), in the order of refs. The refs are staged in a
+// temporary table and checked by one query, so that the episodes'
+// messages are read once, whatever the number of refs.
+func ReviewTurnChecks(ctx context.Context, ws *Workspace, refs []TurnRef) ([]TurnCheck, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	if _, err := ws.conn.ExecContext(ctx, q("review_turn_stage")); err != nil {
+		return nil, fmt.Errorf("turn check: %w", err)
+	}
+	defer ws.conn.ExecContext(context.WithoutCancel(ctx), q("review_turn_drop"))
+	app, err := ws.appender(ctx, "temp", "main", "ub_review_turns")
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range refs {
+		if err := app.AppendRow(int32(i), r.SimulationID, r.Turn); err != nil {
+			app.Close()
+			return nil, fmt.Errorf("turn check: %w", err)
+		}
+	}
+	if err := app.Close(); err != nil {
+		return nil, fmt.Errorf("turn check: %w", err)
+	}
+	rows, err := ws.conn.QueryContext(ctx, q("review_turn_check"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]TurnCheck, len(refs))
+	for rows.Next() {
+		var i int
+		var c TurnCheck
+		if err := rows.Scan(&i, &c.EpisodeKnown, &c.LastTurn, &c.IsTurn); err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, rows.Err()
+}
+
 func nullInt(i sql.NullInt64) any {
 	if !i.Valid {
 		return nil

@@ -102,6 +102,9 @@ func SkipEpisode(ctx context.Context, ws *Workspace, d Decision) (int, error) {
 // Undo is what UndoDecision did.
 type Undo struct {
 	Withdrawn Revision // the revision the undo withdrew
+	// Already is set when the revision was withdrawn before: the undo
+	// changed nothing (a replayed request).
+	Already bool
 	// Current is the decision that stands now (ok false: none, or a skip
 	// stands: Skipped).
 	Current Decision
@@ -109,12 +112,20 @@ type Undo struct {
 	Skipped bool
 }
 
-// UndoDecision withdraws the latest standing revision of reviewer's
-// decision on an episode (it stays in the history, marked undone at at)
-// and makes the revision before it current again, in one transaction:
-// the decision it held, a skip, or nothing. No standing revision is
-// ErrNothingToUndo.
-func UndoDecision(ctx context.Context, ws *Workspace, simID, reviewer string, at time.Time) (Undo, error) {
+// ErrNotLatest is returned by UndoDecision when the revision it names
+// stands but a later revision of the same reviewer stands after it: only
+// the latest standing revision can be withdrawn.
+var ErrNotLatest = errors.New("not the latest standing revision")
+
+// UndoDecision withdraws revision of reviewer's decision on an episode
+// (it stays in the history, marked undone at at) and makes the revision
+// before it current again, in one transaction: the decision it held, a
+// skip, or nothing. The undo names the revision it withdraws, so that the
+// same undo sent twice withdraws it once: a revision already withdrawn
+// changes nothing (Undo.Already). A revision that does not exist is
+// ErrNothingToUndo; one that stands below a later standing revision is
+// ErrNotLatest.
+func UndoDecision(ctx context.Context, ws *Workspace, simID, reviewer string, revision int, at time.Time) (Undo, error) {
 	var u Undo
 	err := ws.InTx(ctx, func(c *sql.Conn) error {
 		revs, err := DecisionRevisions(ctx, c, simID, reviewer)
@@ -122,13 +133,24 @@ func UndoDecision(ctx context.Context, ws *Workspace, simID, reviewer string, at
 			return err
 		}
 		var standing []Revision
+		found := false
 		for _, r := range revs {
+			if r.Revision == revision {
+				found = true
+				if r.UndoneAt.Valid {
+					u.Withdrawn, u.Already = r, true
+					return nil
+				}
+			}
 			if !r.UndoneAt.Valid {
 				standing = append(standing, r)
 			}
 		}
-		if len(standing) == 0 {
-			return fmt.Errorf("%s of %s: %w", simID, reviewer, ErrNothingToUndo)
+		if !found {
+			return fmt.Errorf("revision %d of %s of %s: %w", revision, simID, reviewer, ErrNothingToUndo)
+		}
+		if standing[0].Revision != revision {
+			return fmt.Errorf("revision %d of %s of %s (revision %d stands after it): %w", revision, simID, reviewer, standing[0].Revision, ErrNotLatest)
 		}
 		u.Withdrawn = standing[0]
 		if _, err := c.ExecContext(ctx, q("review_revision_undo"), at.UTC(), simID, reviewer, u.Withdrawn.Revision); err != nil {

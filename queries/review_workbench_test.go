@@ -51,7 +51,7 @@ func TestUndoKeepsEveryRevision(t *testing.T) {
 		t.Fatalf("after the skip the current decision is %q, want none", o)
 	}
 	// Undo the skip: revision 2 (error) stands again, with its error.
-	u, err := UndoDecision(ctx, ws, "s1", "alice", at.Add(3*time.Minute))
+	u, err := UndoDecision(ctx, ws, "s1", "alice", 3, at.Add(3*time.Minute))
 	if err != nil || u.Withdrawn.Revision != 3 || !u.OK || u.Current.Revision != 2 {
 		t.Fatalf("undo 1: %+v %v", u, err)
 	}
@@ -59,7 +59,7 @@ func TestUndoKeepsEveryRevision(t *testing.T) {
 		t.Fatalf("after undo 1: %+v", d)
 	}
 	// Undo revision 2: revision 1 (no error, 12.5 s) stands.
-	if u, err = UndoDecision(ctx, ws, "s1", "alice", at.Add(4*time.Minute)); err != nil || u.Current.Revision != 1 {
+	if u, err = UndoDecision(ctx, ws, "s1", "alice", 2, at.Add(4*time.Minute)); err != nil || u.Current.Revision != 1 {
 		t.Fatalf("undo 2: %+v %v", u, err)
 	}
 	if d, _, _ := GetDecision(ctx, ws.Conn(), "s1", "alice"); d.Outcome != OutcomeNoError || d.Revision != 1 || d.LeadTime.Float64 != 12.5 {
@@ -72,15 +72,15 @@ func TestUndoKeepsEveryRevision(t *testing.T) {
 	if o, r := current(); o != OutcomeError || r != 4 {
 		t.Fatalf("current %s r%d, want error r4", o, r)
 	}
-	for range 2 {
-		if _, err := UndoDecision(ctx, ws, "s1", "alice", at.Add(5*time.Minute)); err != nil {
+	for _, rev := range []int{4, 1} {
+		if _, err := UndoDecision(ctx, ws, "s1", "alice", rev, at.Add(5*time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if o, _ := current(); o != "" {
 		t.Fatalf("after undoing every revision the current decision is %q, want none", o)
 	}
-	if _, err := UndoDecision(ctx, ws, "s1", "alice", at); !errors.Is(err, ErrNothingToUndo) {
+	if _, err := UndoDecision(ctx, ws, "s1", "alice", 5, at); !errors.Is(err, ErrNothingToUndo) {
 		t.Fatalf("undo with nothing standing: %v, want ErrNothingToUndo", err)
 	}
 	revs, err := DecisionRevisions(ctx, ws.Conn(), "s1", "alice")
@@ -94,5 +94,42 @@ func TestUndoKeepsEveryRevision(t *testing.T) {
 	}
 	if revs[1].Outcome != OutcomeSkipped || len(revs[2].Errors) != 1 {
 		t.Errorf("history: %+v", revs)
+	}
+}
+
+// TestUndoTwiceWithdrawsOnce: the same undo sent twice (a double key
+// press, a replayed POST) withdraws its revision once. Before, the second
+// undo withdrew the revision before it too, and no decision stood.
+func TestUndoTwiceWithdrawsOnce(t *testing.T) {
+	ctx := context.Background()
+	ws, err := Open(ctx, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	d := Decision{SimulationID: "s1", Reviewer: "alice", Kind: KindHuman, Source: "web", Batch: "b1", Outcome: OutcomeNoError, DecidedAt: at}
+	for range 2 {
+		if _, err := SaveDecision(ctx, ws, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Revision 1 stands below revision 2: it cannot be withdrawn first.
+	if _, err := UndoDecision(ctx, ws, "s1", "alice", 1, at); !errors.Is(err, ErrNotLatest) {
+		t.Fatalf("undo of revision 1 under revision 2: %v, want ErrNotLatest", err)
+	}
+	for i := range 2 {
+		u, err := UndoDecision(ctx, ws, "s1", "alice", 2, at.Add(time.Minute))
+		if err != nil || u.Withdrawn.Revision != 2 || u.Already != (i == 1) {
+			t.Fatalf("undo %d of revision 2: %+v %v", i+1, u, err)
+		}
+	}
+	cur, ok, err := GetDecision(ctx, ws.Conn(), "s1", "alice")
+	if err != nil || !ok || cur.Revision != 1 {
+		t.Fatalf("after undoing revision 2 twice: %+v %v %v, want revision 1 standing", cur, ok, err)
+	}
+	revs, err := DecisionRevisions(ctx, ws.Conn(), "s1", "alice")
+	if err != nil || len(revs) != 2 || !revs[0].UndoneAt.Valid || revs[1].UndoneAt.Valid {
+		t.Fatalf("history %+v %v, want revision 2 undone and revision 1 standing", revs, err)
 	}
 }

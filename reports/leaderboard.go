@@ -91,6 +91,7 @@ func (r *Report) leaderboard() (*figure, error) {
 	lines := analysis.LinesFromProfile(r.profileOutcomes(), r.realOutcomes())
 	chance, major := lines.Chance, lines.Majority
 	haveLines := chance.Line.N > 0
+	seed := r.seedReading(lines)
 	f := &figure{}
 	f.table.header = []string{"rank", "simulator", "condition", "accuracy", "ci_lo", "ci_hi", "boot_lo", "boot_hi", "developers", "moments", "failed", "missing", "unlabelled", "top_cluster"}
 	opts := r.bootOpts()
@@ -127,7 +128,7 @@ func (r *Report) leaderboard() (*figure, error) {
 		name string
 		iv   analysis.Interval
 		vals []float64
-	}{{"chance line", chance.Line, chanceValues(chance)}, {"majority line", major.Line, majorityValues(major)}} {
+	}{{"chance line", chance.Line, chanceValues(chance)}, {seedReadingName, seed.Line, chanceValues(seed)}, {"majority line", major.Line, majorityValues(major)}} {
 		if !haveLines {
 			break
 		}
@@ -191,6 +192,10 @@ func (r *Report) leaderboard() (*figure, error) {
 	}
 	if haveLines {
 		r.linesCaption(&b, rows, lines)
+		fmt.Fprintf(&b, " Beside the chance line, the seed's reading (row %q): the collision probability sum_m q_m^2 of the scored moments' own mix, "+
+			"%s [%s, %s] (95%% t) over the same %d developers; it reads the mix off the moments it is scored on, which lifts it by about (1 - sum q^2) / n "+
+			"per developer of n moments, and equals the chance line when the profile and scored mixes coincide.",
+			seedReadingName, f3(seed.Line.Mean), f3(seed.Line.Lo), f3(seed.Line.Hi), seed.Line.N)
 	} else {
 		b.WriteString("No chance or majority line: no developer has labelled profile-session moments (the lines are formed from the profile sessions, " +
 			"never from the moments they are scored on; run ub judge --target profile).")
@@ -383,6 +388,29 @@ func (r *Report) effort() (*figure, error) {
 	f.pic = single(p, 7*vg.Inch, vg.Length(1.3+0.4*float64(len(vals)))*vg.Inch)
 	f.caption = "The same backend and model at two reasoning efforts, prompt and judge held fixed: " + strings.Join(notes, "; ") + "."
 	return f, nil
+}
+
+// seedReadingName names the leaderboard row of the seed's reading of the
+// chance line.
+const seedReadingName = "chance line, seed's reading (sum q^2)"
+
+// seedReading is the seed's reading of the chance line (SPEC section 5):
+// the collision probability sum_m q_m^2 of the scored moments' own move
+// mix (analysis.ChanceLine), per developer and averaged over the
+// developers of the chance line formed from the profile sessions, so the
+// two stand on the same n.
+func (r *Report) seedReading(lines analysis.ProfileLines) analysis.Chance {
+	in := map[string]bool{}
+	for _, d := range lines.Chance.Developers {
+		in[d.Developer] = true
+	}
+	var scored []analysis.Outcome
+	for _, o := range r.realOutcomes() {
+		if in[o.Developer] {
+			scored = append(scored, o)
+		}
+	}
+	return analysis.ChanceLine(scored)
 }
 
 // linesCaption describes the chance and majority lines and the simulators

@@ -46,7 +46,8 @@ type built struct {
 // WriteAll writes every figure whose data the workspace has into dir (SVG,
 // PNG and CSV each), the Markdown report report.md (every figure with its
 // caption and table, the skipped figures with the command that makes each,
-// and the methods) and manifest.json (versions, seeds, hashes and the
+// and the methods), every other table of report.md as table-*.csv
+// (tablesAsCSV) and manifest.json (versions, seeds, hashes and the
 // sha256 of every other file). Figures are drawn concurrently; every output
 // depends only on the study, so the same workspace gives byte-identical
 // files.
@@ -96,8 +97,14 @@ func (r *Report) WriteAll(dir string) (Summary, error) {
 			sum.Files = append(sum.Files, o.files...)
 		}
 	}
+	text, tables := tablesAsCSV(r.markdown(out, sum))
+	csvs, err := writeTableCSVs(dir, tables)
+	if err != nil {
+		return sum, err
+	}
+	sum.Files = append(sum.Files, csvs...)
 	md := filepath.Join(dir, "report.md")
-	if err := writeAtomic(md, []byte(r.markdown(out, sum))); err != nil {
+	if err := writeAtomic(md, []byte(text)); err != nil {
 		return sum, err
 	}
 	sum.Files = append(sum.Files, md)
@@ -299,7 +306,7 @@ func (r *Report) methods(b *strings.Builder) {
 - A developer's **accuracy** is the share of their scored moments where the simulator's move equals the real move (same judge on both). The **headline** is the macro mean over developers, with the 95% interval mean +/- t(0.975, n-1) sd / sqrt(n) (ci) and the 95% percentile bootstrap interval resampling developers with replacement (boot; Efron & Tibshirani 1993, section 13.3; B and seed in the leaderboard's caption, ` + "`ub report --bootstrap --bootstrap-seed`" + `).
 - **Pairwise comparison** of two simulators in a condition: on the developers both scored, the mean per-developer difference in accuracy with its developer bootstrap interval, and the two-sided sign-flip permutation test over developers (Fisher 1935; exact up to 16 non-zero differences, else 9,999 seeded sign patterns with p = (1 + hits) / (B + 1), Phipson & Smyth 2010). The test is over developers, not moments, because the headline is a mean over developers and one developer's moments are not independent. p values are Holm-adjusted (Holm 1979) over the condition's pairs; the **top cluster** is the highest simulator with every one whose Holm-adjusted p against it is at least 0.05.
 - **Small samples**: a simulator in a condition with fewer than 10 scored developers is shown with its n but left out of the pairwise comparisons and the top cluster, with a note naming it (below about ten clusters, cluster-resampling intervals undercover: Cameron, Gelbach & Miller 2008).
-- The **chance and majority lines** are formed from each developer's profile sessions (the judge's moves of their moments there; ` + "`ub judge --target profile`" + `), data the scoring never sees, and scored on the held-out moments: chance_d = sum_m p_d(m) q_d(m), the expected accuracy of sampling the move from the profile mix p against the held-out mix q; majority_d = q_d of the profile's most frequent move; each averaged over developers. Developers without a labelled profile-session moment are left out and counted.
+- The **chance and majority lines** are formed from each developer's profile sessions (the judge's moves of their moments there; ` + "`ub judge --target profile`" + `), data the scoring never sees, and scored on the held-out moments: chance_d = sum_m p_d(m) q_d(m), the expected accuracy of sampling the move from the profile mix p against the held-out mix q; majority_d = q_d of the profile's most frequent move; each averaged over developers. Beside the chance line, the seed's reading: the collision probability sum_m q_d(m)^2 of the scored moments' own mix, averaged over the same developers (in sample, so lifted by about (1 - sum q^2) / n per developer of n moments). Developers without a labelled profile-session moment are left out and counted.
 - **Terse-only recovery** = (acc terse - acc without) / (acc with - acc without), macro means over the developers scored in all three, with a developer bootstrap interval; printed only when the profile gain's bootstrap interval excludes zero, otherwise "not estimable".
 - **Paired effects** (profile, reasoning effort, sweep settings against their anchor) are per-developer differences with the paired t test (t = mean / (sd / sqrt(n)) on n - 1 df) and its 95% interval; developers missing from one side are left out and counted.
 - **Per-move agree rates** are pooled over moments (the recall of each real move). **Spurious inquiry** is the share of moments without a real question where the simulator asked one; **critical recall** the share of real faults the simulator flagged.

@@ -448,4 +448,5 @@ func (r *Report) userFidelity(b *strings.Builder) {
 	b.WriteString(mdTable(st))
 	b.WriteString("\n")
 	r.varianceSection(b)
+	r.rewardTrialsSection(b)
 }

@@ -2,8 +2,10 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -94,5 +96,40 @@ func TestRewardRangeAndSection(t *testing.T) {
 	}
 	if _, err := Prepare(Input{}).WriteFigure(t.TempDir(), "probe-rates"); err == nil {
 		t.Error("probe-rates without episodes: no error")
+	}
+}
+
+// TestPassKFromRewardsWithoutVerdicts: a tau2 workspace with several
+// trials per task and no rubric or verdict shows pass^k with its interval
+// and n (before, the trials table sat in the UFS part, which needs
+// verdicts). User simulator U with agent g: successes 3/3, 1/3, 2/3, 1/2
+// on tasks a-d (analysis.TestRewardTrials has the arithmetic): pass^1
+// 0.625 [0.172, 1.000] over 4 tasks; pass^2 per task 1, 0, 1/3, 0, mean
+// 1/3, sd sqrt((4/9 + 1/9 + 0 + 1/9)/3) = .4714, half-width
+// 3.182 x .4714 / 2 = .750: [-.417, 1.084] clipped to [0, 1]; pass^3 over
+// the 3 three-trial tasks 1, 0, 0: 1/3, sd .5774, half-width
+// 4.303 x .5774 / sqrt(3) = 1.434: [0, 1].
+func TestPassKFromRewardsWithoutVerdicts(t *testing.T) {
+	var eps []queries.EpisodeRow
+	for task, rs := range map[string][]float64{"a": {1, 1, 1}, "b": {0, 1, 0}, "c": {1, 1, 0}, "d": {0, 1}} {
+		for i, r := range rs {
+			eps = append(eps, queries.EpisodeRow{SimulationID: fmt.Sprintf("%s-%d", task, i), Format: "tau2", Domain: "airline", UserSim: "U", Agent: "g",
+				TaskID: task, Reward: fptr(r), SourceFile: "u.json"})
+		}
+	}
+	sort.Slice(eps, func(i, j int) bool { return eps[i].SimulationID < eps[j].SimulationID })
+	dir := t.TempDir()
+	if _, err := Prepare(Input{Episodes: &queries.EpisodeReport{Episodes: eps}}).WriteAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### User fidelity score (UFS): not yet measured", "### Trials: pass^k from the rewards",
+		`| U | g | 4 | 3 | 0.625 \[0.172, 1.000\] (n 4) | 0.333 \[0.000, 1.000\] (n 4) | 0.333 \[0.000, 1.000\] (n 3) |`} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
 	}
 }

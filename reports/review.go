@@ -150,7 +150,8 @@ func intTicks(min, max float64) []plot.Tick {
 type reviewSet struct{ st analysis.ReviewStats }
 
 // WriteReview writes the review figures (SVG, PNG, CSV each) and
-// report.md, holding every table of SPEC section 7, into dir, and returns
+// report.md, holding every table of SPEC section 7 (each table that is
+// not a figure's also as table-*.csv, tablesAsCSV), into dir, and returns
 // the files written, sorted. review-codes is left out (and said so in the
 // report) when no error was recorded. The same statistics give
 // byte-identical files.
@@ -180,7 +181,13 @@ func WriteReview(dir string, st analysis.ReviewStats) ([]string, error) {
 	var b strings.Builder
 	b.WriteString("# Simulator error rate (human review)\n\n")
 	writeReviewSection(&b, st, figs, "##")
-	if err := writeAtomic(md, []byte(b.String())); err != nil {
+	text, tables := tablesAsCSV(b.String())
+	csvs, err := writeTableCSVs(dir, tables)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, csvs...)
+	if err := writeAtomic(md, []byte(text)); err != nil {
 		return nil, err
 	}
 	files = append(files, md)

@@ -42,7 +42,11 @@ func TestWriteReviewDeterministic(t *testing.T) {
 	for _, f := range fa {
 		names = append(names, filepath.Base(f))
 	}
-	want := "report.md review-codes.csv review-codes.png review-codes.svg review-error-share.csv review-error-share.png review-error-share.svg"
+	// Every table of report.md has its CSV: the five tables under the
+	// figures, each as table-HEADING.csv.
+	want := "report.md review-codes.csv review-codes.png review-codes.svg review-error-share.csv review-error-share.png review-error-share.svg " +
+		"table-agent-failure-against-simulator-error.csv table-error-share-and-critical-share.csv table-errors-by-code.csv " +
+		"table-policies-for-episodes-with-a-critical-simulator-error.csv table-reviewer-agreement-and-adjudication.csv"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("files %s, want %s", got, want)
 	}

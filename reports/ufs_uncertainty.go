@@ -150,6 +150,59 @@ func (fd *fidelity) trialsSection(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
+// rewardTrialsSection writes pass^k per (user simulator, agent) from the
+// rewards alone (P0 episodes left out), with its interval and n, when some
+// task ran more than once: it needs no rubric and no verdict.
+func (r *Report) rewardTrialsSection(b *strings.Builder) {
+	var rows []analysis.TrialReward
+	for _, e := range r.in.Episodes.Episodes {
+		if e.TaskMismatch || e.Reward == nil {
+			continue
+		}
+		rows = append(rows, analysis.TrialReward{Benchmark: benchmarkName(e.Format), Domain: e.Domain, UserSim: e.UserSim, Agent: e.Agent,
+			TaskID: e.TaskID, Reward: *e.Reward})
+	}
+	threshold := 1.0
+	if r.fid != nil {
+		threshold = r.fid.in.Threshold
+	}
+	maxK := 1
+	for _, t := range analysis.RewardTrials(rows, threshold, 1) {
+		maxK = max(maxK, min(t.MaxTrials, 5))
+	}
+	if maxK < 2 {
+		return
+	}
+	trials := analysis.RewardTrials(rows, threshold, maxK)
+	b.WriteString("### Trials: pass^k from the rewards\n\n")
+	fmt.Fprintf(b, "Repeated trials of one (agent, user simulator, task), P0 episodes left out, a success being R >= %s: "+
+		"pass^k = C(c, k) / C(n, k) per task with c successes in n >= k trials, averaged over the n tasks with at least k trials, "+
+		"with the Student t 95%% interval of that mean over tasks, clipped to [0, 1]. From the rewards alone: no rubric or verdict is needed. Up to k = %d.\n\n",
+		fnum(threshold, 2), maxK)
+	h := []string{"user simulator", "agent", "tasks", "most trials"}
+	for k := 1; k <= maxK; k++ {
+		h = append(h, fmt.Sprintf("pass^%d [95%% CI] (n)", k))
+	}
+	t := table{header: h}
+	for _, x := range trials {
+		row := []string{x.UserSim, x.Agent, strconv.Itoa(x.Tasks), strconv.Itoa(x.MaxTrials)}
+		for i, p := range x.PassK {
+			iv := x.PassCI[i]
+			switch {
+			case p.Tasks == 0:
+				row = append(row, "n/a (n 0)")
+			case math.IsNaN(iv.Lo):
+				row = append(row, fmt.Sprintf("%s (n %d, no interval)", f3(p.Value), p.Tasks))
+			default:
+				row = append(row, fmt.Sprintf("%s [%s, %s] (n %d)", f3(p.Value), f3(iv.Lo), f3(iv.Hi), p.Tasks))
+			}
+		}
+		t.add(row...)
+	}
+	b.WriteString(mdTable(t))
+	b.WriteString("\n")
+}
+
 // varianceSection writes the decomposition of R per (benchmark, domain,
 // agent) of the workspace's episodes (graded or not; P0 episodes left out).
 func (r *Report) varianceSection(b *strings.Builder) {

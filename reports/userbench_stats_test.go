@@ -245,3 +245,49 @@ func TestSweepHolmFamily(t *testing.T) {
 		t.Errorf("K = 4 Holm %s (want %s), anchor %q", holm["4"], pval(raw["4"]), holm["0"])
 	}
 }
+
+// TestChanceLineSeedReading: beside the chance line (formed from the
+// profile sessions, SPEC section 5) the leaderboard shows the seed's
+// reading, sum_m q_m^2 of the scored moments' own mix, with its n. Twelve
+// developers of ten scored moments; the even ones say directive five times
+// and inquiry five (q = .5, .5: sum q^2 = .5), the odd ones directive nine
+// times and approve once (q = .9, .1: .81 + .01 = .82). By hand: mean
+// (6 x .5 + 6 x .82) / 12 = .66; deviations +-.16, sd
+// sqrt(12 x .0256 / 11) = .167116, t(.975, 11) = 2.200985 (Student's t
+// table), half-width 2.200985 x .167116 / sqrt(12) = .106181:
+// [0.554, 0.766], n 12. Every profile session says directive, so the
+// chance line is q(directive): .5 and .9, mean 0.700.
+func TestChanceLineSeedReading(t *testing.T) {
+	sims := map[string][]string{"s": {queries.CondNoProfile}}
+	st := hitStudy(12, 10, sims, func(_, _ string, _, pt int) bool { return pt < 5 })
+	for i := range st.Points {
+		d, p := i/10, i%10
+		switch {
+		case d%2 == 0 && p >= 5:
+			st.Points[i].Real = "inquiry"
+		case d%2 == 1 && p == 0:
+			st.Points[i].Real = "approve"
+		}
+	}
+	for d := range 12 {
+		st.ProfileMoves = append(st.ProfileMoves, queries.StudyProfileMove{Developer: fmt.Sprintf("d%02d", d), Move: "directive", Count: 6})
+	}
+	f, err := Prepare(Input{Study: st}).leaderboard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, row := range f.table.rows {
+		rows[row[1]] = row
+	}
+	if row := rows["chance line"]; row == nil || row[3] != "0.700" {
+		t.Errorf("chance line row %v, want 0.700", row)
+	}
+	row := rows["chance line, seed's reading (sum q^2)"]
+	if row == nil || row[3] != "0.660" || row[4] != "0.554" || row[5] != "0.766" || row[8] != "12" {
+		t.Errorf("seed's reading row %v, want 0.660 [0.554, 0.766] over 12 developers", row)
+	}
+	if !strings.Contains(f.caption, "the seed's reading") || !strings.Contains(f.caption, "0.660 [0.554, 0.766] (95% t) over the same 12 developers") {
+		t.Errorf("caption %q does not give the seed's reading", f.caption)
+	}
+}

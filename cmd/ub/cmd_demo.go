@@ -134,7 +134,9 @@ func runDemo(c *cli.Context, sio *streams, opts demoOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range []string{"points", "generations"} {
+	// profile: the moments of the profile sessions, from which the
+	// leaderboard's chance and majority lines are formed.
+	for _, t := range []string{"points", "generations", "profile"} {
 		sum, counts, err := judgeTargets(c, ws, b, "builtin", t)
 		if err != nil {
 			return err

@@ -60,6 +60,16 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 	if err != nil {
 		return fmt.Errorf("review import: %w", err)
 	}
+	bad, err := review.CheckTurns(c.Context, ws, f.Decisions)
+	if err != nil {
+		return fmt.Errorf("review import: %w", err)
+	}
+	if len(bad) > 0 {
+		for _, e := range bad {
+			fmt.Fprintln(sio.err, e)
+		}
+		return fmt.Errorf("review import: %d error(s) at turns their episodes do not have, nothing imported: %w", len(bad), ingest.ErrBadInput)
+	}
 	if err := queries.ReplaceReviewer(c.Context, ws, f.Reviewer, f.Decisions); err != nil {
 		return fmt.Errorf("review import: %w", err)
 	}

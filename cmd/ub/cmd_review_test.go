@@ -288,3 +288,73 @@ func TestReviewServeStopsOnSignal(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewImportChecksTurns: every import of review data checks its
+// errors' turns as verdicts import does. sim-plain-a has two messages,
+// turns 0 and 1 (reviewEpisodes). A CSV label at turn 9001, salvaged LLM
+// errors at turns 9999 and -7, and a Label Studio annotation on a message
+// whose turn says 9001 are each refused naming the file and the line or
+// record, and nothing of the file is stored; before, they were stored at
+// turns the episode does not have. A turn of an episode ub has not read
+// cannot be checked and is refused too.
+func TestReviewImportChecksTurns(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ub.duckdb")
+	reviewWorkspace(t, db)
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	salvaged := func(resp string) string {
+		b, _ := json.Marshal("Failed to parse LLM response: severity. Response: " + resp)
+		return `{"user_error": false, "errors": [{"turn_idx": -1, "error_tags": ["parse_error"], "severity": "minor", "reasoning": ` + string(b) + `}]}`
+	}
+	ls := `[{"data": {"simulation_id": "sim-plain-a", "messages": [{"role": "assistant", "text": "Hi", "turn": 0}, {"role": "user", "text": "Where is my order?", "turn": 9001}]},
+	  "annotations": [{"completed_by": 1, "created_at": "2026-01-01T12:00:00Z", "result": [
+	    {"id": "outcome", "from_name": "outcome", "to_name": "dialogue", "type": "choices", "value": {"choices": ["error"]}},
+	    {"id": "e0", "from_name": "error", "to_name": "dialogue", "type": "paragraphlabels", "value": {"start": "1", "end": "1", "paragraphlabels": ["hallucination"]}}]}]}]`
+	for _, c := range []struct {
+		name, format, body string
+		want               []string
+	}{
+		{"labels.csv", "", "simulation_id,has_error,turn_idx\nsim-plain-b,true,1\nsim-plain-a,true,9001\nsim-nowhere,true,0\n", []string{
+			"labels.csv:3: turn_idx 9001 is past the end of simulation sim-plain-a (its last turn is 1)",
+			"labels.csv:4: turn_idx 0 of simulation sim-nowhere cannot be checked: the simulation is not in the workspace"}},
+		{"salvaged.json", "tau2", `{"simulations": [
+		  {"id": "sim-plain-a", "user_only_review": ` + salvaged(`{"errors": [{"turn_idx": 9999, "error_tags": ["hallucination"], "severity": "minor"}]}`) + `},
+		  {"id": "sim-plain-b", "user_only_review": ` + salvaged(`{"errors": [{"turn_idx": -7, "error_tags": ["hallucination"], "severity": "minor"}]}`) + `}]}`, []string{
+			"salvaged.json: simulations[0] (salvaged from the raw response): turn_idx 9999 is past the end of simulation sim-plain-a (its last turn is 1)",
+			"salvaged.json: simulations[1] (salvaged from the raw response): turn_idx -7 of simulation sim-plain-b: turns count from 0"}},
+		{"ls.json", "label-studio", ls, []string{"ls.json: task[0]: turn_idx 9001 is past the end of simulation sim-plain-a (its last turn is 1)"}},
+	} {
+		p := write(c.name, c.body)
+		args := []string{"--db", db, "review", "import"}
+		if c.format != "" {
+			args = append(args, "--format", c.format)
+		}
+		code, _, errs := ub(t, append(args, p)...)
+		if code != exitBadInput {
+			t.Errorf("%s: exit %d, want %d (%s)", c.name, code, exitBadInput, errs)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, filepath.Join(dir, w)) {
+				t.Errorf("%s: stderr lacks %q:\n%s", c.name, w, errs)
+			}
+		}
+	}
+	if _, out, _ := ub(t, "--db", db, "sql", "--format", "csv", "select count(*) as n from rv_decisions"); out != "n\n0\n" {
+		t.Errorf("decisions stored from the refused files:\n%s", out)
+	}
+	// The same CSV without the bad rows imports, its turn kept.
+	p := write("good.csv", "simulation_id,has_error,turn_idx\nsim-plain-b,true,1\n")
+	if code, _, errs := ub(t, "--db", db, "review", "import", p); code != 0 {
+		t.Fatalf("good csv: %d %s", code, errs)
+	}
+	if _, out, _ := ub(t, "--db", db, "sql", "--format", "csv", "select turn_idx from rv_errors"); out != "turn_idx\n1\n" {
+		t.Errorf("stored turns:\n%s", out)
+	}
+}

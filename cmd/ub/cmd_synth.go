@@ -26,7 +26,7 @@ func newSynthCommand(sio *streams) *cli.Command {
 			&cli.IntFlag{Name: "scale", Value: 1, Usage: "multiply the developers, points and generations: 1 (the seed's shape), 10 or 100"},
 			&cli.StringFlag{Name: "db", Usage: "workspace `FILE` to create (default: the global --db)"},
 			&cli.IntFlag{Name: "trials", Value: 1, Usage: "userbench: `K` generations per point in every setting, each drawn again (as ub generate --trials)"},
-			&cli.StringFlag{Name: "study", Value: "userbench", Usage: "`STUDY` to write: userbench (seed 000) or fidelity (seed 002: UserProxyBench episodes, rubrics, verdicts)"},
+			&cli.StringFlag{Name: "study", Value: "userbench", Usage: "`STUDY` to write: userbench (seed 000) or fidelity (seed 002: UserProxyBench episodes, rubrics, verdicts; each episode's f drawn at random at its simulator's planted UFS, so the UFS has sampling noise and its intervals can be checked)"},
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {

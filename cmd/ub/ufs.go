@@ -87,12 +87,16 @@ func runSynthFidelity(c *cli.Context, sio *streams, opts synthOptions) error {
 		return err
 	}
 	defer ws.Close()
-	st, err := synth.WriteFidelity(c.Context, ws, synth.FidelityOptions{Seed: opts.seed, Scale: opts.scale})
+	// Each episode's f is drawn at its simulator's planted rate in its
+	// domain (Sampled), so that the UFS carries the sampling noise of a real
+	// study and its intervals can be checked against the planted value.
+	st, err := synth.WriteFidelity(c.Context, ws, synth.FidelityOptions{Seed: opts.seed, Scale: opts.scale, Sampled: true})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(sio.out, "synthetic fidelity study, seed %d, scale %d\n", opts.seed, opts.scale)
 	fmt.Fprintf(sio.out, "episodes   %d of %d simulators on %d tasks (%d messages, %d agent tool calls)\n", st.Episodes, st.Simulators, st.Tasks, st.Messages, st.ToolCalls)
 	fmt.Fprintf(sio.out, "rubrics    %d criteria; %d verdicts of grader %s\n", st.Criteria, st.Verdicts, synth.FidelityGrader)
+	fmt.Fprintf(sio.out, "each episode's fidelity drawn at its simulator's planted UFS in its domain: the UFS varies around the planted value as a real study's does\n")
 	return nil
 }

@@ -109,10 +109,15 @@ func salvage(reasoning string) (rv userOnlyReview, ok bool) {
 	for i := strings.Index(rest, ". Response: "); i >= 0; {
 		resp := rest[i+len(". Response: "):]
 		var got struct {
-			Errors *[]userOnlyRevError `json:"errors"`
+			UserError         *bool               `json:"user_error"`
+			CriticalUserError *bool               `json:"critical_user_error"`
+			Errors            *[]userOnlyRevError `json:"errors"`
 		}
 		if json.Unmarshal([]byte(extractJSON(resp)), &got) == nil && got.Errors != nil {
-			t, crit := len(*got.Errors) > 0, false
+			// The response's own user_error and critical_user_error stand:
+			// an error claimed without details is an error, never a pass.
+			t := len(*got.Errors) > 0 || (got.UserError != nil && *got.UserError)
+			crit := got.CriticalUserError != nil && *got.CriticalUserError
 			for _, e := range *got.Errors {
 				crit = crit || e.Severity == "critical_helped" || e.Severity == "critical_hindered"
 			}

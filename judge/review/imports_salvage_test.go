@@ -72,3 +72,28 @@ func TestSalvageNeedsTheRawResponse(t *testing.T) {
 		t.Errorf("a response after a second \". Response: \" not read: %v %+v", ok, rv)
 	}
 }
+
+// TestSalvagedUserErrorWithoutDetailsIsAnError: a salvaged response
+// {"user_error": true, "critical_user_error": true, "errors": []} claims a
+// critical simulator error without locating it. It is an error on the
+// episode as a whole (critical_hindered, no turn), as the same review is
+// when tau2 parsed it; before, salvage recomputed user_error from the
+// empty list and stored "no simulator error": a failed review became a
+// pass.
+func TestSalvagedUserErrorWithoutDetailsIsAnError(t *testing.T) {
+	resp := `{"user_error": true, "critical_user_error": true, "errors": []}`
+	sim := fmt.Sprintf(`{"simulations": [{"id": "s1", "user_only_review": {"user_error": false, "critical_user_error": false,
+		"errors": [{"turn_idx": -1, "error_tags": ["parse_error"], "severity": "minor", "reasoning": %q}]}}]}`,
+		"Failed to parse LLM response: severity. Response: "+resp)
+	ds, st, err := ParseUserOnlyReviews("r.json", strings.NewReader(sim), "llm:r", time.Unix(0, 0).UTC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Salvaged != 1 || len(ds) != 1 {
+		t.Fatalf("stats %+v, %d decisions; want 1 salvaged decision", st, len(ds))
+	}
+	d := ds[0]
+	if d.Outcome != "error" || len(d.Errors) != 1 || d.Errors[0].TurnIdx.Valid || d.Errors[0].Severity != "critical_hindered" {
+		t.Fatalf("salvaged user_error without details: %s %+v; want one critical_hindered error with no turn", d.Outcome, d.Errors)
+	}
+}

@@ -27,6 +27,7 @@ import (
 // --reviewer-model), else the LLM reviewer's name. A result holds the outcome (choices
 // "outcome": no_error, error or failed) and one region an error: its
 // code as paragraph labels "error" on the first message of its turn (all
+// messages, or no paragraph named on an episode of fewer than two
 // messages: the episode as a whole), its severity (choices "severity")
 // and its note (textarea "note") tied to the region by its id.
 
@@ -164,25 +165,31 @@ func lsResults(d queries.Decision, msgs []lsMessage) []lsResult {
 	res := []lsResult{{ID: "outcome", FromName: "outcome", ToName: "dialogue", Type: "choices", Value: map[string]any{"choices": []string{d.Outcome}}}}
 	for k, e := range d.Errors {
 		id := "e" + strconv.Itoa(k)
-		start, end := 0, len(msgs)-1
-		if e.TurnIdx.Valid {
-			for i, m := range msgs {
-				if int64(m.Turn) == e.TurnIdx.Int64 {
-					start, end = i, i
-					break
+		region := map[string]any{"paragraphlabels": []string{e.Code}}
+		// The episode as a whole spans every message; with no message or
+		// one, such a region would say nothing or the one turn, so the
+		// label names no paragraph (ParseLabelStudio reads it back).
+		if e.TurnIdx.Valid || len(msgs) > 1 {
+			start, end := 0, len(msgs)-1
+			if e.TurnIdx.Valid {
+				for i, m := range msgs {
+					if int64(m.Turn) == e.TurnIdx.Int64 {
+						start, end = i, i
+						break
+					}
 				}
 			}
-		}
-		if end < start {
-			end = start
-		}
-		endOffset := 0
-		if end < len(msgs) {
-			endOffset = len([]rune(msgs[end].Text))
+			if end < start {
+				end = start
+			}
+			endOffset := 0
+			if end < len(msgs) {
+				endOffset = len([]rune(msgs[end].Text))
+			}
+			region["start"], region["end"], region["startOffset"], region["endOffset"] = strconv.Itoa(start), strconv.Itoa(end), 0, endOffset
 		}
 		res = append(res,
-			lsResult{ID: id, FromName: "error", ToName: "dialogue", Type: "paragraphlabels", Value: map[string]any{
-				"start": strconv.Itoa(start), "end": strconv.Itoa(end), "startOffset": 0, "endOffset": endOffset, "paragraphlabels": []string{e.Code}}},
+			lsResult{ID: id, FromName: "error", ToName: "dialogue", Type: "paragraphlabels", Value: region},
 			lsResult{ID: id, FromName: "severity", ToName: "dialogue", Type: "choices", Value: map[string]any{"choices": []string{e.Severity}}})
 		if e.Note != "" {
 			res = append(res, lsResult{ID: id, FromName: "note", ToName: "dialogue", Type: "textarea", Value: map[string]any{"text": []string{e.Note}}})
@@ -370,6 +377,11 @@ func ParseLabelStudio(path string, r io.Reader, reviewer string, annotator int) 
 			case "error":
 				e := region(res.ID)
 				e.Code = firstString(res.Value["paragraphlabels"])
+				_, hasStart := res.Value["start"]
+				_, hasEnd := res.Value["end"]
+				if !hasStart && !hasEnd { // no paragraph named: the episode as a whole
+					continue
+				}
 				start, err1 := strconv.Atoi(fmt.Sprint(res.Value["start"]))
 				end, err2 := strconv.Atoi(fmt.Sprint(res.Value["end"]))
 				if err := errors.Join(err1, err2); err != nil || start < 0 || end < start || end >= len(t.Data.Messages) {

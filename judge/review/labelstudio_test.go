@@ -231,3 +231,44 @@ func TestLabelStudioModelVersion(t *testing.T) {
 }
 
 func sortedCopy(s []string) []string { c := slices.Clone(s); slices.Sort(c); return c }
+
+// TestLabelStudioEpisodeErrorRoundTrip: an error on the episode as a
+// whole, on an episode with no messages and on one with a single
+// message, leaves ub's export and comes back through ub's import as the
+// same error with no turn. Before, the export wrote paragraphs 0-0, which
+// the import refused on the empty episode ("not messages of the
+// episode") and read as turn 0 on the one-message episode.
+func TestLabelStudioEpisodeErrorRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	eps := []reviewtest.Fixture{
+		{ID: "sim-empty", Domain: "airline", TaskID: "1", Reward: 0, Reason: "r"},
+		{ID: "sim-one", Domain: "airline", TaskID: "2", Reward: 0, Reason: "r", Messages: []reviewtest.Message{{Role: "user", Content: "Hello"}}},
+	}
+	ws := newWorkspace(t, "", eps, "alice")
+	defer ws.Close()
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	for _, id := range []string{"sim-empty", "sim-one"} {
+		d := queries.Decision{SimulationID: id, Reviewer: "alice", Kind: queries.KindHuman, Outcome: queries.OutcomeError, Batch: "b1", Source: "web", DecidedAt: at,
+			Errors: []queries.ReviewError{{Code: "other", Severity: "critical_hindered", Note: "whole episode"}}}
+		if _, err := queries.SaveDecision(ctx, ws, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := WriteLabelStudio(ctx, ws.Conn(), &buf, "b1"); err != nil {
+		t.Fatal(err)
+	}
+	ds, _, err := ParseLabelStudio("ls.json", bytes.NewReader(buf.Bytes()), "alice-ls", 1)
+	if err != nil {
+		t.Fatalf("ub's import refuses ub's export: %v", err)
+	}
+	if len(ds) != 2 {
+		t.Fatalf("%d decisions back, want 2", len(ds))
+	}
+	for _, d := range ds {
+		if d.Outcome != queries.OutcomeError || len(d.Errors) != 1 || d.Errors[0].TurnIdx.Valid || d.Errors[0].Code != "other" ||
+			d.Errors[0].Severity != "critical_hindered" || d.Errors[0].Note != "whole episode" {
+			t.Errorf("%s after the round trip: %s %+v, want one critical_hindered error on the episode (no turn)", d.SimulationID, d.Outcome, d.Errors)
+		}
+	}
+}

@@ -552,6 +552,8 @@ type episodeData struct {
 	Rows                  []formRow
 	Decided               string // "alice at 2026-...Z (revision 2)"
 	Saved                 string // the episode whose decision was just saved ("": none)
+	SavedRevision         int    // the revision that save made (what its undo withdraws)
+	StandingRevision      int    // the reviewer's latest standing revision here (0: none)
 	SavedWhat             string // "decision" or "skip"
 	Undone                bool   // an undo just happened on this episode
 	Standing              bool   // the reviewer has a standing revision here (undo can withdraw it)
@@ -618,6 +620,11 @@ func (s *Server) renderEpisode(w http.ResponseWriter, r *http.Request, sess sess
 	if d.SavedWhat != "skip" {
 		d.SavedWhat = "decision"
 	}
+	if n, err := strconv.Atoi(q.Get("rev")); err == nil && n > 0 {
+		d.SavedRevision = n
+	} else {
+		d.Saved = "" // no revision to name: no undo to offer
+	}
 	var dec queries.Decision
 	var decided bool
 	var prefill queries.Decision
@@ -656,7 +663,7 @@ func (s *Server) renderEpisode(w http.ResponseWriter, r *http.Request, sess sess
 		}
 		for _, rv := range revs {
 			if !rv.UndoneAt.Valid && !d.Standing {
-				d.Standing = true
+				d.Standing, d.StandingRevision = true, rv.Revision
 				d.Skipped = rv.Outcome == queries.OutcomeSkipped
 			}
 			if decided && !rv.UndoneAt.Valid && rv.Revision == dec.Revision {
@@ -852,9 +859,9 @@ func (s *Server) saveDecision(w http.ResponseWriter, r *http.Request, sess sessi
 	stay := r.PostForm.Get("stay") != ""
 	target := "/"
 	if next != "" && !stay {
-		target = "/episode?id=" + url.QueryEscape(next) + "&saved=" + url.QueryEscape(id) + "&what=" + what
+		target = "/episode?id=" + url.QueryEscape(next) + "&saved=" + url.QueryEscape(id) + "&rev=" + strconv.Itoa(rev) + "&what=" + what
 	} else if stay {
-		target = "/episode?id=" + url.QueryEscape(id) + "&saved=" + url.QueryEscape(id) + "&what=" + what
+		target = "/episode?id=" + url.QueryEscape(id) + "&saved=" + url.QueryEscape(id) + "&rev=" + strconv.Itoa(rev) + "&what=" + what
 	}
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
@@ -869,16 +876,22 @@ func clientSeconds(ms string) sql.NullFloat64 {
 	return sql.NullFloat64{Float64: v / 1000, Valid: true}
 }
 
-// undo withdraws the reviewer's latest standing revision on an episode
-// (queries.UndoDecision) and shows the episode again.
+// undo withdraws the revision the form names (queries.UndoDecision), the
+// reviewer's latest standing one on an episode, and shows the episode
+// again. The same undo sent twice changes nothing the second time.
 func (s *Server) undo(w http.ResponseWriter, r *http.Request, sess session) {
 	if !acceptWrite(w, r, sess, 1<<16) {
 		return
 	}
 	id := r.PostForm.Get("id")
+	rev, err := strconv.Atoi(r.PostForm.Get("revision"))
+	if err != nil || rev < 1 {
+		http.Error(w, "an undo names the revision it withdraws (a whole number from 1)", http.StatusBadRequest)
+		return
+	}
 	var u queries.Undo
 	notInQueue := false
-	err := s.withDB(func() error {
+	err = s.withDB(func() error {
 		p, err := s.place(r.Context(), sess, id)
 		if err != nil {
 			return err
@@ -887,10 +900,11 @@ func (s *Server) undo(w http.ResponseWriter, r *http.Request, sess session) {
 			notInQueue = true
 			return nil
 		}
-		if u, err = queries.UndoDecision(r.Context(), s.ws, id, sess.reviewer, s.opts.Clock()); err != nil {
+		if u, err = queries.UndoDecision(r.Context(), s.ws, id, sess.reviewer, rev, s.opts.Clock()); err != nil {
 			return err
 		}
 		switch {
+		case u.Already:
 		case u.OK:
 			s.recordState(sess, id, u.Current.Outcome, u.Current.Kind)
 		case u.Skipped:
@@ -905,13 +919,20 @@ func (s *Server) undo(w http.ResponseWriter, r *http.Request, sess session) {
 		http.Error(w, "episode not in your queue", http.StatusNotFound)
 		return
 	case errors.Is(err, queries.ErrNothingToUndo):
-		http.Error(w, "nothing to undo on this episode", http.StatusConflict)
+		http.Error(w, "nothing to undo on this episode: no revision "+strconv.Itoa(rev)+" of yours", http.StatusConflict)
+		return
+	case errors.Is(err, queries.ErrNotLatest):
+		http.Error(w, "revision "+strconv.Itoa(rev)+" is not your latest standing revision on this episode: reload the page", http.StatusConflict)
 		return
 	case err != nil:
 		s.internal(w, err)
 		return
 	}
-	s.opts.Logf("%s: undid revision %d on %s", sess.reviewer, u.Withdrawn.Revision, id)
+	if u.Already {
+		s.opts.Logf("%s: revision %d on %s was undone already; nothing changed", sess.reviewer, rev, id)
+	} else {
+		s.opts.Logf("%s: undid revision %d on %s", sess.reviewer, u.Withdrawn.Revision, id)
+	}
 	http.Redirect(w, r, "/episode?id="+url.QueryEscape(id)+"&undone="+strconv.Itoa(u.Withdrawn.Revision), http.StatusSeeOther)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -170,8 +171,9 @@ func TestUndoAndSkipRequireTheSession(t *testing.T) {
 		"GET":           {get, http.StatusMethodNotAllowed},
 		"no csrf":       {form(url.Values{"id": {"sim-a"}}, ""), http.StatusForbidden},
 		"other origin":  {form(url.Values{"id": {"sim-a"}, "csrf": {csrf}}, "http://evil.example"), http.StatusForbidden},
-		"not in queue":  {form(url.Values{"id": {"sim-zz"}, "csrf": {csrf}}, ""), http.StatusNotFound},
-		"nothing to do": {form(url.Values{"id": {"sim-a"}, "csrf": {csrf}}, ""), http.StatusConflict},
+		"not in queue":  {form(url.Values{"id": {"sim-zz"}, "csrf": {csrf}, "revision": {"1"}}, ""), http.StatusNotFound},
+		"nothing to do": {form(url.Values{"id": {"sim-a"}, "csrf": {csrf}, "revision": {"1"}}, ""), http.StatusConflict},
+		"no revision":   {form(url.Values{"id": {"sim-a"}, "csrf": {csrf}}, ""), http.StatusBadRequest},
 	} {
 		if got := status(c.req); got != c.want {
 			t.Errorf("undo, %s: %d, want %d", name, got, c.want)
@@ -220,5 +222,53 @@ func TestQueuePages(t *testing.T) {
 	_, body := get(t, c, base+"/?page=2")
 	if !strings.Contains(body, `href="/?page=1"`) || !strings.Contains(body, `href="/?page=3"`) || !strings.Contains(body, "episodes 11-20") {
 		t.Errorf("page 2 lacks its links or range")
+	}
+}
+
+// TestUndoReplayedChangesNothing: the undo form names the revision it
+// withdraws; the same undo posted twice (a double key press, a replayed
+// POST) withdraws that revision once, and the revision before it stands.
+// Before, the second post withdrew revision 1 as well.
+func TestUndoReplayedChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	ws := newWorkspace(t, "", reviewtest.Three(), "alice")
+	defer ws.Close()
+	base, srv := serve(t, ws, Options{Reviewers: []string{"alice"}})
+	c := login(t, srv, base, "alice")
+	_, page := get(t, c, base+"/episode?id=sim-a")
+	csrf := csrfOf(t, page)
+	for _, outcome := range []string{"no_error", "no_error"} {
+		resp, err := c.PostForm(base+"/decision", url.Values{"csrf": {csrf}, "id": {"sim-a"}, "outcome": {outcome}, "stay": {"1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		page = string(b)
+	}
+	// The page after the second save offers to undo revision 2, in both
+	// forms (the flash and the one under the history): the browser sends it.
+	if n := strings.Count(page, `name="revision" value="2"`); n != 2 {
+		t.Fatalf("page after the second save names revision 2 in %d undo forms, want 2", n)
+	}
+	undo := url.Values{"csrf": {csrf}, "id": {"sim-a"}, "revision": {"2"}}
+	for i := range 2 {
+		resp, err := c.PostForm(base+"/undo", undo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("undo %d: status %d", i+1, resp.StatusCode)
+		}
+	}
+	d, ok, err := queries.GetDecision(ctx, ws.Conn(), "sim-a", "alice")
+	if err != nil || !ok || d.Revision != 1 {
+		t.Fatalf("after the same undo twice: %+v %v %v, want revision 1 standing", d, ok, err)
+	}
+	// Revision 1 now stands: the page's undo names it.
+	_, page = get(t, c, base+"/episode?id=sim-a")
+	if !strings.Contains(page, `name="revision" value="1"`) {
+		t.Errorf("page after the undo does not offer to undo revision 1")
 	}
 }

@@ -344,6 +344,64 @@ func PlaceTicks(ctx context.Context, db queries.Querier, ds []queries.Decision) 
 	return n, nil
 }
 
+// CheckTurns checks the turn of every located error of ds as verdicts
+// import checks a verdict's: a turn_idx must be a turn of its episode,
+// which must be in the workspace (a turn of an episode ub has not read
+// cannot be checked). Each refusal names the record the decision came
+// from (its Source: the file and line or record); any refusal fails the
+// import, reported in the order of ds. The turns are checked by one
+// query over all of them (queries.ReviewTurnChecks). Run it after
+// PlaceTicks.
+func CheckTurns(ctx context.Context, ws *queries.Workspace, ds []queries.Decision) ([]error, error) {
+	type at struct{ d, e int }
+	var refs []queries.TurnRef
+	var where []at
+	refused := map[at]error{}
+	for i, d := range ds {
+		for j, e := range d.Errors {
+			switch {
+			case !e.TurnIdx.Valid:
+			case e.TurnIdx.Int64 < 0:
+				refused[at{i, j}] = fmt.Errorf("%s: turn_idx %d of simulation %s: turns count from 0", d.Source, e.TurnIdx.Int64, d.SimulationID)
+			default:
+				refs = append(refs, queries.TurnRef{SimulationID: d.SimulationID, Turn: e.TurnIdx.Int64})
+				where = append(where, at{i, j})
+			}
+		}
+	}
+	checks, err := queries.ReviewTurnChecks(ctx, ws, refs)
+	if err != nil {
+		return nil, err
+	}
+	for k, c := range checks {
+		d, turn := ds[where[k].d], refs[k].Turn
+		var err error
+		switch {
+		case !c.EpisodeKnown:
+			err = fmt.Errorf("%s: turn_idx %d of simulation %s cannot be checked: the simulation is not in the workspace (ingest its result file first)", d.Source, turn, d.SimulationID)
+		case c.LastTurn < 0:
+			err = fmt.Errorf("%s: turn_idx %d: simulation %s has no messages (an error on the episode as a whole has no turn)", d.Source, turn, d.SimulationID)
+		case turn > c.LastTurn:
+			err = fmt.Errorf("%s: turn_idx %d is past the end of simulation %s (its last turn is %d)", d.Source, turn, d.SimulationID, c.LastTurn)
+		case !c.IsTurn:
+			err = fmt.Errorf("%s: turn_idx %d is not a turn of simulation %s", d.Source, turn, d.SimulationID)
+		}
+		if err != nil {
+			refused[where[k]] = err
+		}
+	}
+	// In the order of the file.
+	var bad []error
+	for i, d := range ds {
+		for j := range d.Errors {
+			if err, ok := refused[at{i, j}]; ok {
+				bad = append(bad, err)
+			}
+		}
+	}
+	return bad, nil
+}
+
 // tau2DirRun returns the results.json of a dir-format tau2 run at path (a
 // folder holding results.json and simulations/, or a file with
 // simulations/ beside it, as tau2 decides).

@@ -33,11 +33,12 @@ import (
 // are strictly dominated (by gpt-4.1-mini, gemma-4-31b, gpt-4.1-mini)
 // ([FidelityFrontier]). A simulator's UFS in a domain is its UFS plus the
 // domain offset (telecom -0.05, airline +0.02, retail +0.04, banking -0.01:
-// the unweighted mean is the planted UFS); the number of unfaithful
-// episodes in each (simulator, domain) is planted exactly, as
+// the unweighted mean is the planted UFS); by default the number of
+// unfaithful episodes in each (simulator, domain) is planted exactly, as
 // round((1 - UFS_d) n_d), on tasks drawn at random, so the recovered UFS
 // differs from the planted one by rounding only (at most 0.5 / n_d per
-// domain). An unfaithful episode fails one family: disclosure with the
+// domain); with FidelityOptions.Sampled, what ub synth --study fidelity
+// writes, each episode's f is drawn as Bernoulli(UFS_d) instead. An unfaithful episode fails one family: disclosure with the
 // simulator's share, otherwise goal deviation, groundedness or omitted
 // information with weights 0.4, 0.35, 0.25. Every other criterion passes,
 // or is na with probability 0.15 (never all of them); one retail task has
@@ -112,8 +113,8 @@ type FidelityOptions struct {
 	// Sampled draws each episode's fidelity as Bernoulli(UFS_d) instead of
 	// planting round((1 - UFS_d) n_d) unfaithful episodes exactly, so that
 	// the recovered UFS varies from seed to seed around the planted value as
-	// a real study's does (for interval coverage). Off by default: the
-	// default study is unchanged.
+	// a real study's does (for interval coverage). ub synth --study
+	// fidelity sets it; the tests that check exact recovery leave it off.
 	Sampled bool
 	// Twin adds FidelityTwin, a simulator planted with gpt-4.1-mini's UFS,
 	// cost and disclosure share: a pair whose true UFS is equal (a planted
