@@ -228,7 +228,9 @@ func parseTau2Run(s *jsonStream, sink EpisodeSink, dir *tau2Dir) error {
 				sink.Error(s.syntaxError(err))
 				return nil
 			}
-			if dir == nil {
+			if dir == nil || nullRaw(raw) == nil {
+				// tau2 checks the files against the index only when
+				// there is one ("simulation_index": null: none).
 				continue
 			}
 			dir.indexLine = line

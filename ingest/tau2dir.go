@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -179,9 +180,9 @@ func (d *tau2Dir) order(meta string) ([]string, *ParseError) {
 // simulation reads the idx-th simulation file, simulations/<id>.json.
 func (d *tau2Dir) simulation(p *tau2File, idx int, id string) (*Episode, *ParseError) {
 	path := filepath.Join(d.sims, id+".json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &ParseError{Path: path, Reason: err.Error()}
+	raw, pe := readSimulationFile(path)
+	if pe != nil {
+		return nil, pe
 	}
 	if pe := syntaxCheck(path, raw); pe != nil {
 		return nil, pe
@@ -203,6 +204,71 @@ func (d *tau2Dir) simulation(p *tau2File, idx int, id string) (*Episode, *ParseE
 	return ep, nil
 }
 
+// MaxTau2SimulationBytes bounds the size of one simulation file of a
+// dir-format run, which is read whole (a variable so that tests can lower
+// it). 256 MiB is far above a voice simulation with its ticks.
+var MaxTau2SimulationBytes int64 = 256 << 20
+
+// readSimulationFile reads a simulation file whole. Only a regular file
+// (or a symbolic link to one) is read, and one of at most
+// MaxTau2SimulationBytes: a device, a FIFO or a socket named
+// simulations/<id>.json would be read without end or block for ever.
+func readSimulationFile(path string) ([]byte, *ParseError) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	if what := notRegular(fi.Mode()); what != "" {
+		if target, err := os.Readlink(path); err == nil {
+			what = "a symbolic link to " + target + ", " + what
+		}
+		return nil, &ParseError{Path: path, Reason: "not a regular file but " + what + " (only a regular file is read as a simulation)"}
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	defer fh.Close()
+	if fi, err = fh.Stat(); err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	if what := notRegular(fi.Mode()); what != "" { // replaced since the first look
+		return nil, &ParseError{Path: path, Reason: "not a regular file but " + what}
+	}
+	tooBig := &ParseError{Path: path, Reason: fmt.Sprintf("simulation file larger than the limit of %d MiB", MaxTau2SimulationBytes>>20)}
+	if fi.Size() > MaxTau2SimulationBytes {
+		return nil, tooBig
+	}
+	raw, err := io.ReadAll(io.LimitReader(fh, MaxTau2SimulationBytes+1))
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	if int64(len(raw)) > MaxTau2SimulationBytes {
+		return nil, tooBig
+	}
+	return raw, nil
+}
+
+// notRegular names what a file of mode m is when it is not a regular file
+// ("a FIFO", "a device", ...), and is "" for a regular file.
+func notRegular(m os.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return ""
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file (mode " + m.String() + ")"
+}
+
 // tau2DiscardedFile is where tau2 keeps the attempts its hallucination
 // checker discarded (runner/batch.py), beside results.json: a monolithic
 // result file of simulations that are no episodes of the run.
@@ -218,6 +284,9 @@ func isDiscardedFile(path string) bool {
 // readDiscarded reads the ids of the discarded attempts, in the file's
 // order, by task id and trial (attemptKey); nil when there is no file.
 func readDiscarded(path string) (map[string][]string, *ParseError) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, &ParseError{Path: path, Reason: "not a regular file but " + notRegular(fi.Mode()) + " (only a regular file is read)"}
+	}
 	fh, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -329,7 +398,7 @@ func Tau2DirFiles(meta string) ([]string, error) {
 		if err != nil {
 			return nil, s.syntaxError(err)
 		}
-		if t == "simulation_index" {
+		if t == "simulation_index" && nullRaw(raw) != nil {
 			d.indexLine = line
 			if err := json.Unmarshal(raw, &d.index); err != nil {
 				return nil, &ParseError{Path: meta, Line: line, Reason: "simulation_index: " + err.Error()}
