@@ -415,3 +415,23 @@ func Tau2DirFiles(meta string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Tau2RunOfSimulations returns the folder of the dir-format run whose
+// simulations folder path is, and whether it is one: path is named
+// simulations and the folder above it holds the run's results.json. Such a
+// folder is no input of its own (its files are no result files; ingest
+// would pass them all by): the run is.
+func Tau2RunOfSimulations(path string) (string, bool) {
+	clean := filepath.Clean(path)
+	if filepath.Base(clean) != tau2SimsDir {
+		return "", false
+	}
+	if fi, err := os.Stat(clean); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	run := filepath.Dir(clean)
+	if _, ok := Tau2DirMeta(run); !ok {
+		return "", false
+	}
+	return run, true
+}

@@ -62,6 +62,11 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	if err := requireFiles("ingest", append([]string{opts.prices}, opts.paths...)...); err != nil {
 		return err
 	}
+	for _, p := range opts.paths {
+		if run, ok := ingest.Tau2RunOfSimulations(p); ok {
+			return usagef("ingest: %s is the simulations folder of a dir-format tau2 run, whose files are read with its results.json: ingest the run, %s", p, run)
+		}
+	}
 	ws, err := createWorkspace(c)
 	if err != nil {
 		return err
