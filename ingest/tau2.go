@@ -89,6 +89,12 @@ type t2Sim struct {
 	Duration          *float64        `json:"duration"`
 	TerminationReason *string         `json:"termination_reason"`
 	AgentCost         *float64        `json:"agent_cost"`
+	// AgentUsage is the agent's provider usage of a voice run (newer
+	// tau2): its cost is the agent's when agent_cost is null; null
+	// itself when a record could not be priced.
+	AgentUsage *struct {
+		Cost *float64 `json:"cost"`
+	} `json:"agent_usage"`
 	UserCost          *float64        `json:"user_cost"`
 	RewardInfo        *t2Reward       `json:"reward_info"`
 	Messages          *[]t2Message    `json:"messages"`
@@ -534,6 +540,9 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 		StartedAt: s.StartTime}}
 	if ep.StartedAt == nil {
 		ep.StartedAt = s.Timestamp
+	}
+	if ep.AgentCost == nil && s.AgentUsage != nil {
+		ep.AgentCost = s.AgentUsage.Cost // unknown (null) stays unknown
 	}
 	extra := map[string]json.RawMessage{}
 	for k, v := range map[string]json.RawMessage{"user_only_review": s.UserOnlyReview, "review": s.Review, "mode": s.Mode} {

@@ -140,3 +140,26 @@ func TestTau2DirNullIndexReadsEveryFile(t *testing.T) {
 		})
 	}
 }
+
+// TestTau2AgentCostFromUsage: a voice simulation's agent_cost null with an
+// agent_usage record (newer tau2) takes the record's cost; a cost nobody
+// knows (both null, or neither there) stays NULL, never 0; a recorded
+// agent_cost is kept as it is.
+func TestTau2AgentCostFromUsage(t *testing.T) {
+	dir := dirRun(t, "", "a1")
+	sims := filepath.Join(dir, "simulations")
+	for id, more := range map[string]string{
+		"u1": `, "agent_cost": null, "agent_usage": {"records": [{"provider": "openai", "model": "gpt-realtime", "input_tokens": 900}], "cost": 0.0123, "pricing_version": "2026-01-01", "num_raw_records": 3}`,
+		"u2": `, "agent_cost": null, "agent_usage": {"records": [{"provider": "xai", "model": "grok-voice"}], "cost": null}`,
+		"u3": `, "agent_cost": null`,
+		"u4": `, "agent_cost": 0.5, "agent_usage": {"cost": 0.7}`,
+	} {
+		writeFile(t, filepath.Join(sims, id+".json"), simJSON(id, more))
+	}
+	ws, _ := ingestOne(t, dir)
+	got := strings.Join(tableDump(t, ws, "(SELECT simulation_id, agent_cost FROM ep_episodes)"), " ")
+	want := "simulation_id=a1|agent_cost=<nil>| simulation_id=u1|agent_cost=0.0123| simulation_id=u2|agent_cost=<nil>| simulation_id=u3|agent_cost=<nil>| simulation_id=u4|agent_cost=0.5|"
+	if got != want {
+		t.Errorf("agent costs:\n got %s\nwant %s", got, want)
+	}
+}
