@@ -687,11 +687,16 @@ func keptAttempts(ep *Episode, retries *int) []queries.NewEpAttempt {
 // (turn_idx = position). A chunk's cost and usage are kept, which tau2's
 // flattening drops. ticks holds each message's tick id.
 func tickMessages(in []t2Tick) (msgs []t2Message, ticks []int, err error) {
+	seen := map[int]int{} // tick_id -> the tick that has it
 	for i, t := range in {
 		if t.TickID == nil {
 			return nil, nil, fmt.Errorf("tick %d: missing \"tick_id\"", i)
 		}
 		id := *t.TickID
+		if prev, dup := seen[id]; dup {
+			return nil, nil, fmt.Errorf("tick %d: tick_id %d repeats that of tick %d", i, id, prev)
+		}
+		seen[id] = i
 		chunk := func(role string, c *t2Message, calls []t2ToolCall) {
 			if c == nil && len(calls) == 0 {
 				return

@@ -163,3 +163,31 @@ func TestTau2AgentCostFromUsage(t *testing.T) {
 		t.Errorf("agent costs:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestTau2RepeatedTickRefused: two ticks of a full-duplex simulation with
+// the same tick_id are an error naming the file, its line, the simulation
+// and both ticks; the file's other simulations land.
+func TestTau2RepeatedTickRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "voice.json")
+	writeFile(t, path, `{"timestamp": "2026-01-06T09:00:00",
+ "info": {"user_info": {"implementation": "voice_user", "llm": "gpt-realtime"}, "agent_info": {"implementation": "voice_agent", "llm": "gpt-realtime"}, "environment_info": {"domain_name": "retail"}},
+ "tasks": [{"id": "5"}],
+ "simulations": [
+`+simJSON("m1", "")+`,
+{"id": "v1", "task_id": "5", "trial": 0, "messages": null, "mode": "full_duplex",
+ "ticks": [{"tick_id": 0, "timestamp": "t0", "agent_chunk": {"role": "assistant", "content": "Hello.", "timestamp": "t0"}},
+           {"tick_id": 1, "timestamp": "t1", "user_chunk": {"role": "user", "content": "Refund please.", "timestamp": "t1"}},
+           {"tick_id": 1, "timestamp": "t2", "agent_chunk": {"role": "assistant", "content": "One moment.", "timestamp": "t2"}}]}]}
+`)
+	ws := memWorkspace(t)
+	st, err := Run(context.Background(), ws, []string{path}, Options{})
+	if !errors.Is(err, ErrBadInput) || len(st.Errors) != 1 {
+		t.Fatalf("err = %v, errors %q: want one", err, st.Errors)
+	}
+	if e, want := st.Errors[0], path+":7: simulation 1 (id v1): tick 2: tick_id 1 repeats that of tick 1"; e != want {
+		t.Errorf("error\n got %q\nwant %q", e, want)
+	}
+	if n := count(t, ws, `SELECT count(*) FROM ep_episodes`); n != 1 {
+		t.Errorf("%d episodes, want 1 (m1)", n)
+	}
+}
