@@ -80,6 +80,18 @@ type Episode struct {
 	// (tau2 records hallucination retries); nil when nothing was retried
 	// or failed.
 	Attempts []queries.NewEpAttempt
+	// NoUser: the episode's run has no simulated user (EpRun.NoUser).
+	NoUser bool
+}
+
+// infraError is the termination_reason of the placeholder tau2 writes for
+// a simulation that never ran (a lost worker, retries exhausted): no
+// messages, no reward; tau2 keeps it out of every metric.
+const infraError = "infrastructure_error"
+
+// noRun reports whether e is such a placeholder.
+func (e *Episode) noRun() bool {
+	return e.TerminationReason != nil && *e.TerminationReason == infraError
 }
 
 // EpMessage is one message of an episode.

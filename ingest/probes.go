@@ -13,6 +13,10 @@ import (
 type ProbeStats struct {
 	Episodes int // episodes probed
 	Findings int // findings stored
+	// NotRun counts the placeholders of simulations that never ran
+	// (termination_reason infrastructure_error) among Episodes: no probe
+	// applies to them.
+	NotRun int
 }
 
 // RunProbes runs the judge-free probes (analysis.RunProbes, SPEC 6.3) on
@@ -43,12 +47,15 @@ func RunProbes(ctx context.Context, ws *queries.Workspace) (ProbeStats, error) {
 			return rw.FlushLarge(probeFlushRows)
 		}
 		err = queries.StreamProbeEpisodes(ctx, c, func(ref queries.ProbeEpisodeRef, msgs []queries.ProbeMessageRow) error {
-			e := &analysis.ProbeEpisode{SimulationID: ref.SimulationID, Messages: probeMessages(msgs)}
+			e := &analysis.ProbeEpisode{SimulationID: ref.SimulationID, Messages: probeMessages(msgs), NoUser: ref.NoUser, NoRun: ref.NoRun}
 			if ref.TaskKey != nil {
 				e.Task = tasks.task(*ref.TaskKey)
 			}
 			res.run(e)
 			st.Episodes++
+			if ref.NoRun {
+				st.NotRun++
+			}
 			if len(res.findings)+len(res.apps) >= probeFlushRows {
 				return flush()
 			}
@@ -243,7 +250,8 @@ func (t *probeTasks) task(key string) *analysis.ProbeTask {
 // share it (and what the probes derive from it), whichever file embeds it,
 // as RunProbes makes one per stored task.
 func probeEpisodeOf(e *Episode, tasks map[string]*analysis.ProbeTask) *analysis.ProbeEpisode {
-	pe := &analysis.ProbeEpisode{SimulationID: e.SimulationID, Messages: make([]analysis.ProbeMessage, len(e.Messages))}
+	pe := &analysis.ProbeEpisode{SimulationID: e.SimulationID, Messages: make([]analysis.ProbeMessage, len(e.Messages)),
+		NoUser: e.NoUser, NoRun: e.noRun()}
 	if t := e.TaskRef; t != nil && e.TaskKey != nil {
 		if pe.Task = tasks[*e.TaskKey]; pe.Task == nil {
 			pe.Task = probeTaskOf(t)

@@ -336,6 +336,10 @@ func parseTau2Run(s *jsonStream, sink EpisodeSink, dir *tau2Dir) error {
 	return sink.EpisodeFile(p.f)
 }
 
+// tau2SoloUser is the user implementation of tau2's solo ("no-user")
+// mode.
+const tau2SoloUser = "dummy_user"
+
 // rawAt is a value of a file and the line it starts on.
 type rawAt struct {
 	raw  json.RawMessage
@@ -370,6 +374,9 @@ func (p *tau2File) header() {
 	run.GitCommit, run.Tau2Version, run.Started, run.MaxSteps, run.Seed = info.GitCommit, info.Version, p.started, info.MaxSteps, info.Seed
 	if u := info.UserInfo; u != nil {
 		run.UserImpl, run.UserModel, run.UserArgs, run.Guidelines = u.Implementation, u.LLM, nullRaw(u.LLMArgs), u.Guidelines
+		// tau2's solo mode: a dummy user that never speaks; the agent
+		// works alone and performs the user's actions.
+		run.NoUser = deref(u.Implementation) == tau2SoloUser
 	}
 	if a := info.AgentInfo; a != nil {
 		run.AgentImpl, run.AgentModel, run.AgentArgs = a.Implementation, a.LLM, nullRaw(a.LLMArgs)
@@ -537,7 +544,7 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *EpRun, idx int) (*Episod
 	ep := &Episode{NewEpisode: queries.NewEpisode{SimulationID: *s.ID, RunID: run.RunID, SourceFile: run.SourceFile,
 		SourceIndex: idx, ContentHash: sha(raw), Domain: run.Domain, TaskID: taskID, Trial: s.Trial, Seed: s.Seed,
 		TerminationReason: s.TerminationReason, UserCost: s.UserCost, AgentCost: s.AgentCost, Duration: s.Duration,
-		StartedAt: s.StartTime}}
+		StartedAt: s.StartTime}, NoUser: run.NoUser}
 	if ep.StartedAt == nil {
 		ep.StartedAt = s.Timestamp
 	}
@@ -658,7 +665,7 @@ func keptAttempts(ep *Episode, retries *int) []queries.NewEpAttempt {
 	if retries != nil && *retries > 0 {
 		n = *retries
 	}
-	infra := ep.TerminationReason != nil && *ep.TerminationReason == "infrastructure_error"
+	infra := ep.noRun()
 	if n == 0 && !infra {
 		return nil
 	}
@@ -674,7 +681,7 @@ func keptAttempts(ep *Episode, retries *int) []queries.NewEpAttempt {
 	last := queries.NewEpAttempt{RunID: ep.RunID, TaskID: ep.TaskID, Trial: trial, Attempt: n + 1, Kept: true,
 		SimulationID: strp(ep.SimulationID), KeptID: ep.SimulationID, SourceFile: ep.SourceFile}
 	if infra {
-		last.Reason = strp("infrastructure_error")
+		last.Reason = strp(infraError)
 	}
 	return append(out, last)
 }

@@ -29,6 +29,9 @@ type NewEpRun struct {
 	Guidelines, PolicySHA             *string
 	MaxSteps                          *int
 	Seed                              *int64
+	// NoUser marks a run without a simulated user (tau2's solo mode):
+	// its episodes count in no user-simulator statistic.
+	NoUser bool
 }
 
 // NewEpTask is one row of ep_tasks.
@@ -173,7 +176,7 @@ func (w *RowWriter) EpRun(r NewEpRun) error {
 	return w.append("ep_runs", r.RunID, r.SourceFile, r.Format, r.Domain, nptr(r.GitCommit), nptr(r.Tau2Version),
 		nptr(r.Started), nptr(r.UserImpl), nptr(r.UserModel), njson(r.UserArgs), r.UserSim, nptr(r.AgentImpl),
 		nptr(r.AgentModel), njson(r.AgentArgs), r.Agent, nptr(r.Guidelines), nptr(r.PolicySHA), nint32(r.MaxSteps),
-		nptr(r.Seed))
+		nptr(r.Seed), r.NoUser)
 }
 
 // EpTask appends a row of ep_tasks.
