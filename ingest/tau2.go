@@ -95,10 +95,10 @@ type t2Sim struct {
 	AgentUsage *struct {
 		Cost *float64 `json:"cost"`
 	} `json:"agent_usage"`
-	UserCost          *float64        `json:"user_cost"`
-	RewardInfo        *t2Reward       `json:"reward_info"`
-	Messages          *[]t2Message    `json:"messages"`
-	Ticks             *[]t2Tick       `json:"ticks"` // full-duplex: the conversation when messages is null
+	UserCost   *float64     `json:"user_cost"`
+	RewardInfo *t2Reward    `json:"reward_info"`
+	Messages   *[]t2Message `json:"messages"`
+	Ticks      *[]t2Tick    `json:"ticks"` // full-duplex: the conversation when messages is null
 	// Voice runs re-run a simulation when the hallucination checker fires.
 	HallucinationRetriesUsed *int `json:"hallucination_retries_used"`
 	// Optional fields kept verbatim in extra.
