@@ -21,6 +21,7 @@ type ingestOptions struct {
 	keepGoing bool
 	json      bool
 	tasks     bool
+	tau1      ingest.Tau1Names // --domain, --agent, --user-simulator
 	prices    string
 }
 
@@ -38,6 +39,9 @@ func newIngestCommand(io *streams) *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
 			&cli.BoolFlag{Name: "tasks", Usage: "read the files as tau2 task files (tasks/<domain>/tasks.json)"},
 			&cli.StringFlag{Name: "prices", Usage: "FILE.toml: dated price table ($ per million tokens in/out per model) for estimated episode costs"},
+			&cli.StringFlag{Name: "domain", Usage: "tau-bench v1 files: their `DOMAIN` (default: from the file name, else from the tools the tasks use)"},
+			&cli.StringFlag{Name: "agent", Usage: "tau-bench v1 files: the agent's `MODEL` (default: from the file name)"},
+			&cli.StringFlag{Name: "user-simulator", Usage: "tau-bench v1 files: the user simulator's `MODEL` (default: from the file name)"},
 		},
 		Action: func(c *cli.Context) error {
 			paths, err := args(c)
@@ -46,7 +50,8 @@ func newIngestCommand(io *streams) *cli.Command {
 			}
 			opts := ingestOptions{paths: paths, format: c.String("format"),
 				developer: c.String("developer"), repo: c.String("repo"), manifest: c.String("manifest"),
-				keepGoing: c.Bool("keep-going"), json: c.Bool("json"), tasks: c.Bool("tasks"), prices: c.String("prices")}
+				keepGoing: c.Bool("keep-going"), json: c.Bool("json"), tasks: c.Bool("tasks"), prices: c.String("prices"),
+				tau1: ingest.Tau1Names{Domain: c.String("domain"), Agent: c.String("agent"), User: c.String("user-simulator")}}
 			return runIngest(c, io, opts)
 		},
 	}
@@ -85,7 +90,7 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	prog, done := progress(io, "ingest")
 	st, err := ingest.Run(c.Context, ws, opts.paths, ingest.Options{
 		Format: opts.format, Identity: ingest.Identity{Developer: opts.developer, Repo: opts.repo},
-		Manifest: opts.manifest, FailFast: !opts.keepGoing, Stdin: io.in, Progress: prog, Tasks: opts.tasks,
+		Manifest: opts.manifest, FailFast: !opts.keepGoing, Stdin: io.in, Progress: prog, Tasks: opts.tasks, Tau1: opts.tau1,
 	})
 	done()
 	if st.Files == 0 && err == nil && st.FilesSkipped == 0 {
