@@ -314,7 +314,8 @@ func (w *writer) file(f inputFile) error {
 		// simulation files (also of files removed since) and of its
 		// discarded attempts.
 		sims := filepath.Join(filepath.Dir(f.path), tau2SimsDir)
-		w.cur.clear = append(w.cur.clear, f.path, sims, filepath.Join(filepath.Dir(f.path), tau2DiscardedFile))
+		w.cur.clear = append(w.cur.clear, f.path, sims, filepath.Join(filepath.Dir(f.path), tau2DiscardedFile),
+			filepath.Join(filepath.Dir(f.path), Tau2ReviewedFile))
 		w.cur.clearUnder = append(w.cur.clearUnder, sims)
 		w.path, w.format = f.path, FormatTau2
 		w.st.Files++

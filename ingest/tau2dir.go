@@ -50,6 +50,8 @@ func Tau2DirMeta(path string) (string, bool) {
 		if m, err := os.Stat(meta); err != nil || !m.Mode().IsRegular() {
 			return "", false
 		}
+	} else if isReviewedFile(path) {
+		return "", false // a monolithic file beside the run's folder
 	}
 	if s, err := os.Stat(filepath.Join(dir, tau2SimsDir)); err != nil || !s.IsDir() {
 		return "", false
@@ -89,6 +91,11 @@ func (d *tau2Dir) read(p *tau2File, sink EpisodeSink) error {
 		sink.Error(pe)
 		return nil
 	}
+	reviewed, pe := ReadTau2Reviewed(filepath.Dir(p.path))
+	if pe != nil {
+		sink.Error(pe)
+		return nil
+	}
 	part := &EpisodeFile{Run: p.f.Run, Tasks: p.f.Tasks}
 	sent := false
 	flush := func() error {
@@ -106,6 +113,9 @@ func (d *tau2Dir) read(p *tau2File, sink EpisodeSink) error {
 			continue
 		}
 		attemptIDs(ep, discarded)
+		if rv, ok := reviewed[ep.SimulationID]; ok {
+			withReviews(ep, rv)
+		}
 		part.Episodes = append(part.Episodes, ep)
 		if len(part.Episodes) == tau2DirPart {
 			if err := flush(); err != nil {
@@ -434,4 +444,116 @@ func Tau2RunOfSimulations(path string) (string, bool) {
 		return "", false
 	}
 	return run, true
+}
+
+// Tau2ReviewedFile is what `tau2 review` writes beside a dir-format run's
+// results.json (scripts/review_conversation.py): the whole run as one
+// monolithic result file, each simulation with the review made of it. It
+// is no results.json of the run: named alone it is read as the monolithic
+// file it is; the run's folder takes the reviews from it
+// (ReadTau2Reviewed).
+const Tau2ReviewedFile = "results_reviewed.json"
+
+// isReviewedFile reports whether path is a run's Tau2ReviewedFile.
+func isReviewedFile(path string) bool { return filepath.Base(path) == Tau2ReviewedFile }
+
+// Tau2Reviews are the reviews a simulation of a Tau2ReviewedFile carries
+// (nil: none).
+type Tau2Reviews struct {
+	Review, UserOnlyReview json.RawMessage
+}
+
+// ReadTau2Reviewed reads the reviews of the Tau2ReviewedFile in the folder
+// dir, by simulation id, keeping of each simulation only its id and
+// reviews; nil when there is no such file. A file that is not a tau2
+// result file, or a simulation without an id, is an error naming the
+// file and line.
+func ReadTau2Reviewed(dir string) (map[string]Tau2Reviews, *ParseError) {
+	path := filepath.Join(dir, Tau2ReviewedFile)
+	fi, err := os.Stat(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &ParseError{Path: path, Reason: "not a regular file but " + notRegular(fi.Mode()) + " (only a regular file is read)"}
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	defer fh.Close()
+	out := map[string]Tau2Reviews{}
+	s := newJSONStream(path, bufio.NewReaderSize(fh, 1<<16))
+	bad := func(err error) (map[string]Tau2Reviews, *ParseError) { return nil, s.syntaxError(err) }
+	if t, err := s.token(); err != nil {
+		return bad(err)
+	} else if t != json.Delim('{') {
+		return nil, &ParseError{Path: path, Line: 1, Reason: "reviewed results: not a tau2 result file"}
+	}
+	for s.more() {
+		t, err := s.token()
+		if err != nil {
+			return bad(err)
+		}
+		if t != "simulations" {
+			if _, _, err := s.value(); err != nil {
+				return bad(err)
+			}
+			continue
+		}
+		if t, err := s.token(); err != nil {
+			return bad(err)
+		} else if t != json.Delim('[') {
+			return nil, &ParseError{Path: path, Line: s.line(), Reason: `reviewed results: "simulations" is not an array`}
+		}
+		for i := 0; s.more(); i++ {
+			var sim struct {
+				ID             string          `json:"id"`
+				Review         json.RawMessage `json:"review"`
+				UserOnlyReview json.RawMessage `json:"user_only_review"`
+			}
+			raw, line, err := s.decode(&sim)
+			if raw == nil {
+				return bad(err)
+			}
+			if err != nil || sim.ID == "" {
+				return nil, &ParseError{Path: path, Line: line, Reason: fmt.Sprintf("reviewed simulation %d: want an id", i)}
+			}
+			r := Tau2Reviews{Review: nullRaw(sim.Review), UserOnlyReview: nullRaw(sim.UserOnlyReview)}
+			if r.Review != nil || r.UserOnlyReview != nil {
+				out[sim.ID] = Tau2Reviews{Review: bytes.Clone(r.Review), UserOnlyReview: bytes.Clone(r.UserOnlyReview)}
+			}
+		}
+		if _, err := s.token(); err != nil {
+			return bad(err)
+		}
+	}
+	return out, nil
+}
+
+// withReviews adds to ep the reviews its simulation file lacks and rv
+// (from the run's Tau2ReviewedFile) holds: kept in extra as a monolithic
+// file's are, and in the content hash, so that a run reviewed since it
+// was ingested is stored again with its reviews.
+func withReviews(ep *Episode, rv Tau2Reviews) {
+	extra := map[string]json.RawMessage{}
+	if len(ep.Extra) > 0 {
+		_ = json.Unmarshal(ep.Extra, &extra)
+	}
+	added := false
+	for k, v := range map[string]json.RawMessage{"review": rv.Review, "user_only_review": rv.UserOnlyReview} {
+		if _, has := extra[k]; !has && v != nil {
+			extra[k] = v
+			added = true
+		}
+	}
+	if !added {
+		return
+	}
+	b, _ := json.Marshal(extra)
+	ep.Extra = b
+	ep.ContentHash = sha([]byte(ep.ContentHash), b)
 }

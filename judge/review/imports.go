@@ -455,6 +455,13 @@ func ParseUserOnlyReviewsDir(meta, reviewer string, at time.Time) ([]queries.Dec
 	if err != nil {
 		return nil, ImportStats{}, err
 	}
+	// tau2 review writes the reviews of a dir-format run beside it, in a
+	// monolithic file: a simulation file without a review takes its own
+	// from there.
+	reviewed, pe := ingest.ReadTau2Reviewed(filepath.Dir(meta))
+	if pe != nil {
+		return nil, ImportStats{}, pe
+	}
 	var sims []json.RawMessage
 	var wheres []string
 	for _, p := range files {
@@ -474,8 +481,13 @@ func ParseUserOnlyReviewsDir(meta, reviewer string, at time.Time) ([]queries.Dec
 		if json.Unmarshal(sim.ID, &id) == nil && id != "" && id != name {
 			return nil, ImportStats{}, &ImportError{Path: p, Msg: fmt.Sprintf("simulation id %s in a file named for %s", id, name)}
 		}
+		where := "simulations/" + filepath.Base(p)
+		own := bytes.TrimSpace(sim.Review)
+		if rv := reviewed[name]; (len(own) == 0 || string(own) == "null") && rv.UserOnlyReview != nil {
+			sim.Review, where = rv.UserOnlyReview, ingest.Tau2ReviewedFile+" (simulation "+name+")"
+		}
 		small, _ := json.Marshal(map[string]json.RawMessage{"id": orNull(sim.ID), "user_only_review": orNull(sim.Review)})
-		sims, wheres = append(sims, small), append(wheres, "simulations/"+filepath.Base(p))
+		sims, wheres = append(sims, small), append(wheres, where)
 	}
 	return reviewsOf(meta, sims, wheres, reviewer, at)
 }

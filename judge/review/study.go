@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -349,6 +350,8 @@ func tau2DirRun(path string) (string, bool) {
 	dir, meta := filepath.Dir(path), path
 	if fi.IsDir() {
 		dir, meta = path, filepath.Join(path, "results.json")
+	} else if filepath.Base(path) == ingest.Tau2ReviewedFile {
+		return "", false // tau2 review's monolithic file, reviews and all
 	}
 	if s, err := os.Stat(filepath.Join(dir, "simulations")); err != nil || !s.IsDir() {
 		return "", false
