@@ -382,6 +382,9 @@ func (p *tau2File) header() {
 		run.AgentImpl, run.AgentModel, run.AgentArgs = a.Implementation, a.LLM, nullRaw(a.LLMArgs)
 	}
 	run.UserSim = IdentityName(deref(run.UserImpl), deref(run.UserModel), run.UserArgs)
+	if run.NoUser {
+		run.UserSim = queries.NoUserSim
+	}
 	run.Agent = IdentityName(deref(run.AgentImpl), deref(run.AgentModel), run.AgentArgs)
 	if e := info.Environment; e != nil {
 		if e.DomainName != nil {

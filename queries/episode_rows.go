@@ -34,6 +34,10 @@ type NewEpRun struct {
 	NoUser bool
 }
 
+// NoUserSim is the user_sim of a run without a simulated user (NoUser):
+// no simulator took part, and none is named.
+const NoUserSim = "none (solo mode)"
+
 // NewEpTask is one row of ep_tasks.
 type NewEpTask struct {
 	Key, Domain, TaskID, Format                                      string
