@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -70,6 +71,9 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	for _, p := range opts.paths {
 		if run, ok := ingest.Tau2RunOfSimulations(p); ok {
 			return usagef("ingest: %s is the simulations folder of a dir-format tau2 run, whose files are read with its results.json: ingest the run, %s", p, run)
+		}
+		if run, ok := ingest.Tau2RunOfSimulations(filepath.Dir(p)); ok && strings.HasSuffix(p, ".json") {
+			return usagef("ingest: %s is a simulation file of a dir-format tau2 run, read with its results.json: ingest the run, %s", p, run)
 		}
 	}
 	ws, err := createWorkspace(c)
