@@ -190,7 +190,7 @@ func (d *tau2Dir) order(meta string) ([]string, *ParseError) {
 // simulation reads the idx-th simulation file, simulations/<id>.json.
 func (d *tau2Dir) simulation(p *tau2File, idx int, id string) (*Episode, *ParseError) {
 	path := filepath.Join(d.sims, id+".json")
-	raw, pe := readSimulationFile(path)
+	raw, pe := ReadTau2Simulation(path)
 	if pe != nil {
 		return nil, pe
 	}
@@ -219,11 +219,12 @@ func (d *tau2Dir) simulation(p *tau2File, idx int, id string) (*Episode, *ParseE
 // it). 256 MiB is far above a voice simulation with its ticks.
 var MaxTau2SimulationBytes int64 = 256 << 20
 
-// readSimulationFile reads a simulation file whole. Only a regular file
+// ReadTau2Simulation reads a simulation file of a dir-format run whole.
+// Only a regular file
 // (or a symbolic link to one) is read, and one of at most
 // MaxTau2SimulationBytes: a device, a FIFO or a socket named
 // simulations/<id>.json would be read without end or block for ever.
-func readSimulationFile(path string) ([]byte, *ParseError) {
+func ReadTau2Simulation(path string) ([]byte, *ParseError) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, &ParseError{Path: path, Reason: err.Error()}

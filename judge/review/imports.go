@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -465,9 +464,9 @@ func ParseUserOnlyReviewsDir(meta, reviewer string, at time.Time) ([]queries.Dec
 	var sims []json.RawMessage
 	var wheres []string
 	for _, p := range files {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, ImportStats{}, &ImportError{Path: p, Msg: err.Error()}
+		data, pe := ingest.ReadTau2Simulation(p)
+		if pe != nil {
+			return nil, ImportStats{}, &ImportError{Path: p, Msg: pe.Reason}
 		}
 		var sim struct {
 			ID     json.RawMessage `json:"id"`
