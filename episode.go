@@ -23,7 +23,23 @@ type Run struct {
 	Guidelines, PolicySHA             *string
 	MaxSteps                          *int
 	Seed                              *int64
+	// NoUser marks a run without a simulated user (tau2's solo mode):
+	// its episodes count in no user-simulator statistic.
+	NoUser bool
 }
+
+// NoUserSim is the user_sim of a run without a simulated user (Run.NoUser):
+// no simulator took part, and none is named.
+const NoUserSim = "none (solo mode)"
+
+// InfraError is the termination_reason of the placeholder tau2 writes for
+// a simulation that never ran (a lost worker, retries exhausted): no
+// messages, no reward; tau2 keeps it out of every metric.
+const InfraError = "infrastructure_error"
+
+// Tau2ReviewedFile is the file tau2 review writes beside a dir-format run:
+// the run's results with each simulation's reviews, as a monolithic file.
+const Tau2ReviewedFile = "results_reviewed.json"
 
 // Task is one task definition (ep_tasks) with its gold actions and env
 // assertions. Key is TaskKey: the same task content has the same key
@@ -85,6 +101,15 @@ type Episode struct {
 	// (tau2 records hallucination retries); nil when nothing was retried
 	// or failed.
 	Attempts []Attempt
+	// NoUser: the episode's run has no simulated user (Run.NoUser; not
+	// stored with the episode).
+	NoUser bool
+}
+
+// NotRun reports whether e is the placeholder of a simulation that never
+// ran (termination_reason InfraError).
+func (e *Episode) NotRun() bool {
+	return e.TerminationReason != nil && *e.TerminationReason == InfraError
 }
 
 // Message is one message of an episode (ep_messages).

@@ -384,6 +384,9 @@ func (f *fastSink) EpisodeFile(e *EpisodeFile) error {
 
 func (f *fastSink) Error(*ParseError) { f.failed = true }
 
+// tau1Names is the sink's (sinkTau1Names).
+func (f *fastSink) tau1Names() Tau1Names { return sinkTau1Names(f.sink) }
+
 // taskKey is the sink's (sinkTaskKey).
 func (f *fastSink) taskKey(domain, taskID string, raw json.RawMessage) string {
 	return sinkTaskKey(f.sink)(domain, taskID, raw)

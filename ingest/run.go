@@ -30,6 +30,10 @@ type Options struct {
 	FailFast bool
 	// Tasks reads every file as a tau2 task file (a JSON array of tasks).
 	Tasks bool
+	// Tau1 is what the user states of tau-bench v1 files (their domain,
+	// agent and user simulator), above what their names say; empty
+	// fields state nothing.
+	Tau1 Tau1Names
 	// Stdin is read for the path "-". nil means os.Stdin.
 	Stdin io.Reader
 	// Progress is called with bytes read so far and the total size of the
@@ -323,7 +327,8 @@ func (w *writer) file(f inputFile) error {
 		// simulation files (also of files removed since) and of its
 		// discarded attempts.
 		sims := filepath.Join(filepath.Dir(f.path), tau2SimsDir)
-		w.cur.clear = append(w.cur.clear, f.path, sims, filepath.Join(filepath.Dir(f.path), tau2DiscardedFile))
+		w.cur.clear = append(w.cur.clear, f.path, sims, filepath.Join(filepath.Dir(f.path), tau2DiscardedFile),
+			filepath.Join(filepath.Dir(f.path), Tau2ReviewedFile))
 		w.cur.clearUnder = append(w.cur.clearUnder, sims)
 		w.path, w.format = f.path, FormatTau2
 		w.st.Files++

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strconv"
 
@@ -52,15 +53,114 @@ type t1Task struct {
 }
 
 // ParseTau1 reads a tau-bench v1 trajectory array. The format records no
-// domain, model or simulator: they come from a corpus-style file name
-// <domain>__agent-<agent>__user-<user>.json (domain "unknown", agent
-// tau1_agent:unknown otherwise), the user simulator being named
-// tau1_user:<user> (the file stem when the name does not follow the
-// convention). Episodes have no id: simulation_id is tau1:<stem>:<index>, and
-// content_hash tells a changed copy; the same content under another file
-// name is the episode already present (the writer's tau1Content).
+// domain, model or simulator: they come from what the user states
+// (Options.Tau1, ingest's --domain, --agent and --user-simulator), else
+// from the file's name (tau1NameIdent: ub's corpus naming
+// <domain>__agent-<agent>__user-<user>.json, the name tau-bench's run.py
+// writes, or that of its historical_trajectories), else the domain from
+// the tools the tasks use (tau1ToolDomain). An agent nobody names is
+// tau1_agent:unknown; a user simulator nobody names is named by the file
+// stem (tau1_user:<stem>). Episodes have no id: simulation_id is
+// tau1:<stem>:<index>, and content_hash tells a changed copy; the same
+// content under another file name is the episode already present (the
+// writer's tau1Content).
 func ParseTau1(path string, r io.Reader, sink EpisodeSink) error {
 	return readEpisodeFile(path, r, sink, parseTau1)
+}
+
+// Tau1Names is what the user states of tau-bench v1 files: their domain,
+// the agent's model and the user simulator's model ("" for what the file
+// name, or the tasks' tools, tell).
+type Tau1Names struct {
+	Domain, Agent, User string
+}
+
+// tau1Ident is what is known of a v1 file's run: the domain ("" unknown)
+// and the agent's and user simulator's model and settings.
+type tau1Ident struct {
+	domain              string
+	agent, user         string
+	agentArgs, userArgs json.RawMessage
+}
+
+// runPyName is the name tau-bench's run.py gives its results:
+// {agent_strategy}-{model}-{temperature}_range_{start}-{end}_user-{user_model}-{user_strategy}_{%m%d%H%M%S}.json.
+var runPyName = regexp.MustCompile(`^(tool-calling|act|react|few-shot)-(.+)-(\d+(?:\.\d+)?)_range_(\d+)-(-?\d+)_user-(.+)-(human|llm|react|verify|reflection)_(\d+)$`)
+
+// historicalName is the name of tau-bench's historical_trajectories files:
+// {model}-{domain}.json (gpt-4o-airline.json, sonnet-35-new-retail.json).
+var historicalName = regexp.MustCompile(`^(.+)-(airline|retail)$`)
+
+// tau1NameIdent reads what a v1 file's name says of its run; an empty
+// field is what it does not say.
+func tau1NameIdent(path string) tau1Ident {
+	stem := fileStem(path)
+	if d := nameDomain(path); d != "" {
+		return tau1Ident{domain: d, agent: namePart(path, "agent-"), user: namePart(path, "user-")}
+	}
+	if m := runPyName.FindStringSubmatch(stem); m != nil {
+		temp, _ := strconv.ParseFloat(m[3], 64)
+		agentArgs, _ := json.Marshal(map[string]any{"strategy": m[1], "temperature": temp})
+		userArgs, _ := json.Marshal(map[string]any{"strategy": m[7]})
+		return tau1Ident{agent: m[2], agentArgs: agentArgs, user: m[6], userArgs: userArgs}
+	}
+	if m := historicalName.FindStringSubmatch(stem); m != nil {
+		// The user simulator is not named: tau-bench's default is
+		// gpt-4o, but nothing in the file says it was.
+		return tau1Ident{domain: m[2], agent: m[1], user: "unknown"}
+	}
+	return tau1Ident{}
+}
+
+// tau1Tools are the tools only one of tau-bench's two domains has
+// (tau_bench/envs/<domain>/tools; calculate, think, get_user_details and
+// transfer_to_human_agents are both's).
+var tau1Tools = map[string]string{
+	"book_reservation": "airline", "cancel_reservation": "airline", "get_reservation_details": "airline",
+	"list_all_airports": "airline", "search_direct_flight": "airline", "search_onestop_flight": "airline",
+	"send_certificate": "airline", "update_reservation_baggages": "airline", "update_reservation_flights": "airline",
+	"update_reservation_passengers": "airline",
+	"cancel_pending_order":          "retail", "exchange_delivered_order_items": "retail", "find_user_id_by_email": "retail",
+	"find_user_id_by_name_zip": "retail", "get_order_details": "retail", "get_product_details": "retail",
+	"list_all_product_types": "retail", "modify_pending_order_address": "retail", "modify_pending_order_items": "retail",
+	"modify_pending_order_payment": "retail", "modify_user_address": "retail", "return_delivered_order_items": "retail",
+}
+
+// tau1ToolDomain is the domain of the tools a file's tasks and episodes
+// call: the one domain whose own tools they use, "" when they use none or
+// both's.
+func tau1ToolDomain(f *EpisodeFile) string {
+	seen := map[string]bool{}
+	for _, t := range f.Tasks {
+		for _, a := range t.Actions {
+			if d := tau1Tools[a.Name]; d != "" {
+				seen[d] = true
+			}
+		}
+	}
+	for _, e := range f.Episodes {
+		for _, c := range e.Calls {
+			if d := tau1Tools[c.Name]; d != "" {
+				seen[d] = true
+			}
+		}
+	}
+	if len(seen) != 1 {
+		return ""
+	}
+	for d := range seen {
+		return d
+	}
+	return ""
+}
+
+// sinkTau1Names returns what the user stated of v1 files when the sink
+// knows it (the writer, from Options.Tau1).
+func sinkTau1Names(sink EpisodeSink) Tau1Names {
+	if k, ok := sink.(interface{ tau1Names() Tau1Names }); ok {
+		return k.tau1Names()
+	}
+	return Tau1Names{}
 }
 
 // parseTau1 is ParseTau1 on one stream.
@@ -69,23 +169,28 @@ func parseTau1(s *jsonStream, sink EpisodeSink) error {
 	f := &EpisodeFile{}
 	run := &f.Run
 	run.SourceFile, run.Format = path, FormatTau1
-	run.Domain = nameDomain(path)
-	if run.Domain == "" {
-		run.Domain = "unknown"
+	id := tau1NameIdent(path)
+	stated := sinkTau1Names(sink)
+	if stated.Domain != "" {
+		id.domain = stated.Domain
 	}
-	user := namePart(path, "user-")
-	if user == "" {
-		user = fileStem(path)
+	if stated.Agent != "" {
+		id.agent, id.agentArgs = stated.Agent, nil
 	}
-	agent := namePart(path, "agent-")
-	if agent == "" {
-		agent = "unknown"
+	if stated.User != "" {
+		id.user, id.userArgs = stated.User, nil
 	}
-	run.UserImpl, run.UserModel = strp("tau1_user"), strp(user)
-	run.AgentImpl, run.AgentModel = strp("tau1_agent"), strp(agent)
-	run.UserSim = IdentityName("tau1_user", user, nil)
-	run.Agent = IdentityName("tau1_agent", agent, nil)
-	run.RunID = sha([]byte(FormatTau1), []byte(fileStem(path)), []byte(run.Domain))
+	if id.user == "" {
+		id.user = fileStem(path)
+	}
+	if id.agent == "" {
+		id.agent = "unknown"
+	}
+	run.Domain = id.domain
+	run.UserImpl, run.UserModel, run.UserArgs = strp("tau1_user"), strp(id.user), id.userArgs
+	run.AgentImpl, run.AgentModel, run.AgentArgs = strp("tau1_agent"), strp(id.agent), id.agentArgs
+	run.UserSim = IdentityName("tau1_user", id.user, id.userArgs)
+	run.Agent = IdentityName("tau1_agent", id.agent, id.agentArgs)
 	seen := map[string]bool{}
 	stem := fileStem(path)
 	key := sinkTaskKey(sink)
@@ -114,6 +219,29 @@ func parseTau1(s *jsonStream, sink EpisodeSink) error {
 	})
 	if !ok {
 		return nil
+	}
+	if run.Domain == "" {
+		run.Domain = tau1ToolDomain(f)
+		if run.Domain == "" {
+			run.Domain = "unknown"
+		}
+		for _, t := range f.Tasks {
+			t.Domain = run.Domain
+			t.Key = key(t.Domain, t.TaskID, t.Raw)
+		}
+		for _, e := range f.Episodes {
+			e.Domain = run.Domain
+			if e.TaskRef != nil {
+				e.TaskKey = strp(e.TaskRef.Key)
+			}
+		}
+	}
+	run.RunID = sha([]byte(FormatTau1), []byte(stem), []byte(run.Domain))
+	for _, e := range f.Episodes {
+		e.RunID = run.RunID
+		for i := range e.Attempts {
+			e.Attempts[i].RunID = run.RunID
+		}
 	}
 	for _, e := range errs {
 		sink.Error(e)

@@ -89,10 +89,16 @@ type t2Sim struct {
 	Duration          *float64        `json:"duration"`
 	TerminationReason *string         `json:"termination_reason"`
 	AgentCost         *float64        `json:"agent_cost"`
-	UserCost          *float64        `json:"user_cost"`
-	RewardInfo        *t2Reward       `json:"reward_info"`
-	Messages          *[]t2Message    `json:"messages"`
-	Ticks             *[]t2Tick       `json:"ticks"` // full-duplex: the conversation when messages is null
+	// AgentUsage is the agent's provider usage of a voice run (newer
+	// tau2): its cost is the agent's when agent_cost is null; null
+	// itself when a record could not be priced.
+	AgentUsage *struct {
+		Cost *float64 `json:"cost"`
+	} `json:"agent_usage"`
+	UserCost   *float64     `json:"user_cost"`
+	RewardInfo *t2Reward    `json:"reward_info"`
+	Messages   *[]t2Message `json:"messages"`
+	Ticks      *[]t2Tick    `json:"ticks"` // full-duplex: the conversation when messages is null
 	// Voice runs re-run a simulation when the hallucination checker fires.
 	HallucinationRetriesUsed *int `json:"hallucination_retries_used"`
 	// Optional fields kept verbatim in extra.
@@ -228,7 +234,9 @@ func parseTau2Run(s *jsonStream, sink EpisodeSink, dir *tau2Dir) error {
 				sink.Error(s.syntaxError(err))
 				return nil
 			}
-			if dir == nil {
+			if dir == nil || nullRaw(raw) == nil {
+				// tau2 checks the files against the index only when
+				// there is one ("simulation_index": null: none).
 				continue
 			}
 			dir.indexLine = line
@@ -328,6 +336,10 @@ func parseTau2Run(s *jsonStream, sink EpisodeSink, dir *tau2Dir) error {
 	return sink.EpisodeFile(p.f)
 }
 
+// tau2SoloUser is the user implementation of tau2's solo ("no-user")
+// mode.
+const tau2SoloUser = "dummy_user"
+
 // rawAt is a value of a file and the line it starts on.
 type rawAt struct {
 	raw  json.RawMessage
@@ -362,11 +374,17 @@ func (p *tau2File) header() {
 	run.GitCommit, run.Tau2Version, run.Started, run.MaxSteps, run.Seed = info.GitCommit, info.Version, p.started, info.MaxSteps, info.Seed
 	if u := info.UserInfo; u != nil {
 		run.UserImpl, run.UserModel, run.UserArgs, run.Guidelines = u.Implementation, u.LLM, nullRaw(u.LLMArgs), u.Guidelines
+		// tau2's solo mode: a dummy user that never speaks; the agent
+		// works alone and performs the user's actions.
+		run.NoUser = deref(u.Implementation) == tau2SoloUser
 	}
 	if a := info.AgentInfo; a != nil {
 		run.AgentImpl, run.AgentModel, run.AgentArgs = a.Implementation, a.LLM, nullRaw(a.LLMArgs)
 	}
 	run.UserSim = IdentityName(deref(run.UserImpl), deref(run.UserModel), run.UserArgs)
+	if run.NoUser {
+		run.UserSim = ub.NoUserSim
+	}
 	run.Agent = IdentityName(deref(run.AgentImpl), deref(run.AgentModel), run.AgentArgs)
 	if e := info.Environment; e != nil {
 		if e.DomainName != nil {
@@ -529,9 +547,12 @@ func tau2Decoded(sp *t2Sim, err error, raw []byte, run *ub.Run, idx int) (*ub.Ep
 	ep := &ub.Episode{SimulationID: *s.ID, RunID: run.RunID, SourceFile: run.SourceFile,
 		SourceIndex: idx, ContentHash: sha(raw), Domain: run.Domain, TaskID: taskID, Trial: s.Trial, Seed: s.Seed,
 		TerminationReason: s.TerminationReason, UserCost: s.UserCost, AgentCost: s.AgentCost, Duration: s.Duration,
-		StartedAt: s.StartTime}
+		StartedAt: s.StartTime, NoUser: run.NoUser}
 	if ep.StartedAt == nil {
 		ep.StartedAt = s.Timestamp
+	}
+	if ep.AgentCost == nil && s.AgentUsage != nil {
+		ep.AgentCost = s.AgentUsage.Cost // unknown (null) stays unknown
 	}
 	extra := map[string]json.RawMessage{}
 	for k, v := range map[string]json.RawMessage{"user_only_review": s.UserOnlyReview, "review": s.Review, "mode": s.Mode} {
@@ -647,7 +668,7 @@ func keptAttempts(ep *ub.Episode, retries *int) []ub.Attempt {
 	if retries != nil && *retries > 0 {
 		n = *retries
 	}
-	infra := ep.TerminationReason != nil && *ep.TerminationReason == "infrastructure_error"
+	infra := ep.NotRun()
 	if n == 0 && !infra {
 		return nil
 	}
@@ -663,7 +684,7 @@ func keptAttempts(ep *ub.Episode, retries *int) []ub.Attempt {
 	last := ub.Attempt{RunID: ep.RunID, TaskID: ep.TaskID, Trial: trial, Attempt: n + 1, Kept: true,
 		SimulationID: strp(ep.SimulationID), KeptID: ep.SimulationID, SourceFile: ep.SourceFile}
 	if infra {
-		last.Reason = strp("infrastructure_error")
+		last.Reason = strp(ub.InfraError)
 	}
 	return append(out, last)
 }
@@ -676,11 +697,16 @@ func keptAttempts(ep *ub.Episode, retries *int) []ub.Attempt {
 // (turn_idx = position). A chunk's cost and usage are kept, which tau2's
 // flattening drops. ticks holds each message's tick id.
 func tickMessages(in []t2Tick) (msgs []t2Message, ticks []int, err error) {
+	seen := map[int]int{} // tick_id -> the tick that has it
 	for i, t := range in {
 		if t.TickID == nil {
 			return nil, nil, fmt.Errorf("tick %d: missing \"tick_id\"", i)
 		}
 		id := *t.TickID
+		if prev, dup := seen[id]; dup {
+			return nil, nil, fmt.Errorf("tick %d: tick_id %d repeats that of tick %d", i, id, prev)
+		}
+		seen[id] = i
 		chunk := func(role string, c *t2Message, calls []t2ToolCall) {
 			if c == nil && len(calls) == 0 {
 				return

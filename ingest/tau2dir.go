@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -51,6 +52,8 @@ func Tau2DirMeta(path string) (string, bool) {
 		if m, err := os.Stat(meta); err != nil || !m.Mode().IsRegular() {
 			return "", false
 		}
+	} else if isReviewedFile(path) {
+		return "", false // a monolithic file beside the run's folder
 	}
 	if s, err := os.Stat(filepath.Join(dir, tau2SimsDir)); err != nil || !s.IsDir() {
 		return "", false
@@ -90,6 +93,11 @@ func (d *tau2Dir) read(p *tau2File, sink EpisodeSink) error {
 		sink.Error(pe)
 		return nil
 	}
+	reviewed, pe := ReadTau2Reviewed(filepath.Dir(p.path))
+	if pe != nil {
+		sink.Error(pe)
+		return nil
+	}
 	part := &EpisodeFile{Run: p.f.Run, Tasks: p.f.Tasks}
 	sent := false
 	flush := func() error {
@@ -107,6 +115,9 @@ func (d *tau2Dir) read(p *tau2File, sink EpisodeSink) error {
 			continue
 		}
 		attemptIDs(ep, discarded)
+		if rv, ok := reviewed[ep.SimulationID]; ok {
+			withReviews(ep, rv)
+		}
 		part.Episodes = append(part.Episodes, ep)
 		if len(part.Episodes) == tau2DirPart {
 			if err := flush(); err != nil {
@@ -181,9 +192,9 @@ func (d *tau2Dir) order(meta string) ([]string, *ParseError) {
 // simulation reads the idx-th simulation file, simulations/<id>.json.
 func (d *tau2Dir) simulation(p *tau2File, idx int, id string) (*ub.Episode, *ParseError) {
 	path := filepath.Join(d.sims, id+".json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &ParseError{Path: path, Reason: err.Error()}
+	raw, pe := ReadTau2Simulation(path)
+	if pe != nil {
+		return nil, pe
 	}
 	if pe := syntaxCheck(path, raw); pe != nil {
 		return nil, pe
@@ -205,6 +216,72 @@ func (d *tau2Dir) simulation(p *tau2File, idx int, id string) (*ub.Episode, *Par
 	return ep, nil
 }
 
+// MaxTau2SimulationBytes bounds the size of one simulation file of a
+// dir-format run, which is read whole (a variable so that tests can lower
+// it). 256 MiB is far above a voice simulation with its ticks.
+var MaxTau2SimulationBytes int64 = 256 << 20
+
+// ReadTau2Simulation reads a simulation file of a dir-format run whole.
+// Only a regular file
+// (or a symbolic link to one) is read, and one of at most
+// MaxTau2SimulationBytes: a device, a FIFO or a socket named
+// simulations/<id>.json would be read without end or block for ever.
+func ReadTau2Simulation(path string) ([]byte, *ParseError) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	if what := notRegular(fi.Mode()); what != "" {
+		if target, err := os.Readlink(path); err == nil {
+			what = "a symbolic link to " + target + ", " + what
+		}
+		return nil, &ParseError{Path: path, Reason: "not a regular file but " + what + " (only a regular file is read as a simulation)"}
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	defer fh.Close()
+	if fi, err = fh.Stat(); err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	if what := notRegular(fi.Mode()); what != "" { // replaced since the first look
+		return nil, &ParseError{Path: path, Reason: "not a regular file but " + what}
+	}
+	tooBig := &ParseError{Path: path, Reason: fmt.Sprintf("simulation file larger than the limit of %d MiB", MaxTau2SimulationBytes>>20)}
+	if fi.Size() > MaxTau2SimulationBytes {
+		return nil, tooBig
+	}
+	raw, err := io.ReadAll(io.LimitReader(fh, MaxTau2SimulationBytes+1))
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	if int64(len(raw)) > MaxTau2SimulationBytes {
+		return nil, tooBig
+	}
+	return raw, nil
+}
+
+// notRegular names what a file of mode m is when it is not a regular file
+// ("a FIFO", "a device", ...), and is "" for a regular file.
+func notRegular(m os.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return ""
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file (mode " + m.String() + ")"
+}
+
 // tau2DiscardedFile is where tau2 keeps the attempts its hallucination
 // checker discarded (runner/batch.py), beside results.json: a monolithic
 // result file of simulations that are no episodes of the run.
@@ -220,6 +297,9 @@ func isDiscardedFile(path string) bool {
 // readDiscarded reads the ids of the discarded attempts, in the file's
 // order, by task id and trial (attemptKey); nil when there is no file.
 func readDiscarded(path string) (map[string][]string, *ParseError) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, &ParseError{Path: path, Reason: "not a regular file but " + notRegular(fi.Mode()) + " (only a regular file is read)"}
+	}
 	fh, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -331,7 +411,7 @@ func Tau2DirFiles(meta string) ([]string, error) {
 		if err != nil {
 			return nil, s.syntaxError(err)
 		}
-		if t == "simulation_index" {
+		if t == "simulation_index" && nullRaw(raw) != nil {
 			d.indexLine = line
 			if err := json.Unmarshal(raw, &d.index); err != nil {
 				return nil, &ParseError{Path: meta, Line: line, Reason: "simulation_index: " + err.Error()}
@@ -347,4 +427,136 @@ func Tau2DirFiles(meta string) ([]string, error) {
 		out[i] = filepath.Join(d.sims, id+".json")
 	}
 	return out, nil
+}
+
+// Tau2RunOfSimulations returns the folder of the dir-format run whose
+// simulations folder path is, and whether it is one: path is named
+// simulations and the folder above it holds the run's results.json. Such a
+// folder is no input of its own (its files are no result files; ingest
+// would pass them all by): the run is.
+func Tau2RunOfSimulations(path string) (string, bool) {
+	clean := filepath.Clean(path)
+	if filepath.Base(clean) != tau2SimsDir {
+		return "", false
+	}
+	if fi, err := os.Stat(clean); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	run := filepath.Dir(clean)
+	if _, ok := Tau2DirMeta(run); !ok {
+		return "", false
+	}
+	return run, true
+}
+
+// Tau2ReviewedFile is what `tau2 review` writes beside a dir-format run's
+// results.json (scripts/review_conversation.py): the whole run as one
+// monolithic result file, each simulation with the review made of it. It
+// is no results.json of the run: named alone it is read as the monolithic
+// file it is; the run's folder takes the reviews from it
+// (ReadTau2Reviewed).
+const Tau2ReviewedFile = ub.Tau2ReviewedFile
+
+// isReviewedFile reports whether path is a run's Tau2ReviewedFile.
+func isReviewedFile(path string) bool { return filepath.Base(path) == Tau2ReviewedFile }
+
+// Tau2Reviews are the reviews a simulation of a Tau2ReviewedFile carries
+// (nil: none).
+type Tau2Reviews struct {
+	Review, UserOnlyReview json.RawMessage
+}
+
+// ReadTau2Reviewed reads the reviews of the Tau2ReviewedFile in the folder
+// dir, by simulation id, keeping of each simulation only its id and
+// reviews; nil when there is no such file. A file that is not a tau2
+// result file, or a simulation without an id, is an error naming the
+// file and line.
+func ReadTau2Reviewed(dir string) (map[string]Tau2Reviews, *ParseError) {
+	path := filepath.Join(dir, Tau2ReviewedFile)
+	fi, err := os.Stat(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &ParseError{Path: path, Reason: "not a regular file but " + notRegular(fi.Mode()) + " (only a regular file is read)"}
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, &ParseError{Path: path, Reason: err.Error()}
+	}
+	defer fh.Close()
+	out := map[string]Tau2Reviews{}
+	s := newJSONStream(path, bufio.NewReaderSize(fh, 1<<16))
+	bad := func(err error) (map[string]Tau2Reviews, *ParseError) { return nil, s.syntaxError(err) }
+	if t, err := s.token(); err != nil {
+		return bad(err)
+	} else if t != json.Delim('{') {
+		return nil, &ParseError{Path: path, Line: 1, Reason: "reviewed results: not a tau2 result file"}
+	}
+	for s.more() {
+		t, err := s.token()
+		if err != nil {
+			return bad(err)
+		}
+		if t != "simulations" {
+			if _, _, err := s.value(); err != nil {
+				return bad(err)
+			}
+			continue
+		}
+		if t, err := s.token(); err != nil {
+			return bad(err)
+		} else if t != json.Delim('[') {
+			return nil, &ParseError{Path: path, Line: s.line(), Reason: `reviewed results: "simulations" is not an array`}
+		}
+		for i := 0; s.more(); i++ {
+			var sim struct {
+				ID             string          `json:"id"`
+				Review         json.RawMessage `json:"review"`
+				UserOnlyReview json.RawMessage `json:"user_only_review"`
+			}
+			raw, line, err := s.decode(&sim)
+			if raw == nil {
+				return bad(err)
+			}
+			if err != nil || sim.ID == "" {
+				return nil, &ParseError{Path: path, Line: line, Reason: fmt.Sprintf("reviewed simulation %d: want an id", i)}
+			}
+			r := Tau2Reviews{Review: nullRaw(sim.Review), UserOnlyReview: nullRaw(sim.UserOnlyReview)}
+			if r.Review != nil || r.UserOnlyReview != nil {
+				out[sim.ID] = Tau2Reviews{Review: bytes.Clone(r.Review), UserOnlyReview: bytes.Clone(r.UserOnlyReview)}
+			}
+		}
+		if _, err := s.token(); err != nil {
+			return bad(err)
+		}
+	}
+	return out, nil
+}
+
+// withReviews adds to ep the reviews its simulation file lacks and rv
+// (from the run's Tau2ReviewedFile) holds: kept in extra as a monolithic
+// file's are, and in the content hash, so that a run reviewed since it
+// was ingested is stored again with its reviews.
+func withReviews(ep *ub.Episode, rv Tau2Reviews) {
+	extra := map[string]json.RawMessage{}
+	if len(ep.Extra) > 0 {
+		_ = json.Unmarshal(ep.Extra, &extra)
+	}
+	added := false
+	for k, v := range map[string]json.RawMessage{"review": rv.Review, "user_only_review": rv.UserOnlyReview} {
+		if _, has := extra[k]; !has && v != nil {
+			extra[k] = v
+			added = true
+		}
+	}
+	if !added {
+		return
+	}
+	b, _ := json.Marshal(extra)
+	ep.Extra = b
+	ep.ContentHash = sha([]byte(ep.ContentHash), b)
 }

@@ -245,6 +245,9 @@ func (w *writer) taskKey(domain, taskID string, raw json.RawMessage) string {
 	return k
 }
 
+// tau1Names is what the user stated of tau-bench v1 files (ParseTau1).
+func (w *writer) tau1Names() Tau1Names { return w.opts.Tau1 }
+
 // Skip counts a session not kept (Sink).
 func (w *writer) Skip(reason string) { w.st.Skipped[reason]++ }
 

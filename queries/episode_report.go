@@ -15,24 +15,42 @@ type EpisodeRow struct {
 	TaskMismatch                                         bool // flagged by P0
 	GitCommit, Tau2Version                               *string
 	Trial                                                *int64 // the file's trial number
+	NoUser                                               bool   // its run has no simulated user (solo mode)
+	NoRun                                                bool   // a placeholder of a simulation that never ran
 }
 
 // EpisodeReport is what the report's user-fidelity section and figures
 // are drawn from.
 type EpisodeReport struct {
-	Episodes []EpisodeRow // by simulation_id
-	Rates    []ProbeRate  // per user simulator and probe
+	// Episodes are those every statistic counts, by simulation_id: not
+	// the placeholders, nor the episodes of solo-mode runs.
+	Episodes []EpisodeRow
+	Rates    []ProbeRate // per user simulator and probe
+	// Placeholders counts the simulations that never ran (tau2's
+	// termination_reason infrastructure_error, no messages), kept out of
+	// every count as tau2 keeps them out of its metrics.
+	Placeholders int
+	// Solo are the episodes of runs without a simulated user (tau2's solo
+	// mode), by simulation_id: no user-simulator statistic counts them.
+	Solo []EpisodeRow
 }
 
 // LoadEpisodeReport reads the episodes and the probe rates; nil when the
-// workspace has no episodes.
+// workspace has no episode that a statistic counts.
 func LoadEpisodeReport(ctx context.Context, db Querier) (*EpisodeReport, error) {
 	rep := &EpisodeReport{}
 	err := epScan(ctx, db, "ep_report_episodes", func(r *sql.Rows) error {
 		var e EpisodeRow
 		err := r.Scan(&e.SimulationID, &e.Format, &e.Domain, &e.UserSim, &e.Agent, &e.TaskID, &e.Reward, &e.SourceFile,
-			&e.UserCost, &e.CostEstimated, &e.TaskMismatch, &e.GitCommit, &e.Tau2Version, &e.Trial)
-		rep.Episodes = append(rep.Episodes, e)
+			&e.UserCost, &e.CostEstimated, &e.TaskMismatch, &e.GitCommit, &e.Tau2Version, &e.Trial, &e.NoUser, &e.NoRun)
+		switch {
+		case e.NoRun:
+			rep.Placeholders++
+		case e.NoUser:
+			rep.Solo = append(rep.Solo, e)
+		default:
+			rep.Episodes = append(rep.Episodes, e)
+		}
 		return err
 	})
 	if err != nil {

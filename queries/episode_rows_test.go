@@ -28,12 +28,12 @@ func TestRowWriterWritesEveryColumn(t *testing.T) {
 				GitCommit: p("abc"), Tau2Version: p("2.x"), Started: p("2026-01-02"), UserImpl: p("user_simulator"),
 				UserModel: p("gpt-4.1"), UserArgs: json.RawMessage(`{"t":0}`), UserSim: "us", AgentImpl: p("llm_agent"),
 				AgentModel: p("gpt-5"), AgentArgs: json.RawMessage(`{"e":"high"}`), Agent: "ag", Guidelines: p("g"),
-				PolicySHA: p("sha"), MaxSteps: p(100), Seed: p(int64(1) << 40)})
+				PolicySHA: p("sha"), MaxSteps: p(100), Seed: p(int64(1) << 40), NoUser: true})
 		}, map[string]string{"run_id": "r1", "source_file": "f.json", "format": "tau2", "domain": "airline",
 			"git_commit": "abc", "tau2_version": "2.x", "started": "2026-01-02", "user_impl": "user_simulator",
 			"user_model": "gpt-4.1", "user_args": `{"t":0}`, "user_sim": "us", "agent_impl": "llm_agent",
 			"agent_model": "gpt-5", "agent_args": `{"e":"high"}`, "agent": "ag", "guidelines": "g", "policy_sha": "sha",
-			"max_steps": "100", "seed": "1099511627776"}},
+			"max_steps": "100", "seed": "1099511627776", "no_user": "true"}},
 		{"ep_tasks/all set", "ep_tasks", func(w *RowWriter) error {
 			return w.EpTask(&ub.Task{Key: "k1", Domain: "retail", TaskID: "7", Format: "tau1", ReasonForCall: p("rc"),
 				KnownInfo: p("ki"), UnknownInfo: p("ui"), TaskInstructions: p("ti"), Persona: p("pe"),

@@ -21,6 +21,8 @@ type ProbeTaskRow struct {
 type ProbeEpisodeRef struct {
 	SimulationID string
 	TaskKey      *string
+	NoUser       bool // its run has no simulated user (ep_runs.no_user)
+	NoRun        bool // a placeholder of a simulation that never ran (termination_reason infrastructure_error)
 }
 
 // ProbeMessageRow is one message of an episode with its tool calls.
@@ -140,7 +142,10 @@ func (p *probePending) messages() []ProbeMessageRow {
 
 // probeSize is a stored episode's row counts in ep_messages and
 // ep_tool_calls, and its task key (an index into the keys; -1: none).
-type probeSize struct{ needM, needC, task int32 }
+type probeSize struct {
+	needM, needC, task int32
+	noUser, noRun      bool
+}
 
 // streamProbeEpisodes calls fn with each stored episode and its messages,
 // streaming over ep_messages and ep_tool_calls in ranges of rangeRows row
@@ -160,7 +165,7 @@ func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn fu
 	pending := map[string]*probePending{}
 	var ready []*probePending
 	begin := func(sim string, sz probeSize) *probePending {
-		p := &probePending{ref: ProbeEpisodeRef{SimulationID: sim}, needM: int(sz.needM), needC: int(sz.needC)}
+		p := &probePending{ref: ProbeEpisodeRef{SimulationID: sim, NoUser: sz.noUser, NoRun: sz.noRun}, needM: int(sz.needM), needC: int(sz.needC)}
 		if sz.task >= 0 {
 			p.ref.TaskKey = keys[sz.task]
 		}
@@ -170,7 +175,7 @@ func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn fu
 		var sim string
 		var key *string
 		sz := probeSize{task: -1}
-		if err := r.Scan(&sim, &key, &sz.needM, &sz.needC); err != nil {
+		if err := r.Scan(&sim, &key, &sz.needM, &sz.needC, &sz.noUser, &sz.noRun); err != nil {
 			return err
 		}
 		if key != nil {

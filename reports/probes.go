@@ -178,6 +178,15 @@ func (r *Report) probeRates() (*figure, error) {
 	return f, nil
 }
 
+// soloNames is names as code spans, joined by commas.
+func soloNames(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = mdCode(n)
+	}
+	return strings.Join(out, ", ")
+}
+
 // spreads is the reward spread of the workspace's episodes (SPEC 6.4).
 func (r *Report) spreads() []analysis.DomainSpread {
 	var rows []analysis.EpisodeReward
@@ -371,6 +380,21 @@ func (r *Report) userFidelity(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "%d episodes from %d result %s. %d episodes state another customer's identity (probe P0) and are kept out of fidelity scoring.\n\n",
 		len(ep.Episodes), len(paths), plural(len(paths), "file", "files"), flagged)
+	if ep.Placeholders > 0 {
+		fmt.Fprintf(b, "%d %s never ran: tau2 recorded %s with termination reason `infrastructure_error` and no messages. "+
+			"As tau2 does, the report leaves them out of every count, mean and probe rate.\n\n",
+			ep.Placeholders, plural(ep.Placeholders, "simulation", "simulations"), plural(ep.Placeholders, "a placeholder", "placeholders"))
+	}
+	if len(ep.Solo) > 0 {
+		soloFiles, soloAgents := map[string]bool{}, map[string]bool{}
+		for _, e := range ep.Solo {
+			soloFiles[e.SourceFile], soloAgents[e.Agent] = true, true
+		}
+		fmt.Fprintf(b, "%d %s from %d result %s (agent %s) ran in tau2's solo mode (user `dummy_user`): no simulated user took part, "+
+			"the agent performed the user's actions itself. They are left out of every user-simulator statistic below (episodes, probe rates, reward range, fidelity).\n\n",
+			len(ep.Solo), plural(len(ep.Solo), "episode", "episodes"), len(soloFiles), plural(len(soloFiles), "file", "files"),
+			soloNames(sortedStrings(soloAgents)))
+	}
 	t := table{header: []string{"file", "benchmark", "domain", "user simulator", "agent", "episodes", "mean R", "P0 flagged", "user cost / episode"}}
 	keys := make([]fileKey, 0, len(files))
 	for k := range files {

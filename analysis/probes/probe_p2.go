@@ -39,9 +39,41 @@ func argsMatch(gold GoldAction, got json.RawMessage) bool {
 	return true
 }
 
+// tau2ActionMatch reports whether a call matches a gold action as tau2's
+// action check has it (Action.compare_with_tool_call, data_model/tasks.py):
+// the same name, and equal values of the compared argument names, which
+// are compare_args, or the call's own argument names when it is null; no
+// names to compare is a match.
+func tau2ActionMatch(gold GoldAction, name string, got json.RawMessage) bool {
+	if gold.Name != name {
+		return false
+	}
+	var g, c map[string]any
+	_ = json.Unmarshal(gold.Arguments, &g)
+	_ = json.Unmarshal(got, &c)
+	keys := gold.CompareArgs
+	if keys == nil {
+		keys = make([]string, 0, len(c))
+		for k := range c {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		gv, gok := g[k]
+		cv, cok := c[k]
+		if gok != cok || !reflect.DeepEqual(gv, cv) {
+			return false
+		}
+	}
+	return true
+}
+
 // ProbeMissedWrite (P2): a gold action with requestor user has no user tool
 // call of the same name with equal compared arguments. One finding per
-// missed action, about the episode as a whole.
+// missed action, about the episode as a whole. In an episode without a
+// simulated user (solo mode) the agent performs the user's actions, and
+// an action is done when tau2's action check finds it among the calls of
+// either side (tau2ActionMatch), as tau2 scores it.
 func ProbeMissedWrite(e *Episode) []Finding {
 	if e.Task == nil {
 		return nil
@@ -50,6 +82,14 @@ func ProbeMissedWrite(e *Episode) []Finding {
 	for _, a := range e.Task.UserActions {
 		found := false
 		for _, m := range e.Messages {
+			if e.NoUser {
+				for _, c := range m.Calls {
+					if (m.Role == "user" || m.Role == "assistant") && tau2ActionMatch(a, c.Name, c.Arguments) {
+						found = true
+					}
+				}
+				continue
+			}
 			if m.Role != "user" {
 				continue
 			}

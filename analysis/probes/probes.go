@@ -92,6 +92,12 @@ type Episode struct {
 	SimulationID string
 	Task         *Task // nil: the task is unknown
 	Messages     []Message
+	// NoUser marks an episode without a simulated user (tau2's solo
+	// mode): the agent performs the user's actions (P2 counts its calls).
+	NoUser bool
+	// NoRun marks a placeholder of a simulation that never ran (tau2's
+	// termination_reason infrastructure_error): no probe applies to it.
+	NoRun bool
 }
 
 // Task is the user's blueprint of a task and its user-side gold facts.
@@ -187,7 +193,7 @@ func Run(e *Episode, only map[string]bool) Result {
 		if len(only) > 0 && !only[p.Name] {
 			continue
 		}
-		applies := p.Applies(e)
+		applies := !e.NoRun && p.Applies(e)
 		r.Applies[p.Name] = applies
 		if applies {
 			r.Findings = append(r.Findings, p.Find(e)...)

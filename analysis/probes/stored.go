@@ -13,6 +13,10 @@ import (
 type Stats struct {
 	Episodes int // episodes probed
 	Findings int // findings stored
+	// NotRun counts the placeholders of simulations that never ran
+	// (termination_reason infrastructure_error) among Episodes: no probe
+	// applies to them.
+	NotRun int
 }
 
 // RunStored runs the judge-free probes (Run, SPEC 6.3) on every stored
@@ -44,12 +48,15 @@ func RunStored(ctx context.Context, ws *queries.Workspace) (Stats, error) {
 			return rw.FlushLarge(probeFlushRows)
 		}
 		err = queries.StreamProbeEpisodes(ctx, c, func(ref queries.ProbeEpisodeRef, msgs []queries.ProbeMessageRow) error {
-			e := &Episode{SimulationID: ref.SimulationID, Messages: probeMessages(msgs)}
+			e := &Episode{SimulationID: ref.SimulationID, Messages: probeMessages(msgs), NoUser: ref.NoUser, NoRun: ref.NoRun}
 			if ref.TaskKey != nil {
 				e.Task = tasks.task(*ref.TaskKey)
 			}
 			res.run(e)
 			st.Episodes++
+			if ref.NoRun {
+				st.NotRun++
+			}
 			if len(res.findings)+len(res.apps) >= probeFlushRows {
 				return flush()
 			}
@@ -195,7 +202,8 @@ func (f Finding) row() ub.ProbeFinding {
 // share it (and what the probes derive from it), whichever file embeds it,
 // as RunProbes makes one per stored task.
 func probeEpisodeOf(e *ub.Episode, tasks map[string]*Task) *Episode {
-	pe := &Episode{SimulationID: e.SimulationID, Messages: make([]Message, len(e.Messages))}
+	pe := &Episode{SimulationID: e.SimulationID, Messages: make([]Message, len(e.Messages)),
+		NoUser: e.NoUser, NoRun: e.NotRun()}
 	if t := e.TaskRef; t != nil && e.TaskKey != nil {
 		if pe.Task = tasks[*e.TaskKey]; pe.Task == nil {
 			pe.Task = probeTaskOf(t)

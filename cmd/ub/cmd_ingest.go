@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -22,6 +23,7 @@ type ingestOptions struct {
 	keepGoing bool
 	json      bool
 	tasks     bool
+	tau1      ingest.Tau1Names // --domain, --agent, --user-simulator
 	prices    string
 }
 
@@ -39,6 +41,9 @@ func newIngestCommand(sio *streams) *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
 			&cli.BoolFlag{Name: "tasks", Usage: "read the files as tau2 task files (tasks/<domain>/tasks.json)"},
 			&cli.StringFlag{Name: "prices", Usage: "FILE.toml: dated price table ($ per million tokens in/out per model) for estimated episode costs"},
+			&cli.StringFlag{Name: "domain", Usage: "tau-bench v1 files: their `DOMAIN` (default: from the file name, else from the tools the tasks use)"},
+			&cli.StringFlag{Name: "agent", Usage: "tau-bench v1 files: the agent's `MODEL` (default: from the file name)"},
+			&cli.StringFlag{Name: "user-simulator", Usage: "tau-bench v1 files: the user simulator's `MODEL` (default: from the file name)"},
 		},
 		Action: func(c *cli.Context) error {
 			paths, err := args(c)
@@ -47,7 +52,8 @@ func newIngestCommand(sio *streams) *cli.Command {
 			}
 			opts := ingestOptions{paths: paths, format: c.String("format"),
 				developer: c.String("developer"), repo: c.String("repo"), manifest: c.String("manifest"),
-				keepGoing: c.Bool("keep-going"), json: c.Bool("json"), tasks: c.Bool("tasks"), prices: c.String("prices")}
+				keepGoing: c.Bool("keep-going"), json: c.Bool("json"), tasks: c.Bool("tasks"), prices: c.String("prices"),
+				tau1: ingest.Tau1Names{Domain: c.String("domain"), Agent: c.String("agent"), User: c.String("user-simulator")}}
 			return runIngest(c, sio, opts)
 		},
 	}
@@ -65,6 +71,14 @@ func runIngest(c *cli.Context, sio *streams, opts ingestOptions) error {
 	}
 	if err := requireInputFiles("ingest", opts.prices); err != nil {
 		return err
+	}
+	for _, p := range opts.paths {
+		if run, ok := ingest.Tau2RunOfSimulations(p); ok {
+			return usagef("ingest: %s is the simulations folder of a dir-format tau2 run, whose files are read with its results.json: ingest the run, %s", p, run)
+		}
+		if run, ok := ingest.Tau2RunOfSimulations(filepath.Dir(p)); ok && strings.HasSuffix(p, ".json") {
+			return usagef("ingest: %s is a simulation file of a dir-format tau2 run, read with its results.json: ingest the run, %s", p, run)
+		}
 	}
 	ws, err := createWorkspace(c)
 	if err != nil {
@@ -84,7 +98,7 @@ func runIngest(c *cli.Context, sio *streams, opts ingestOptions) error {
 	prog, done := progress(sio, "ingest")
 	st, err := ingest.Run(c.Context, ws, opts.paths, ingest.Options{
 		Format: opts.format, Identity: ingest.Identity{Developer: opts.developer, Repo: opts.repo},
-		Manifest: opts.manifest, FailFast: !opts.keepGoing, Stdin: sio.in, Progress: prog, Tasks: opts.tasks,
+		Manifest: opts.manifest, FailFast: !opts.keepGoing, Stdin: sio.in, Progress: prog, Tasks: opts.tasks, Tau1: opts.tau1,
 		NewProber: newProber,
 	})
 	done()

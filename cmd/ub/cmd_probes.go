@@ -96,6 +96,9 @@ func runProbes(c *cli.Context, sio *streams, opts probesOptions) error {
 		return enc.Encode(out)
 	}
 	fmt.Fprintf(sio.err, "probed %d episodes, %d findings\n", st.Episodes, st.Findings)
+	if st.NotRun > 0 {
+		fmt.Fprintf(sio.err, "of them %d %s of simulations that never ran (termination reason infrastructure_error): no probe applies to them\n", st.NotRun, map[bool]string{true: "placeholder", false: "placeholders"}[st.NotRun == 1])
+	}
 	fmt.Fprintf(sio.out, "%-5s %9s %7s  %-40s %s\n", "probe", "hits/n", "rate", "user simulator", "file")
 	for _, r := range out.Rates {
 		fmt.Fprintf(sio.out, "%-5s %4d/%-4d %6.1f%%  %-40s %s\n", r.Probe, r.Hits, r.N, 100*r.Rate, visible.Text(r.UserSim), visible.Text(filepath.Base(r.SourceFile)))

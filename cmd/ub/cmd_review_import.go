@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -40,7 +43,7 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 	if err := requireFiles("review import", path); err != nil {
 		return err
 	}
-	f, err := review.ParseFile(path, review.FileOptions{Format: c.String("format"), Reviewer: c.String("reviewer"), At: time.Now().UTC(), RunFiles: ingest.Tau2DirFiles,
+	f, err := review.ParseFile(path, review.FileOptions{Format: c.String("format"), Reviewer: c.String("reviewer"), At: time.Now().UTC(), Run: tau2DirRun,
 		Annotator: c.Int("annotator"), Model: c.String("reviewer-model")})
 	if err != nil {
 		return reviewError(err)
@@ -82,4 +85,33 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 		fmt.Fprintf(sio.out, "placed    %d errors given by tick span on the turn of their first user message\n", placed)
 	}
 	return nil
+}
+
+// tau2DirRun reads a dir-format tau2 run, whose results.json is meta, as
+// ub ingest reads it, for the review import: its simulation files checked
+// against its index, a reader of one file (regular files within ingest's
+// bound) and the reviews tau2 review wrote beside it.
+func tau2DirRun(meta string) (review.DirRun, error) {
+	files, err := ingest.Tau2DirFiles(meta)
+	if err != nil {
+		return review.DirRun{}, err
+	}
+	reviewed, pe := ingest.ReadTau2Reviewed(filepath.Dir(meta))
+	if pe != nil {
+		return review.DirRun{}, pe
+	}
+	run := review.DirRun{Files: files, Reviews: map[string]json.RawMessage{},
+		Read: func(p string) ([]byte, error) {
+			data, pe := ingest.ReadTau2Simulation(p)
+			if pe != nil {
+				return nil, errors.New(pe.Reason)
+			}
+			return data, nil
+		}}
+	for id, rv := range reviewed {
+		if rv.UserOnlyReview != nil {
+			run.Reviews[id] = rv.UserOnlyReview
+		}
+	}
+	return run, nil
 }

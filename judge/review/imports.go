@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -450,15 +450,16 @@ func parseBool(s string) (bool, error) {
 
 // ParseUserOnlyReviewsDir reads the reviews of a dir-format tau2 run (its
 // results.json, meta, with simulations/<id>.json beside it), one file at a
-// time, keeping of each only its id and review. files are the run's
-// simulation files as ingest reads them, in its order, checked against the
-// run's simulation_index (FileOptions.RunFiles); a file whose id is not
+// time, keeping of each only its id and review. run is the run as ingest
+// reads it (FileOptions.Run): its simulation files in ingest's order,
+// checked against the run's simulation_index, each read as ingest reads
+// it, and the reviews tau2 review wrote beside it; a file whose id is not
 // its name is refused.
-func ParseUserOnlyReviewsDir(meta string, files []string, reviewer string, at time.Time) ([]queries.Decision, ImportStats, error) {
+func ParseUserOnlyReviewsDir(meta string, run DirRun, reviewer string, at time.Time) ([]queries.Decision, ImportStats, error) {
 	var sims []json.RawMessage
 	var wheres []string
-	for _, p := range files {
-		data, err := os.ReadFile(p)
+	for _, p := range run.Files {
+		data, err := run.Read(p)
 		if err != nil {
 			return nil, ImportStats{}, &ImportError{Path: p, Msg: err.Error()}
 		}
@@ -474,8 +475,16 @@ func ParseUserOnlyReviewsDir(meta string, files []string, reviewer string, at ti
 		if json.Unmarshal(sim.ID, &id) == nil && id != "" && id != name {
 			return nil, ImportStats{}, &ImportError{Path: p, Msg: fmt.Sprintf("simulation id %s in a file named for %s", id, name)}
 		}
+		// tau2 review writes the reviews of a dir-format run beside it, in a
+		// monolithic file: a simulation file without a review takes its own
+		// from there.
+		where := "simulations/" + filepath.Base(p)
+		own := bytes.TrimSpace(sim.Review)
+		if rv := run.Reviews[name]; (len(own) == 0 || string(own) == "null") && rv != nil {
+			sim.Review, where = rv, ub.Tau2ReviewedFile+" (simulation "+name+")"
+		}
 		small, _ := json.Marshal(map[string]json.RawMessage{"id": orNull(sim.ID), "user_only_review": orNull(sim.Review)})
-		sims, wheres = append(sims, small), append(wheres, "simulations/"+filepath.Base(p))
+		sims, wheres = append(sims, small), append(wheres, where)
 	}
 	return reviewsOf(meta, sims, wheres, reviewer, at)
 }

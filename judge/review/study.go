@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/queries"
 )
 
@@ -306,12 +307,24 @@ type FileOptions struct {
 	// (0: each task's only one).
 	Annotator int
 	Model     string // the model of an LLM reviewer ("" unknown; tau2's default reviewer is claude-opus-4-5)
-	// RunFiles lists the simulation files of a dir-format tau2 run whose
-	// results.json is its argument, in the order ub ingest reads them,
-	// checked against the run's index (the command passes
-	// ingest.Tau2DirFiles: the format is ingest's to know). nil refuses
-	// dir-format runs.
-	RunFiles func(resultsJSON string) ([]string, error)
+	// Run reads a dir-format tau2 run whose results.json is its argument
+	// as ub ingest reads it (the command passes one made of ingest's
+	// readers: the format is ingest's to know). nil refuses dir-format
+	// runs.
+	Run func(resultsJSON string) (DirRun, error)
+}
+
+// DirRun is a dir-format tau2 run as ingest reads it.
+type DirRun struct {
+	// Files are its simulation files, in the order ub ingest reads them,
+	// checked against the run's index.
+	Files []string
+	// Read reads one simulation file as ingest does (a regular file
+	// within ingest's size bound).
+	Read func(path string) ([]byte, error)
+	// Reviews are the user-only reviews of the run's ub.Tau2ReviewedFile
+	// (what tau2 review writes beside it), by simulation id.
+	Reviews map[string]json.RawMessage
 }
 
 // PlaceTicks gives each error of a full-duplex review that has a tick
@@ -413,6 +426,8 @@ func tau2DirRun(path string) (string, bool) {
 	dir, meta := filepath.Dir(path), path
 	if fi.IsDir() {
 		dir, meta = path, filepath.Join(path, "results.json")
+	} else if filepath.Base(path) == ub.Tau2ReviewedFile {
+		return "", false // tau2 review's monolithic file, reviews and all
 	}
 	if s, err := os.Stat(filepath.Join(dir, "simulations")); err != nil || !s.IsDir() {
 		return "", false
@@ -456,14 +471,14 @@ func ParseFile(path string, opts FileOptions) (ParsedFile, error) {
 		if res.Reviewer == "" {
 			res.Reviewer = "llm:" + filepath.Base(filepath.Dir(meta))
 		}
-		if opts.RunFiles == nil {
+		if opts.Run == nil {
 			return res, kindError{fmt.Errorf("review import: %s is a dir-format tau2 run, and no reader of its files was given", path), ErrInvalid}
 		}
-		files, err := opts.RunFiles(meta)
+		run, err := opts.Run(meta)
 		if err != nil {
 			return res, kindError{fmt.Errorf("review import: %w", err), ErrBadInput}
 		}
-		if res.Decisions, res.Stats, err = ParseUserOnlyReviewsDir(meta, files, res.Reviewer, opts.At); err != nil {
+		if res.Decisions, res.Stats, err = ParseUserOnlyReviewsDir(meta, run, res.Reviewer, opts.At); err != nil {
 			return res, kindError{fmt.Errorf("review import: %w", err), ErrBadInput}
 		}
 		for i := range res.Decisions {

@@ -39,6 +39,7 @@ SELECT v.grader, v.simulation_id, e.user_sim, e.agent, e.domain, e.task_id, e.tr
        coalesce(p.probes, '')
 FROM v
 JOIN episodes e ON e.simulation_id = v.simulation_id
+JOIN ep_runs r ON r.run_id = e.run_id AND NOT coalesce(r.no_user, false) -- solo mode: no user to score
 LEFT JOIN m ON m.simulation_id = v.simulation_id
 LEFT JOIN t ON t.simulation_id = v.simulation_id
 LEFT JOIN p ON p.simulation_id = v.simulation_id
