@@ -41,7 +41,7 @@ func (w *RowWriter) EpRun(r ub.Run) error {
 	return w.append("ep_runs", r.RunID, r.SourceFile, r.Format, r.Domain, nptr(r.GitCommit), nptr(r.Tau2Version),
 		nptr(r.Started), nptr(r.UserImpl), nptr(r.UserModel), njson(r.UserArgs), r.UserSim, nptr(r.AgentImpl),
 		nptr(r.AgentModel), njson(r.AgentArgs), r.Agent, nptr(r.Guidelines), nptr(r.PolicySHA), nint32(r.MaxSteps),
-		nptr(r.Seed))
+		nptr(r.Seed), r.NoUser)
 }
 
 // EpTask appends a row of ep_tasks (not its actions and assertions:
