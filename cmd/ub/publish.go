@@ -73,14 +73,10 @@ func runPublish(c *cli.Context, io *streams, target string) error {
 		return p, os.MkdirAll(filepath.Dir(p), 0o755)
 	}
 	for _, t := range queries.PublishTables() {
-		if t.Optional {
-			var n int64
-			if err := db.QueryRowContext(ctx, "SELECT count(*) FROM ("+t.Query+")").Scan(&n); err != nil {
-				return fmt.Errorf("publish: %s: %w", t.File, err)
-			}
-			if n == 0 {
-				continue
-			}
+		if skip, err := t.Skip(ctx, db); err != nil {
+			return fmt.Errorf("publish: %s: %w", t.File, err)
+		} else if skip {
+			continue
 		}
 		p, err := own(t.File, t.About)
 		if err != nil {
