@@ -120,12 +120,24 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 	}
 	for _, s := range opts.scope.studies {
 		if !rep.Holds(s) {
-			return fmt.Errorf("report: --study %s: %s", s, reports.MissingStudy(s))
+			return prerequisitef("report: --study %s: %s", s, reports.MissingStudy(s))
 		}
 	}
 	rep.SetBootstrap(opts.fid.boot)
 	if err := loadFidelity(c.Context, ws, rep, opts.fid); err != nil {
 		return fmt.Errorf("report: %w", err)
+	}
+	for _, f := range []struct {
+		flag  string
+		names []string
+	}{{"--simulators", opts.scope.simulators}, {"--off-leaderboard", opts.scope.offLeaderboard}} {
+		if bad := rep.UnknownSimulators(f.names); len(bad) > 0 {
+			known := "none"
+			if names := rep.SimulatorNames(); len(names) > 0 {
+				known = namedList(names, 10)
+			}
+			return usagef("report: %s: no study in this workspace has a simulator named %s (its simulators: %s)", f.flag, namedList(bad, 5), known)
+		}
 	}
 	if opts.figure != "" {
 		files, err := rep.WriteFigure(opts.out, opts.figure)
