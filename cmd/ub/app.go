@@ -19,6 +19,7 @@ import (
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/reports/visible"
 	"github.com/ub-bench/ub/sim/runner"
 	"github.com/ub-bench/ub/sim/synth"
 )
@@ -158,7 +159,10 @@ func exitCode(err error, io *streams) int {
 		fmt.Fprintln(io.err, "ub: DuckDB needed more memory than --memory-limit allows; run it again with a larger limit, e.g. ub --memory-limit 4GiB ... (or UB_MEMORY_LIMIT=4GiB)")
 		return exitInternal
 	}
-	fmt.Fprintln(io.err, "ub:", err)
+	// Whatever an error quotes from the data, no control character of it
+	// (a NUL, a terminal escape, a bidirectional override) reaches the
+	// terminal: shown as [U+XXXX].
+	fmt.Fprintln(io.err, "ub:", visible.Text(err.Error()))
 	switch {
 	case errors.As(err, &ue), errors.Is(err, queries.ErrNotWorkspace), errors.Is(err, synth.ErrNotEmpty),
 		strings.HasPrefix(err.Error(), "Required flag"): // urfave/cli's missing required flag

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 type ingestOptions struct {
@@ -86,11 +87,11 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 	if st.Files == 0 && err == nil && st.FilesSkipped == 0 {
 		return usagef("ingest: no files found in %s", strings.Join(opts.paths, " "))
 	}
-	for _, e := range st.Errors {
-		fmt.Fprintln(io.err, e)
+	for _, e := range st.Errors { // no control character of the data reaches the terminal
+		fmt.Fprintln(io.err, visible.Text(e))
 	}
 	for _, w := range st.Warnings {
-		fmt.Fprintln(io.err, "warning:", w)
+		fmt.Fprintln(io.err, "warning:", visible.Text(w))
 	}
 	if st.ErrorCount > len(st.Errors) {
 		fmt.Fprintf(io.err, "... and %d more (see: ub sql \"select * from ingest_errors\")\n", st.ErrorCount-len(st.Errors))

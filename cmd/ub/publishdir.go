@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 // A bundle is built in a directory of its own beside DIR, named
@@ -127,7 +128,7 @@ func readPublishMarker(dir string) ([]string, error) {
 	}
 	for _, rel := range owned {
 		if !filepath.IsLocal(filepath.FromSlash(rel)) {
-			return nil, fmt.Errorf("publish: %s lists %s, outside the bundle", p, visibleQuote(rel))
+			return nil, fmt.Errorf("publish: %s lists %s, outside the bundle", p, visible.Quote(rel))
 		}
 	}
 	return owned, nil
@@ -236,7 +237,7 @@ func (b *publishBuild) swap(t publishTarget, warn io.Writer) error {
 	left, err := retireOldBundle(old, t.owned, t.dir)
 	if len(left) > 0 {
 		fmt.Fprintf(warn, "warning: publish: the earlier bundle held %s, which ub did not write and which the new bundle also has; kept in %s\n",
-			namedList(left, 5), old)
+			visible.List(left, 5), old)
 	}
 	return err
 }
@@ -368,27 +369,9 @@ func removePublishLeftovers(parent, base string, warn io.Writer) error {
 			}
 			if len(left) > 0 {
 				fmt.Fprintf(warn, "warning: publish: a publish into %s was killed as it swapped bundles; files ub did not write, %s, are kept in %s\n",
-					filepath.Join(parent, base), namedList(left, 5), p)
+					filepath.Join(parent, base), visible.List(left, 5), p)
 			}
 		}
 	}
 	return nil
 }
-
-// namedList names the first n items of list, quoted, and counts the rest.
-func namedList(list []string, n int) string {
-	var q []string
-	for _, s := range list[:min(n, len(list))] {
-		q = append(q, visibleQuote(s))
-	}
-	s := strings.Join(q, ", ")
-	if len(list) > n {
-		s += fmt.Sprintf(" and %d more", len(list)-n)
-	}
-	return s
-}
-
-// visibleQuote quotes s as Go does, so that a newline, a NUL or a
-// terminal escape in a name from the data shows as an escape and cannot
-// forge a line of ub's output.
-func visibleQuote(s string) string { return strconv.Quote(s) }

@@ -13,6 +13,7 @@ import (
 	"github.com/ub-bench/ub/judge/review"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 type reportOptions struct {
@@ -134,9 +135,9 @@ func runReport(c *cli.Context, io *streams, opts reportOptions) error {
 		if bad := rep.UnknownSimulators(f.names); len(bad) > 0 {
 			known := "none"
 			if names := rep.SimulatorNames(); len(names) > 0 {
-				known = namedList(names, 10)
+				known = visible.List(names, 10)
 			}
-			return usagef("report: %s: no study in this workspace has a simulator named %s (its simulators: %s)", f.flag, namedList(bad, 5), known)
+			return usagef("report: %s: no study in this workspace has a simulator named %s (its simulators: %s)", f.flag, visible.List(bad, 5), known)
 		}
 	}
 	if opts.figure != "" {
@@ -279,7 +280,7 @@ func chooseJudge(judges []queries.JudgeCount, want string) (string, error) {
 		if len(names) == 0 {
 			return "", usagef("report: --judge %s: no judge labelled anything in this workspace (run ub judge)", want)
 		}
-		return "", usagef("report: --judge %s labelled nothing here (judges: %s)", want, strings.Join(names, ", "))
+		return "", usagef("report: --judge %s labelled nothing here (judges: %s)", visible.Quote(want), visible.List(names, 10))
 	}
 	best := ""
 	most := -1

@@ -258,7 +258,7 @@ func runReviewExport(c *cli.Context, sio *streams) error {
 	}
 	if b := c.String("batch"); b != "" {
 		if _, err := review.PickBatch(c.Context, ws.Conn(), b); err != nil {
-			return reviewError(err)
+			return reviewError(fmt.Errorf("review export: %w", err))
 		}
 	}
 	switch {
