@@ -10,8 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/judge"
-	"github.com/ub-bench/ub/reports/visible"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 type judgeOptions struct {
