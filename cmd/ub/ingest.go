@@ -88,10 +88,10 @@ func runIngest(c *cli.Context, io *streams, opts ingestOptions) error {
 		return usagef("ingest: no files found in %s", strings.Join(opts.paths, " "))
 	}
 	for _, e := range st.Errors { // no control character of the data reaches the terminal
-		fmt.Fprintln(io.err, visible.Text(e))
+		fmt.Fprintln(io.err, visible.Line(e))
 	}
 	for _, w := range st.Warnings {
-		fmt.Fprintln(io.err, "warning:", visible.Text(w))
+		fmt.Fprintln(io.err, "warning:", visible.Line(w))
 	}
 	if st.ErrorCount > len(st.Errors) {
 		fmt.Fprintf(io.err, "... and %d more (see: ub sql \"select * from ingest_errors\")\n", st.ErrorCount-len(st.Errors))

@@ -229,7 +229,7 @@ func judgeFile(sio *streams, b *judge.Builtin, path string) error {
 	bad, err := judge.LabelJSONL(r, path, b, func(l judge.FileLabel) error { return enc.Encode(l) },
 		judge.LabelFileOptions{BadLine: func(err error) {
 			if named < maxNamedBadLines {
-				fmt.Fprintln(sio.err, visible.Text(err.Error()))
+				fmt.Fprintln(sio.err, visible.Line(err.Error()))
 			}
 			named++
 		}})

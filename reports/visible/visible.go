@@ -46,6 +46,17 @@ func Text(s string) string {
 	return b.String()
 }
 
+// Line returns s as one line: Text, with newlines and carriage returns
+// written \n and \r, for a message that is one line by design (an ingest
+// error, a bad line of a file) but quotes data, which may hold them.
+func Line(s string) string {
+	s = Text(s)
+	if !strings.ContainsAny(s, "\n\r") {
+		return s
+	}
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
+}
+
 // Quote returns s double-quoted with Go's escapes (strconv.Quote): a
 // newline, a NUL, a terminal escape or a bidirectional control in an id
 // from the data shows as \n, \x00, \x1b, \u202e, so that it can neither

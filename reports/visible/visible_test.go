@@ -58,3 +58,12 @@ func TestQuoteAndList(t *testing.T) {
 		}
 	}
 }
+
+func TestLine(t *testing.T) {
+	if got, want := Line("id a\nub: forged\r\x00\tend"), `id a\nub: forged\r[U+0000]`+"\tend"; got != want {
+		t.Errorf("Line = %q, want %q", got, want)
+	}
+	if got := Line("plain"); got != "plain" {
+		t.Errorf("Line(plain) = %q", got)
+	}
+}
