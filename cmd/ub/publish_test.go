@@ -68,7 +68,8 @@ func TestPublishKeepsTheEarlierBundle(t *testing.T) {
 	demoDir(t, demo)
 	db := filepath.Join(demo, "ub.duckdb")
 	b := filepath.Join(dir, "b")
-	if code, _, stderr := runUB(t, "--db", db, "publish", b); code != exitOK {
+	// DIR written with a trailing slash is the same DIR.
+	if code, _, stderr := runUB(t, "--db", db, "publish", b+"/"); code != exitOK {
 		t.Fatalf("publish: exit %d: %s", code, stderr)
 	}
 	before := checkBundle(t, b)
@@ -188,5 +189,70 @@ func TestPublishAfterKill9(t *testing.T) {
 		if strings.Contains(e.Name(), ".ub-publish-") {
 			t.Errorf("left %s beside the bundle", e.Name())
 		}
+	}
+}
+
+// TestPublishKilledMidSwap: a publish killed between setting the earlier
+// bundle aside and renaming the new one in leaves DIR missing; the next
+// publish puts the earlier bundle back before anything else, and a set-
+// aside bundle already emptied of ub's files gives the user's files back
+// to the bundle in force.
+func TestPublishKilledMidSwap(t *testing.T) {
+	t.Parallel()
+	parent := t.TempDir()
+	b := filepath.Join(parent, "b")
+	write := func(p, s string) {
+		t.Helper()
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	aside := filepath.Join(parent, ".b"+publishOldTag+"123")
+	write(filepath.Join(aside, publishMarker), `["x.txt", "report/r.md"]`+"\n")
+	write(filepath.Join(aside, "x.txt"), "ub's")
+	write(filepath.Join(aside, "report", "r.md"), "ub's")
+	write(filepath.Join(aside, "mine.txt"), "the user's")
+
+	tg, err := checkPublishDir(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tg.owned) != 2 {
+		t.Errorf("the earlier bundle put back owns %v, want its two files", tg.owned)
+	}
+	for _, rel := range []string{"x.txt", "report/r.md", "mine.txt"} {
+		if _, err := os.Stat(filepath.Join(b, rel)); err != nil {
+			t.Errorf("not put back: %v", err)
+		}
+	}
+	if _, err := os.Stat(aside); !os.IsNotExist(err) {
+		t.Errorf("%s still there (%v)", aside, err)
+	}
+
+	// Killed after the swap, while emptying the earlier bundle: its own
+	// files gone, the user's still in it.
+	aside2 := filepath.Join(parent, ".b"+publishOldTag+"456")
+	write(filepath.Join(aside2, "notes", "mine2.txt"), "the user's too")
+	write(filepath.Join(aside2, ".x.txt.99.tmp"), "partial")
+	write(filepath.Join(aside2, publishMarker), `["x.txt"]`+"\n")
+	build := filepath.Join(parent, ".b"+publishBuildTag+"789")
+	write(filepath.Join(build, "tmp_.generations.jsonl.5.tmp"), "partial")
+	var warn strings.Builder
+	pb, err := startPublishBuild(tg, &warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pb.abandon()
+	if got, _ := os.ReadFile(filepath.Join(b, "notes", "mine2.txt")); string(got) != "the user's too" {
+		t.Errorf("the user's file in a set-aside bundle: %q in the bundle in force", got)
+	}
+	for _, p := range []string{aside2, build} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s still there (%v)", p, err)
+		}
+	}
+	if warn.Len() > 0 {
+		t.Errorf("warned: %s", warn.String())
 	}
 }

@@ -40,6 +40,7 @@ type publishTarget struct {
 // for putting back the earlier bundle a publish killed as it swapped
 // bundles had set aside.
 func checkPublishDir(dir string) (publishTarget, error) {
+	dir = filepath.Clean(dir) // "b/" is b, beside which the bundle is built
 	t := publishTarget{dir: dir}
 	st, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
