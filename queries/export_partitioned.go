@@ -29,6 +29,9 @@ func (e partitionColumnError) Is(target error) bool { return target == ErrPartit
 // binder error that speaks of its own COPY statement.
 func checkPartitionColumn(ctx context.Context, db Querier, query, column string) error {
 	rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT * FROM (%s) LIMIT 0", query))
+	if err := refusedByDuckDB(err); errors.Is(err, ErrRefusedSQL) {
+		return err
+	}
 	if err != nil {
 		if msg, _, ok := strings.Cut(err.Error(), "\n\nLINE "); ok {
 			return errors.New(msg)
