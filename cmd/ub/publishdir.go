@@ -43,6 +43,9 @@ func checkPublishDir(dir string) (publishTarget, error) {
 	dir = filepath.Clean(dir) // "b/" is b, beside which the bundle is built
 	t := publishTarget{dir: dir}
 	st, err := os.Stat(dir)
+	if _, lerr := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) && lerr == nil {
+		return t, usagef("publish: %s is a symbolic link to nothing; name a new or empty directory, or an earlier bundle", dir)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := restoreSetAside(dir); err != nil {
 			return t, err
