@@ -147,6 +147,15 @@ func printJSON(io *streams, v any) error {
 	return enc.Encode(v)
 }
 
+// errorText is an error's message as ub prints it after "ub: ". Whatever
+// it quotes from the data, no control character reaches the terminal (a
+// NUL, a terminal escape, a bidirectional override: shown as [U+XXXX]),
+// and a line after the first (errors.Join's, or a newline in an id) is
+// indented, so that no line of it can pass for one of ub's own.
+func errorText(msg string) string {
+	return strings.ReplaceAll(visible.Text(msg), "\n", "\n  ")
+}
+
 // exitCode prints err (if any) to stderr and maps it to an exit code, in one
 // place.
 func exitCode(err error, io *streams) int {
@@ -155,14 +164,11 @@ func exitCode(err error, io *streams) int {
 	}
 	var ue usageError
 	if msg, ok := outOfMemory(err); ok {
-		fmt.Fprintln(io.err, "ub:", msg)
+		fmt.Fprintln(io.err, "ub:", errorText(msg))
 		fmt.Fprintln(io.err, "ub: DuckDB needed more memory than --memory-limit allows; run it again with a larger limit, e.g. ub --memory-limit 4GiB ... (or UB_MEMORY_LIMIT=4GiB)")
 		return exitInternal
 	}
-	// Whatever an error quotes from the data, no control character of it
-	// (a NUL, a terminal escape, a bidirectional override) reaches the
-	// terminal: shown as [U+XXXX].
-	fmt.Fprintln(io.err, "ub:", visible.Text(err.Error()))
+	fmt.Fprintln(io.err, "ub:", errorText(err.Error()))
 	switch {
 	case errors.As(err, &ue), errors.Is(err, queries.ErrNotWorkspace), errors.Is(err, synth.ErrNotEmpty),
 		strings.HasPrefix(err.Error(), "Required flag"): // urfave/cli's missing required flag
