@@ -443,7 +443,20 @@ func PlanWidth(p, w, level, deff float64) (int, error) {
 			lo = m + 1
 		}
 	}
-	return int(math.Ceil(float64(hi) * deff)), nil
+	return planEpisodes(float64(hi)*deff, "width", w)
+}
+
+// maxPlan bounds a planned number of episodes, as PlanWidth's search does:
+// beyond it no review is possible, and int would overflow.
+const maxPlan = 1 << 30
+
+// planEpisodes is n episodes rounded up, or an error when n passes
+// maxPlan (or is not a number).
+func planEpisodes(n float64, what string, v float64) (int, error) {
+	if !(n <= maxPlan) {
+		return 0, fmt.Errorf("plan: %s %.3g needs more than %d episodes", what, v, maxPlan)
+	}
+	return int(math.Ceil(n)), nil
 }
 
 // wilsonRaw is the Wilson interval without clipping at the bounds.
@@ -476,7 +489,7 @@ func PlanDetect(p1, p2, level, power, deff float64) (int, error) {
 	pb := (p1 + p2) / 2
 	num := za*math.Sqrt(2*pb*(1-pb)) + zb*math.Sqrt(p1*(1-p1)+p2*(1-p2))
 	n := num * num / ((p2 - p1) * (p2 - p1))
-	return int(math.Ceil(n*deff - 1e-9)), nil
+	return planEpisodes(n*deff-1e-9, "a difference of", math.Abs(p2-p1))
 }
 
 // KishDesignEffect is Kish's design effect of unequal weights, n sum w^2 /

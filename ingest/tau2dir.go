@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ub-bench/ub"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 // tau2-bench's "dir" results format (Results._detect_format and
@@ -161,7 +162,7 @@ func (d *tau2Dir) order(meta string) ([]string, *ParseError) {
 				return nil, &ParseError{Path: meta, Line: d.indexLine, Reason: fmt.Sprintf("simulation_index %d: missing \"id\"", i)}
 			}
 			if indexed[e.ID] {
-				return nil, &ParseError{Path: meta, Line: d.indexLine, Reason: fmt.Sprintf("simulation_index %d: id %s repeated", i, e.ID)}
+				return nil, &ParseError{Path: meta, Line: d.indexLine, Reason: fmt.Sprintf("simulation_index %d: id %s repeated", i, visible.Quote(e.ID))}
 			}
 			indexed[e.ID] = true
 			order = append(order, e.ID)
@@ -178,10 +179,10 @@ func (d *tau2Dir) order(meta string) ([]string, *ParseError) {
 			var why []string
 			if len(missing) > 0 {
 				sort.Strings(missing)
-				why = append(why, "simulation files of the index missing: "+strings.Join(missing, ", "))
+				why = append(why, "simulation files of the index missing: "+visible.List(missing, 5))
 			}
 			if len(extra) > 0 {
-				why = append(why, "simulation files not in the index: "+strings.Join(extra, ", "))
+				why = append(why, "simulation files not in the index: "+visible.List(extra, 5))
 			}
 			return nil, &ParseError{Path: meta, Line: d.indexLine, Reason: "dir-format run refused (nothing of it read): " + strings.Join(why, "; ")}
 		}

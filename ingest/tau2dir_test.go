@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -304,7 +305,7 @@ func TestTau2DirIndexCheck(t *testing.T) {
 		t.Fatalf("errors %v, want one", st.Errors)
 	}
 	e := st.Errors[0]
-	for _, want := range []string{meta + ":", "missing: " + missing, "not in the index: " + extra} {
+	for _, want := range []string{meta + ":", "missing: " + strconv.Quote(missing), "not in the index: " + strconv.Quote(extra)} {
 		if !strings.Contains(e, want) {
 			t.Errorf("error %q does not say %q", e, want)
 		}
@@ -349,5 +350,45 @@ func TestTau2TaskFolder(t *testing.T) {
 	}
 	if n := count(t, ws, `SELECT count(*) FROM ep_task_splits`); n != 4 {
 		t.Errorf("%d split rows after a second read, want 4", n)
+	}
+}
+
+// TestTau2DirIndexIDsQuoted: ids of a results.json index are data: one
+// holding a newline and a NUL is named quoted (it cannot forge a line of
+// ub's messages or reach the terminal), and an index of 100,000 ids with
+// no file names the first few and counts the rest, in one short line.
+func TestTau2DirIndexIDsQuoted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := os.MkdirAll(filepath.Join(dir, "simulations"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var idx strings.Builder
+	idx.WriteString(`{"id": "evil\nub: all is well\u0000", "task_id": "5", "trial": 0}`)
+	for i := 1; i < 100000; i++ {
+		fmt.Fprintf(&idx, `, {"id": "sim-%06d", "task_id": "5", "trial": 0}`, i)
+	}
+	results := `{"timestamp": "2025-01-03T00:00:00",
+ "info": {"user_info": {"implementation": "user_simulator", "llm": "gpt-4.1"}, "agent_info": {"implementation": "llm_agent", "llm": "gpt-4o"}, "environment_info": {"domain_name": "retail"}},
+ "tasks": [{"id": "5"}],
+ "simulation_index": [` + idx.String() + `]}`
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), []byte(results), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws := memWorkspace(t)
+	st, err := Run(context.Background(), ws, []string{dir}, Options{})
+	if !errors.Is(err, ErrBadInput) || len(st.Errors) != 1 {
+		t.Fatalf("err = %v, errors %d; want one bad-input error", err, len(st.Errors))
+	}
+	e := st.Errors[0]
+	if strings.ContainsAny(e, "\n\x00") {
+		t.Errorf("the error holds a raw newline or NUL: %q", e)
+	}
+	for _, want := range []string{`evil\nub: all is well\x00.json"`, `sim-000004.json" and 99,995 more`} {
+		if !strings.Contains(e, want) {
+			t.Errorf("error %q does not say %s", e, want)
+		}
+	}
+	if len(e) > 1000 {
+		t.Errorf("the error is %d bytes long: want one short line", len(e))
 	}
 }

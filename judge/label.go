@@ -118,7 +118,17 @@ func LabelJSONL(r io.Reader, path string, b *Builtin, emit func(FileLabel) error
 		PrevAgent string  `json:"prev_agent"`
 	}
 	bad := 0
-	err := lines.ReadJSONL(r, path, func(line int, raw []byte) error {
+	// A line that is too long or not UTF-8 is a bad line like any other:
+	// named, counted and passed by, so that every bad line of the file is
+	// named in one run.
+	badLine := func(line int, reason string) error {
+		if opts.BadLine != nil {
+			opts.BadLine(&lines.ParseError{Path: path, Line: line, Reason: reason})
+		}
+		bad++
+		return nil
+	}
+	err := lines.EachLine(r, path, lines.MaxJSONLLineBytes, func(line int, raw []byte) error {
 		var it item
 		if err := json.Unmarshal(raw, &it); err != nil || it.Message == nil || it.ID == "" {
 			reason := `missing "message"`
@@ -128,11 +138,7 @@ func LabelJSONL(r io.Reader, path string, b *Builtin, emit func(FileLabel) error
 			case it.ID == "":
 				reason = `missing "id" (each label is matched to its message by id)`
 			}
-			if opts.BadLine != nil {
-				opts.BadLine(&lines.ParseError{Path: path, Line: line, Reason: reason})
-			}
-			bad++
-			return nil
+			return badLine(line, reason)
 		}
 		res := b.Label(*it.Message, it.PrevAgent)
 		o := FileLabel{ID: it.ID, Label: res.Move.String(), Score: res.Score, Conf: res.Confidence, Reason: res.Reason, Judge: b.Version()}
@@ -140,6 +146,6 @@ func LabelJSONL(r io.Reader, path string, b *Builtin, emit func(FileLabel) error
 			o.Fine = res.Fine.String()
 		}
 		return emit(o)
-	})
+	}, badLine)
 	return bad, err
 }

@@ -815,3 +815,12 @@ func LoadCaseTexts(ctx context.Context, db Querier, judge, developer string, n, 
 	}
 	return ct, nil
 }
+
+// ClearSyntheticStudy deletes, in one transaction, every row a synthetic
+// study (either) writes.
+func ClearSyntheticStudy(ctx context.Context, ws *Workspace) error {
+	return ws.InTx(ctx, func(c *sql.Conn) error {
+		_, err := c.ExecContext(ctx, q("clear_synthetic_study"))
+		return err
+	})
+}

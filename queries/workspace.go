@@ -102,20 +102,43 @@ func memorySettings(limit string) (string, error) {
 		limit = DefaultMemoryLimit
 	}
 	if err := CheckMemoryLimit(limit); err != nil {
-		return "", err
+		return "", fmt.Errorf("memory limit %w", err)
 	}
 	return "&memory_limit=" + strings.ReplaceAll(limit, " ", "") + "&preserve_insertion_order=false", nil
 }
 
-// CheckMemoryLimit says whether limit is a size DuckDB's memory_limit takes.
+// CheckMemoryLimit says whether limit is a size DuckDB's memory_limit takes
+// (a number and a unit: DuckDB refuses a bare number) and that is at least
+// MinMemoryLimit.
 func CheckMemoryLimit(limit string) error {
-	if !memoryLimitRE.MatchString(limit) {
-		return fmt.Errorf("memory limit %q: want a size such as 512MiB, 2GB or 4GiB", limit)
+	m := memoryLimitRE.FindStringSubmatch(limit)
+	if m == nil {
+		return fmt.Errorf("%q: want a size with its unit, such as 512MiB, 2GB or 4GiB", limit)
+	}
+	n, _ := strconv.ParseFloat(m[1], 64) // the pattern admits only numbers
+	if n*memoryUnits[m[3]] < minMemoryLimitBytes {
+		return fmt.Errorf("%q: want at least %s (DuckDB cannot open a workspace and ingest a small file in less)", limit, MinMemoryLimit)
 	}
 	return nil
 }
 
-var memoryLimitRE = regexp.MustCompile(`^\s*[0-9]+(\.[0-9]+)?\s*([KMGT]i?B|[KMGT]|B)?\s*$`)
+// MinMemoryLimit is the least memory limit ub takes: with 2MiB DuckDB
+// opens a workspace but runs out of memory ingesting a three-session file,
+// with 1MiB it cannot open one (measured with DuckDB 1.5).
+const (
+	MinMemoryLimit      = "4MiB"
+	minMemoryLimitBytes = 4 << 20
+)
+
+var memoryLimitRE = regexp.MustCompile(`^\s*([0-9]+(\.[0-9]+)?)\s*([KMGT]i?B|[KMGT]|B)\s*$`)
+
+// memoryUnits are the bytes of each unit memoryLimitRE takes, as DuckDB
+// reads them: KB, MB, ... and K, M, ... in powers of 1000, KiB, MiB, ...
+// in powers of 1024.
+var memoryUnits = map[string]float64{
+	"B": 1, "K": 1e3, "KB": 1e3, "KiB": 1 << 10, "M": 1e6, "MB": 1e6, "MiB": 1 << 20,
+	"G": 1e9, "GB": 1e9, "GiB": 1 << 30, "T": 1e12, "TB": 1e12, "TiB": 1 << 40,
+}
 
 var lockRE = regexp.MustCompile(`(?i)could not set lock on file`)
 

@@ -233,11 +233,16 @@ func (c Comparison) Text() string {
 		if c.TaskSplit != "" {
 			fmt.Fprintf(&b, "only the tasks of task split %s\n", c.TaskSplit)
 		}
-		agent := "same agent " + strings.Join(f.Agents, "")
-		if p.Confounded {
-			agent = "CONFOUNDED: different agents (" + strings.Join(f.Agents, ", ") + "): success and R not compared"
+		// The agents are those the paired episodes met: none when A and B
+		// share no task, and then there is nothing to say of them.
+		agent := ""
+		switch {
+		case p.Confounded:
+			agent = "; CONFOUNDED: different agents (" + strings.Join(f.Agents, ", ") + "): success and R not compared"
+		case len(f.Agents) > 0:
+			agent = "; same agent " + strings.Join(f.Agents, ", ")
 		}
-		fmt.Fprintf(&b, "common tasks %d, paired episodes %d; %s\n\n", p.Tasks, p.Pairs, agent)
+		fmt.Fprintf(&b, "common tasks %d, paired episodes %d%s\n\n", p.Tasks, p.Pairs, agent)
 		b.WriteString(row("", "A", "B", "B - A ("+lv+")", "exact McNemar (A only, B only)"))
 		mc := func(m analysis.McNemar) string {
 			if math.IsNaN(m.P) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 )
@@ -100,5 +101,27 @@ func TestComparisonNotJudgedBelowTheRule(t *testing.T) {
 	c.Accuracy.Developers, c.Accuracy.Small = 10, false
 	if !c.Regressed() || !strings.Contains(c.Verdict(), "upper bound of B - A -0.100 < -0.010") {
 		t.Errorf("ten developers: regressed %v, %q", c.Regressed(), c.Verdict())
+	}
+}
+
+// TestComparisonNoCommonTask: two simulators that share no task met no
+// agent in common: the summary says so through its counts and note, and
+// names no agent ("same agent " with no name was printed).
+func TestComparisonNoCommonTask(t *testing.T) {
+	eps := []ub.FidelityEpisode{
+		{ID: "a1", Simulator: "sa", Agent: "ag", Domain: "d", Task: "1"},
+		{ID: "b1", Simulator: "sb", Agent: "ag", Domain: "d", Task: "2"},
+	}
+	f := analysis.CompareFidelity(eps, "sa", "sb", 1, analysis.BootstrapOptions{})
+	c := Comparison{Study: StudyFidelity, A: Compared{"sa", ""}, B: Compared{"sb", ""}, Scorer: "g", Fidelity: &f,
+		Boot: analysis.BootstrapOptions{}.Resolved()}
+	txt := c.Text()
+	if strings.Contains(txt, "same agent") || strings.Contains(txt, "CONFOUNDED") {
+		t.Errorf("an agent clause with no agent:\n%s", txt)
+	}
+	for _, want := range []string{"common tasks 0, paired episodes 0\n", "note: no common task"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("text lacks %q:\n%s", want, txt)
+		}
 	}
 }

@@ -188,6 +188,9 @@ type Report struct {
 	fid            *fidelity // the User fidelity section (SetFidelity); nil: none
 	cmpMu          sync.Mutex
 	cmp            map[string]*analysis.Comparison // comparison(cond), computed once
+	// simNames are the simulators of every study the report holds, before
+	// Input.Simulators restricts them (UnknownSimulators).
+	simNames map[string]bool
 }
 
 // Prepare groups and scores the study's generations: its Settings,
@@ -270,6 +273,18 @@ func Prepare(in Input) *Report {
 // simulators Input.Simulators leaves out, when it names any of the
 // study's simulators.
 func (r *Report) restrictSimulators() {
+	r.simNames = map[string]bool{}
+	for k := range r.groups {
+		r.simNames[k.sim] = true
+	}
+	for _, s := range r.st.Simulators {
+		r.simNames[s.Name] = true
+	}
+	if r.in.Episodes != nil {
+		for _, e := range r.in.Episodes.Episodes {
+			r.simNames[e.UserSim] = true
+		}
+	}
 	keep := map[string]bool{}
 	for _, s := range r.in.Simulators {
 		keep[s] = true
@@ -297,6 +312,29 @@ func (r *Report) restrictSimulators() {
 		}
 	}
 	r.st = &st
+}
+
+// UnknownSimulators are the names no study of the report knows as a
+// simulator, in the order given.
+func (r *Report) UnknownSimulators(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !r.simNames[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// SimulatorNames are the simulators of every study the report holds,
+// sorted.
+func (r *Report) SimulatorNames() []string {
+	out := make([]string, 0, len(r.simNames))
+	for n := range r.simNames {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // ranked is whether sim may be ranked: not marked off the leaderboard.

@@ -167,6 +167,12 @@ func (r *Report) SetFidelity(in FidelityInput) {
 	if in.Threshold == 0 {
 		in.Threshold = 1
 	}
+	if r.simNames == nil {
+		r.simNames = map[string]bool{}
+	}
+	for _, e := range in.Episodes {
+		r.simNames[e.Simulator] = true // as labelled: "sim / agent" when it ran with several agents
+	}
 	if in.TaskSplit != nil {
 		in.Episodes, in.Pairs = RestrictTaskSplit(in.Episodes, in.Pairs, *in.TaskSplit)
 	}

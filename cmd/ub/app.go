@@ -73,7 +73,10 @@ func newApp(sio *streams) *cli.App {
 		},
 		Before: func(c *cli.Context) error {
 			if err := queries.CheckMemoryLimit(c.String("memory-limit")); err != nil {
-				return usagef("--memory-limit: %v", err)
+				if v, ok := os.LookupEnv("UB_MEMORY_LIMIT"); ok && v == c.String("memory-limit") {
+					return usagef("UB_MEMORY_LIMIT %v", err)
+				}
+				return usagef("--memory-limit %v", err)
 			}
 			return nil
 		},

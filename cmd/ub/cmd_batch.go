@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ub-bench/ub/reports/visible"
 	"github.com/ub-bench/ub/sim/runner"
 )
 
@@ -56,7 +57,7 @@ func runBatchImport(c *cli.Context, sio *streams, provider runner.BatchProvider,
 		return fmt.Errorf("batch import: %w", err)
 	}
 	for _, p := range st.Problems {
-		fmt.Fprintln(sio.err, p)
+		fmt.Fprintln(sio.err, visible.Line(p))
 	}
 	fmt.Fprintf(sio.out, "%d result lines: %d answered, %d failed permanently, %d failed (retryable), %d already answered, %d keys without a result; %d/%d tokens\n",
 		st.Lines, st.Answered, st.FailedPermanent, st.FailedRetryable, st.AlreadyAnswered, st.Missing, st.TokensIn, st.TokensOut)

@@ -28,7 +28,7 @@ func newCacheCommand(sio *streams) *cli.Command {
 				&cli.IntFlag{Name: "history", Value: 0, Usage: "K"},
 				&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of an offline simulator without --experiment"},
 				&cli.StringFlag{Name: "persona", Value: "stats", Usage: "stats|model"},
-				&cli.IntFlag{Name: "trial", Value: 1, Usage: "the trial `T` (1 .. the experiment's trials)"},
+				&cli.IntFlag{Name: "trial", Value: 1, Usage: fmt.Sprintf("the trial `T` (1 .. the trials generate made, at most %d)", sim.MaxTrials)},
 			},
 			Action: func(c *cli.Context) error {
 				a, err := args(c)
@@ -48,6 +48,9 @@ func runCacheExplain(c *cli.Context, sio *streams, arg string) error {
 	opts := generateOptions{experiment: c.String("experiment"), sims: []string{c.String("sim")},
 		conditions: []string{c.String("condition")}, window: c.Int("window"), history: c.Int("history"),
 		seed: c.Int64("seed"), persona: c.String("persona")}
+	if trial := c.Int("trial"); trial < 1 || trial > sim.MaxTrials {
+		return usagef("cache explain: --trial %d: want 1 .. %d (trials count from 1; ub generate makes at most %d)", trial, sim.MaxTrials, sim.MaxTrials)
+	}
 	var e sim.Experiment
 	var err error
 	if opts.experiment != "" {
@@ -75,9 +78,6 @@ func runCacheExplain(c *cli.Context, sio *streams, arg string) error {
 		return err
 	}
 	trial := c.Int("trial")
-	if trial < 1 {
-		return usagef("cache explain: --trial %d: trials count from 1", trial)
-	}
 	cell := sim.Cell{Simulator: s.Name, Condition: opts.conditions[0], WindowN: opts.window, HistoryK: opts.history}
 	gen, err := sim.PrepareGeneration(c.Context, ws.Conn(), s, cell, id, trial-1, sim.InputsOptions{PersonaKind: opts.persona})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
 	"github.com/ub-bench/ub/reports/load"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 type compareOptions struct {
@@ -197,7 +198,7 @@ func unknownSimulators(opts compareOptions, study string, settings map[string][]
 	list := func(title string, names []string) {
 		sort.Strings(names)
 		known = append(known, names...)
-		lists = append(lists, title+": "+strings.Join(names, ", "))
+		lists = append(lists, title+": "+visible.List(names, 10))
 	}
 	if study != reports.StudyFidelity && len(settings) > 0 {
 		list("UserBench simulators", slices.Collect(maps.Keys(settings)))

@@ -90,6 +90,9 @@ func runExport(c *cli.Context, sio *streams, opts exportOptions) error {
 			return err
 		})
 	}
+	if errors.Is(err, queries.ErrPartitionColumn) {
+		return usagef("export: --partition-by %v", err)
+	}
 	if errors.Is(err, queries.ErrRefusedSQL) {
 		return usagef("export: %v", err)
 	}

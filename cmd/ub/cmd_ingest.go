@@ -12,6 +12,7 @@ import (
 
 	"github.com/ub-bench/ub/analysis/probes"
 	"github.com/ub-bench/ub/ingest"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 type ingestOptions struct {
@@ -105,11 +106,11 @@ func runIngest(c *cli.Context, sio *streams, opts ingestOptions) error {
 	if st.Files == 0 && err == nil && st.FilesSkipped == 0 {
 		return usagef("ingest: no files found in %s", strings.Join(opts.paths, " "))
 	}
-	for _, e := range st.Errors {
-		fmt.Fprintln(sio.err, e)
+	for _, e := range st.Errors { // no control character of the data reaches the terminal
+		fmt.Fprintln(sio.err, visible.Line(e))
 	}
 	for _, w := range st.Warnings {
-		fmt.Fprintln(sio.err, "warning:", w)
+		fmt.Fprintln(sio.err, "warning:", visible.Line(w))
 	}
 	if st.ErrorCount > len(st.Errors) {
 		fmt.Fprintf(sio.err, "... and %d more (see: ub sql \"select * from ingest_errors\")\n", st.ErrorCount-len(st.Errors))

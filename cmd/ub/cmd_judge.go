@@ -11,6 +11,7 @@ import (
 
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 type judgeOptions struct {
@@ -210,6 +211,10 @@ func judgeTargets(c *cli.Context, ws *queries.Workspace, b *judge.Builtin, name,
 
 // judgeFile labels the messages of a JSONL file and prints one JSON label per
 // line, in file order. A bad line is reported as path:line and skipped.
+// maxNamedBadLines is how many bad lines of a file judge --input names
+// on stderr; the rest are counted.
+const maxNamedBadLines = 100
+
 func judgeFile(sio *streams, b *judge.Builtin, path string) error {
 	var r io.Reader = sio.in
 	if path != "-" {
@@ -221,10 +226,21 @@ func judgeFile(sio *streams, b *judge.Builtin, path string) error {
 		r = f
 	}
 	enc := json.NewEncoder(sio.out)
+	// Each bad line is named, up to maxNamedBadLines (as ub ingest names
+	// its first errors); the rest are counted.
+	named := 0
 	bad, err := judge.LabelJSONL(r, path, b, func(l judge.FileLabel) error { return enc.Encode(l) },
-		judge.LabelFileOptions{BadLine: func(err error) { fmt.Fprintln(sio.err, err.Error()) }})
+		judge.LabelFileOptions{BadLine: func(err error) {
+			if named < maxNamedBadLines {
+				fmt.Fprintln(sio.err, visible.Line(err.Error()))
+			}
+			named++
+		}})
 	if err != nil {
 		return fmt.Errorf("judge: %w", err)
+	}
+	if bad > maxNamedBadLines {
+		fmt.Fprintf(sio.err, "... and %d more bad lines\n", bad-maxNamedBadLines)
 	}
 	if bad > 0 {
 		return badInputf("judge: %d bad line(s) in %s", bad, path)

@@ -11,6 +11,7 @@ import (
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 func newLabelsCommand(sio *streams) *cli.Command {
@@ -73,7 +74,7 @@ func runLabelsImport(c *cli.Context, sio *streams, path, name, messages string) 
 	}
 	if len(imp.Bad) > 0 {
 		for _, b := range imp.Bad {
-			fmt.Fprintln(sio.err, b)
+			fmt.Fprintln(sio.err, visible.Line(b))
 		}
 		return badInputf("labels import: %d bad line(s), nothing imported", len(imp.Bad))
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/ingest/lines"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 type pointsOptions struct {
@@ -199,7 +200,7 @@ func runPointsImport(c *cli.Context, sio *streams, path string) error {
 	}
 	if len(bad) > 0 {
 		for _, e := range bad {
-			fmt.Fprintln(sio.err, e)
+			fmt.Fprintln(sio.err, visible.Line(e.Error()))
 		}
 		return badInputf("points import: %d bad line(s), nothing imported", len(bad))
 	}

@@ -4,9 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -46,15 +44,16 @@ func newPublishCommand(sio *streams) *cli.Command {
 // and what it holds.
 type bundleFile struct{ rel, about string }
 
-// runPublish writes the study's bundle into dir. In turn: it claims dir
-// and opens the workspace read-only; exports every published table and
-// the frozen points; writes the judge's prompt and taxonomy; draws the
-// report as ub report does by default; and, last, the README listing
-// every file and SHA256SUMS over them. Each file is recorded in the
-// bundle's marker (own) before it is written, so an interrupted publish
-// still knows it as its own.
-func runPublish(c *cli.Context, sio *streams, dir string) error {
-	if err := claimPublishDir(dir); err != nil {
+// runPublish writes the study's bundle into target. In turn: it checks
+// target and opens the workspace read-only; builds the bundle in a folder
+// of its own beside target (every published table and the frozen points,
+// the judge's prompt and taxonomy, the report as ub report draws it by
+// default, and, last, the README listing every file and SHA256SUMS over
+// them); then swaps it in for target's earlier bundle, so that nothing of
+// the earlier bundle is removed before the new one is complete.
+func runPublish(c *cli.Context, sio *streams, target string) error {
+	t, err := checkPublishDir(target)
+	if err != nil {
 		return err
 	}
 	ws, err := openWorkspace(c, true)
@@ -62,6 +61,13 @@ func runPublish(c *cli.Context, sio *streams, dir string) error {
 		return err
 	}
 	defer ws.Close()
+	// Built beside the earlier bundle, swapped in when complete.
+	build, err := startPublishBuild(t, sio.err)
+	if err != nil {
+		return err
+	}
+	defer build.abandon()
+	dir := build.dir
 	ctx, db := c.Context, ws.Conn()
 	var files []bundleFile
 	// own records rel as written before it is, so an interrupted publish
@@ -75,14 +81,10 @@ func runPublish(c *cli.Context, sio *streams, dir string) error {
 		return p, os.MkdirAll(filepath.Dir(p), 0o755)
 	}
 	for _, t := range queries.PublishTables() {
-		if t.Optional {
-			var n int64
-			if err := db.QueryRowContext(ctx, "SELECT count(*) FROM ("+t.Query+")").Scan(&n); err != nil {
-				return fmt.Errorf("publish: %s: %w", t.File, err)
-			}
-			if n == 0 {
-				continue
-			}
+		if skip, err := t.Skip(ctx, db); err != nil {
+			return fmt.Errorf("publish: %s: %w", t.File, err)
+		} else if skip {
+			continue
 		}
 		p, err := own(t.File, t.About)
 		if err != nil {
@@ -170,7 +172,10 @@ func runPublish(c *cli.Context, sio *streams, dir string) error {
 	if err := writeFileAtomic(filepath.Join(dir, "SHA256SUMS"), []byte(sums.String())); err != nil {
 		return err
 	}
-	fmt.Fprintf(sio.out, "wrote %s: %d files and SHA256SUMS (check with: cd %s && sha256sum -c SHA256SUMS)\n", filepath.ToSlash(dir), len(files), filepath.ToSlash(dir))
+	if err := build.swap(t, sio.err); err != nil {
+		return err
+	}
+	fmt.Fprintf(sio.out, "wrote %s: %d files and SHA256SUMS (check with: cd %s && sha256sum -c SHA256SUMS)\n", filepath.ToSlash(target), len(files), filepath.ToSlash(target))
 	return nil
 }
 
@@ -206,42 +211,6 @@ func bundleReadme(files []bundleFile) string {
 	}
 	b.WriteString("| `SHA256SUMS` | the sha256 of every file above, in `sha256sum -c` format |\n")
 	return b.String()
-}
-
-// claimPublishDir makes dir the bundle's directory: created when missing,
-// adopted when empty, and, when a previous ub publish wrote it, emptied of
-// the files that publish listed in its marker (only those). A non-empty
-// directory ub publish did not write is refused.
-func claimPublishDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return os.MkdirAll(dir, 0o755)
-	case err != nil:
-		return fmt.Errorf("publish: %w", err)
-	case len(entries) == 0:
-		return nil
-	}
-	b, err := os.ReadFile(filepath.Join(dir, publishMarker))
-	if errors.Is(err, fs.ErrNotExist) {
-		return usagef("publish: %s is not empty and was not written by ub publish; name a new or empty directory", dir)
-	}
-	if err != nil {
-		return fmt.Errorf("publish: %w", err)
-	}
-	var owned []string
-	if err := json.Unmarshal(b, &owned); err != nil {
-		return fmt.Errorf("publish: %s: %w", filepath.Join(dir, publishMarker), err)
-	}
-	for _, rel := range owned {
-		if !filepath.IsLocal(filepath.FromSlash(rel)) {
-			return fmt.Errorf("publish: %s lists %q, outside the bundle", filepath.Join(dir, publishMarker), rel)
-		}
-		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("publish: %w", err)
-		}
-	}
-	return nil
 }
 
 func writePublishMarker(dir string, files []bundleFile) error {

@@ -12,6 +12,7 @@ import (
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/reports/visible"
 	"github.com/ub-bench/ub/reports/load"
 )
 
@@ -123,6 +124,18 @@ func runReport(c *cli.Context, sio *streams, opts reportOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, f := range []struct {
+		flag  string
+		names []string
+	}{{"--simulators", sc.simulators}, {"--off-leaderboard", sc.offLeaderboard}} {
+		if bad := rep.UnknownSimulators(f.names); len(bad) > 0 {
+			known := "none"
+			if names := rep.SimulatorNames(); len(names) > 0 {
+				known = visible.List(names, 10)
+			}
+			return usagef("report: %s: no study in this workspace has a simulator named %s (its simulators: %s)", f.flag, visible.List(bad, 5), known)
+		}
+	}
 	if opts.figure != "" {
 		files, err := rep.WriteFigure(opts.out, opts.figure)
 		if err != nil {
@@ -194,12 +207,17 @@ func loadStudy(c *cli.Context, sio *streams, ws *queries.Workspace, opts load.Op
 	return rep, usageIfOption(err)
 }
 
-// usageIfOption marks err as a usage error when it is a load.OptionError:
-// an option that does not fit the workspace.
+// usageIfOption marks err as a usage error when it is a load.OptionError
+// (an option that does not fit the workspace), and as a missing
+// prerequisite when it is a load.MissingStudyError.
 func usageIfOption(err error) error {
 	var oe *load.OptionError
 	if errors.As(err, &oe) {
 		return usageError{err}
+	}
+	var me *load.MissingStudyError
+	if errors.As(err, &me) {
+		return prerequisiteError{err}
 	}
 	return err
 }

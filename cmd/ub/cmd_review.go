@@ -199,6 +199,9 @@ func runReviewPlan(c *cli.Context, sio *streams) error {
 		defer ws.Close()
 		db = ws.Conn()
 	}
+	if pw := c.Float64("power"); !(pw > 0 && pw < 1) {
+		return usagef("review plan: --power %v: want a power between 0 and 1 (0.8)", pw)
+	}
 	p, err := review.MakePlan(c.Context, db, review.PlanOptions{Width: c.Float64("width"), Detect: c.Float64("detect"),
 		Expected: c.Float64("expected"), Level: c.Float64("level"), Power: c.Float64("power"), OversampleProbes: c.Float64("oversample-probes")})
 	if err != nil {
@@ -258,7 +261,7 @@ func runReviewExport(c *cli.Context, sio *streams) error {
 	}
 	if b := c.String("batch"); b != "" {
 		if _, err := review.PickBatch(c.Context, ws.Conn(), b); err != nil {
-			return reviewError(err)
+			return reviewError(fmt.Errorf("review export: %w", err))
 		}
 	}
 	switch {

@@ -88,7 +88,7 @@ func runReviewServe(c *cli.Context, sio *streams) error {
 	defer ws.Close()
 	b, err := review.PickBatch(c.Context, ws.Conn(), c.String("batch"))
 	if err != nil {
-		return reviewError(err)
+		return reviewError(fmt.Errorf("review serve: %w", err))
 	}
 	if c.Bool("allow-remote") {
 		fmt.Fprintf(sio.err, "ub review serve: WARNING: listening on %s: anyone who can reach it and learns a URL below can read the conversations and record decisions; the traffic is plain HTTP\n", ln.Addr())

@@ -9,6 +9,7 @@ import (
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 func newRubricsCommand(sio *streams) *cli.Command {
@@ -56,7 +57,7 @@ func newRubricsCommand(sio *streams) *cli.Command {
 // the import) and returns the bad-input error to exit with, or nil.
 func refused(sio *streams, f judge.ImportedFile) error {
 	for _, r := range f.Refused {
-		fmt.Fprintln(sio.err, r.Error())
+		fmt.Fprintln(sio.err, visible.Line(r.Error()))
 	}
 	if len(f.Refused) > 0 {
 		return fmt.Errorf("%w: %s: %d lines refused", ingest.ErrBadInput, f.Path, len(f.Refused))

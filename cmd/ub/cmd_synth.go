@@ -23,7 +23,7 @@ func newSynthCommand(sio *streams) *cli.Command {
 		Usage: "write a synthetic UserBench study with planted effects into a fresh workspace (no network, no money)",
 		Flags: []cli.Flag{
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of every draw"},
-			&cli.IntFlag{Name: "scale", Value: 1, Usage: "multiply the developers, points and generations: 1 (the seed's shape), 10 or 100"},
+			&cli.IntFlag{Name: "scale", Value: 1, Usage: "userbench: multiply the developers, points and generations by 1 (the seed's shape), 10 or 100; fidelity: multiply the tasks by 1 to 1000"},
 			&cli.StringFlag{Name: "db", Usage: "workspace `FILE` to create (default: the global --db)"},
 			&cli.IntFlag{Name: "trials", Value: 1, Usage: "userbench: `K` generations per point in every setting, each drawn again (as ub generate --trials)"},
 			&cli.StringFlag{Name: "study", Value: "userbench", Usage: "`STUDY` to write: userbench (seed 000) or fidelity (seed 002: UserProxyBench episodes, rubrics, verdicts; each episode's f drawn at random at its simulator's planted UFS, so the UFS has sampling noise and its intervals can be checked)"},
@@ -41,6 +41,9 @@ func newSynthCommand(sio *streams) *cli.Command {
 			switch c.String("study") {
 			case "userbench":
 			case "fidelity":
+				if c.IsSet("trials") {
+					return usagef("synth: --trials is for --study userbench: the fidelity study writes one trial of each episode")
+				}
 				return runSynthFidelity(c, sio, opts)
 			default:
 				return usagef("synth: --study %q: want userbench or fidelity", c.String("study"))

@@ -14,6 +14,7 @@ import (
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/reports/visible"
 	"github.com/ub-bench/ub/sim/runner"
 	"github.com/ub-bench/ub/sim/synth"
 )
@@ -41,6 +42,15 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// errorText is an error's message as ub prints it after "ub: ". Whatever
+// it quotes from the data, no control character reaches the terminal (a
+// NUL, a terminal escape, a bidirectional override: shown as [U+XXXX]),
+// and a line after the first (errors.Join's, or a newline in an id) is
+// indented, so that no line of it can pass for one of ub's own.
+func errorText(msg string) string {
+	return strings.ReplaceAll(visible.Text(msg), "\n", "\n  ")
+}
+
 // exitCode prints err (if any) to stderr and maps it to an exit code, in one
 // place.
 func exitCode(err error, sio *streams) int {
@@ -49,11 +59,11 @@ func exitCode(err error, sio *streams) int {
 	}
 	var ue usageError
 	if msg, ok := outOfMemory(err); ok {
-		fmt.Fprintln(sio.err, "ub:", msg)
+		fmt.Fprintln(sio.err, "ub:", errorText(msg))
 		fmt.Fprintln(sio.err, "ub: DuckDB needed more memory than --memory-limit allows; run it again with a larger limit, e.g. ub --memory-limit 4GiB ... (or UB_MEMORY_LIMIT=4GiB)")
 		return exitInternal
 	}
-	fmt.Fprintln(sio.err, "ub:", err)
+	fmt.Fprintln(sio.err, "ub:", errorText(err.Error()))
 	switch {
 	case errors.As(err, &ue), errors.Is(err, queries.ErrNotWorkspace), errors.Is(err, synth.ErrNotEmpty),
 		strings.HasPrefix(err.Error(), "Required flag"): // urfave/cli's missing required flag

@@ -107,15 +107,15 @@ func TestReportTaskSplit(t *testing.T) {
 	// A grader the workspace does not hold: one "report:" before the
 	// message, not two (the message was wrapped twice).
 	if code, _, errs := runUB(t, "--db", db, "report", "--grader", "nosuch", "--out", rep); code != exitUsage ||
-		!strings.Contains(errs, "ub: report: --grader nosuch gave no verdicts (graders: ") {
+		!strings.Contains(errs, `ub: report: --grader "nosuch" gave no verdicts (graders: "`) {
 		t.Errorf("unknown grader: exit %d %s", code, errs)
 	}
 	addTaskSplits(t, db)
 	if code, _, errs := runUB(t, "--db", db, "report", "--task-split", "dev", "--out", rep); code != exitUsage ||
-		!strings.Contains(errs, `--task-split "dev": no domain has that split (splits: test, train)`) {
+		!strings.Contains(errs, `--task-split "dev": no domain has that split (splits: "test", "train")`) {
 		t.Errorf("unknown split: exit %d %s", code, errs)
 	}
-	if code, _, errs := runUB(t, "--db", db, "compare", "--task-split", "dev", "cheap", "dear"); code != exitUsage || !strings.Contains(errs, "(splits: test, train)") {
+	if code, _, errs := runUB(t, "--db", db, "compare", "--task-split", "dev", "cheap", "dear"); code != exitUsage || !strings.Contains(errs, `(splits: "test", "train")`) {
 		t.Errorf("compare unknown split: exit %d %s", code, errs)
 	}
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/reports/visible"
 	"github.com/ub-bench/ub/sim/synth"
 )
 
@@ -33,7 +34,7 @@ func chooseTaskSplit(ctx context.Context, db queries.Querier, cmd, name string) 
 	if len(tasks) == 0 {
 		return nil, usagef("%s: --task-split %s: this workspace holds no task splits (ub ingest --tasks on a tau2 task folder with split_tasks.json stores them)", cmd, name)
 	}
-	return nil, usagef("%s: --task-split %q: no domain has that split (splits: %s)", cmd, name, strings.Join(reports.SplitNames(tasks), ", "))
+	return nil, usagef("%s: --task-split %q: no domain has that split (splits: %s)", cmd, name, visible.List(reports.SplitNames(tasks), 10))
 }
 
 // parseQs reads --q: comma-separated fidelity levels in [0, 1].

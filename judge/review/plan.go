@@ -83,8 +83,8 @@ func MakePlan(ctx context.Context, db queries.Querier, opts PlanOptions) (Plan, 
 		}
 	}
 	if opts.OversampleProbes != 0 {
-		if !(opts.OversampleProbes >= 1) {
-			return p, kindError{fmt.Errorf("review plan: --oversample-probes %v: want a weight of at least 1", opts.OversampleProbes), ErrInvalid}
+		if err := checkOversample(opts.OversampleProbes); err != nil {
+			return p, kindError{fmt.Errorf("review plan: %w", err), ErrInvalid}
 		}
 		fired := 0
 		for _, c := range cands {

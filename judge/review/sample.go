@@ -52,6 +52,21 @@ func Sample(cands []queries.ReviewCandidate, opts SampleOptions) ([]queries.Revi
 // rounded by the largest remainder, and then raised to two (or the
 // stratum's size) by taking from the largest quotas, so that every stratum
 // has a weight and a variance.
+// MaxOversample is the largest --oversample-probes weight: a bound that
+// keeps every weight, inclusion probability and design effect a finite
+// number (1e308 made the plan's episodes overflow, Inf made every quota
+// NaN); a weight of a million already draws the fired episodes first.
+const MaxOversample = 1e6
+
+// checkOversample refuses a probe weight w that is neither 0 (none) nor a
+// number from 1 to MaxOversample.
+func checkOversample(w float64) error {
+	if w != 0 && !(w >= 1 && w <= MaxOversample) {
+		return fmt.Errorf("--oversample-probes %v: want a weight from 1 to %g", w, MaxOversample)
+	}
+	return nil
+}
+
 func Draw(cands []queries.ReviewCandidate, opts SampleOptions) (Drawn, error) {
 	if opts.N <= 0 {
 		return Drawn{}, fmt.Errorf("sample: --n %d, need at least 1", opts.N)
@@ -59,8 +74,8 @@ func Draw(cands []queries.ReviewCandidate, opts SampleOptions) (Drawn, error) {
 	if opts.N > len(cands) {
 		return Drawn{}, fmt.Errorf("sample: %d episodes asked, the workspace has %d", opts.N, len(cands))
 	}
-	if opts.OversampleProbes != 0 && !(opts.OversampleProbes >= 1) {
-		return Drawn{}, fmt.Errorf("sample: --oversample-probes %v: want a weight of at least 1", opts.OversampleProbes)
+	if err := checkOversample(opts.OversampleProbes); err != nil {
+		return Drawn{}, fmt.Errorf("sample: %w", err)
 	}
 	if opts.Threshold == 0 {
 		opts.Threshold = 1

@@ -15,6 +15,7 @@ import (
 	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 // ErrNoData marks a step that lacks what an earlier step makes: no
@@ -99,7 +100,7 @@ func CreateBatch(ctx context.Context, ws *queries.Workspace, opts BatchOptions) 
 
 // PickBatch returns the batch named name, or the only batch when name is
 // "". No batch is ErrNoData; an unknown name, or "" among several, is
-// ErrInvalid.
+// ErrInvalid. The errors do not name the command: the caller does.
 func PickBatch(ctx context.Context, db queries.Querier, name string) (queries.ReviewBatch, error) {
 	bs, err := queries.ReviewBatches(ctx, db)
 	if err != nil {
@@ -113,12 +114,12 @@ func PickBatch(ctx context.Context, db queries.Querier, name string) (queries.Re
 		names = append(names, b.Batch)
 	}
 	if len(bs) == 0 {
-		return queries.ReviewBatch{}, noData("review serve: no review batch: run ub review sample first")
+		return queries.ReviewBatch{}, noData("no review batch: run ub review sample first")
 	}
 	if name == "" {
-		return queries.ReviewBatch{}, kindError{fmt.Errorf("review serve: --batch is needed: the workspace has %s", strings.Join(names, ", ")), ErrInvalid}
+		return queries.ReviewBatch{}, kindError{fmt.Errorf("--batch is needed: the workspace has %s", visible.List(names, 10)), ErrInvalid}
 	}
-	return queries.ReviewBatch{}, kindError{fmt.Errorf("review serve: no batch %q (have %s)", name, strings.Join(names, ", ")), ErrInvalid}
+	return queries.ReviewBatch{}, kindError{fmt.Errorf("--batch: no batch %s (have %s)", visible.Quote(name), visible.List(names, 10)), ErrInvalid}
 }
 
 // StatsOptions configures Stats. The zero value gives the final human

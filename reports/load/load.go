@@ -54,6 +54,13 @@ type OptionError struct{ err error }
 func (e *OptionError) Error() string { return e.err.Error() }
 func (e *OptionError) Unwrap() error { return e.err }
 
+// MissingStudyError is a study asked for (Options.Studies) that the
+// workspace does not hold: a missing prerequisite, not a wrong option.
+type MissingStudyError struct{ err error }
+
+func (e *MissingStudyError) Error() string { return e.err.Error() }
+func (e *MissingStudyError) Unwrap() error { return e.err }
+
 func optionf(format string, args ...any) error {
 	return &OptionError{fmt.Errorf(format, args...)}
 }
@@ -127,7 +134,7 @@ func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.
 	}
 	for _, s := range opts.Studies {
 		if !rep.Holds(s) {
-			return nil, fmt.Errorf("report: --study %s: %s", s, reports.MissingStudy(s))
+			return nil, &MissingStudyError{fmt.Errorf("report: --study %s: %s", s, reports.MissingStudy(s))}
 		}
 	}
 	rep.SetBootstrap(opts.Fidelity.Bootstrap)

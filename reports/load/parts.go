@@ -11,6 +11,7 @@ import (
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 // ChooseJudge returns the judge to score with: the one asked for, which
@@ -31,7 +32,7 @@ func ChooseJudge(judges []queries.JudgeCount, want string) (string, error) {
 		if len(names) == 0 {
 			return "", optionf("report: --judge %s: no judge labelled anything in this workspace (run ub judge)", want)
 		}
-		return "", optionf("report: --judge %s labelled nothing here (judges: %s)", want, strings.Join(names, ", "))
+		return "", optionf("report: --judge %s labelled nothing here (judges: %s)", visible.Quote(want), visible.List(names, 10))
 	}
 	best := ""
 	most := -1
@@ -173,7 +174,7 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 		for _, g := range graders {
 			names = append(names, g.Grader)
 		}
-		return optionf("--grader %s gave no verdicts (graders: %s)", opts.Grader, strings.Join(names, ", "))
+		return optionf("--grader %s gave no verdicts (graders: %s)", visible.Quote(opts.Grader), visible.List(names, 10))
 	}
 	rows, err := queries.LoadFidelity(ctx, db, grader)
 	if err != nil {

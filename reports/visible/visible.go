@@ -6,6 +6,7 @@ package visible
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -43,4 +44,57 @@ func Text(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// Line returns s as one line: Text, with newlines and carriage returns
+// written \n and \r, for a message that is one line by design (an ingest
+// error, a bad line of a file) but quotes data, which may hold them.
+func Line(s string) string {
+	s = Text(s)
+	if !strings.ContainsAny(s, "\n\r") {
+		return s
+	}
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
+}
+
+// Quote returns s double-quoted with Go's escapes (strconv.Quote): a
+// newline, a NUL, a terminal escape or a bidirectional control in an id
+// from the data shows as \n, \x00, \x1b, \u202e, so that it can neither
+// forge a line of ub's messages nor reach the terminal. Every id from the
+// data that an error message names goes through Quote or List.
+func Quote(s string) string { return strconv.Quote(s) }
+
+// List names the first n items, each as Quote writes it, and counts the
+// rest: `"a", "b", "c" and 99,997 more`. A list from the data can be long;
+// a message stays one short line.
+func List(items []string, n int) string {
+	var b strings.Builder
+	for i, s := range items[:min(max(n, 0), len(items))] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(Quote(s))
+	}
+	if rest := len(items) - max(n, 0); rest > 0 {
+		if b.Len() > 0 {
+			b.WriteString(" and ")
+		}
+		b.WriteString(Count(rest) + " more")
+	}
+	return b.String()
+}
+
+// Count writes n with a comma between each group of three digits:
+// 99,995.
+func Count(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
 }

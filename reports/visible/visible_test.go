@@ -1,6 +1,9 @@
 package visible
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 func TestText(t *testing.T) {
 	cases := []struct{ in, want string }{
@@ -22,5 +25,45 @@ func TestText(t *testing.T) {
 		if got := Text(c.in); got != c.want {
 			t.Errorf("Text(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+func TestQuoteAndList(t *testing.T) {
+	if got, want := Quote("a\nub: forged\x00\x1b[31m\u202e"), `"a\nub: forged\x00\x1b[31m\u202e"`; got != want {
+		t.Errorf("Quote = %s, want %s", got, want)
+	}
+	ids := make([]string, 100000)
+	for i := range ids {
+		ids[i] = "sim-" + strconv.Itoa(i)
+	}
+	for _, c := range []struct {
+		items []string
+		n     int
+		want  string
+	}{
+		{nil, 5, ""},
+		{[]string{"a"}, 5, `"a"`},
+		{[]string{"a", "b\nc"}, 5, `"a", "b\nc"`},
+		{ids[:6], 5, `"sim-0", "sim-1", "sim-2", "sim-3", "sim-4" and 1 more`},
+		{ids, 5, `"sim-0", "sim-1", "sim-2", "sim-3", "sim-4" and 99,995 more`},
+		{ids, 0, `100,000 more`},
+	} {
+		if got := List(c.items, c.n); got != c.want {
+			t.Errorf("List(%d items, %d) = %s, want %s", len(c.items), c.n, got, c.want)
+		}
+	}
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 99995: "99,995", 1234567: "1,234,567", -1234: "-1,234"} {
+		if got := Count(n); got != want {
+			t.Errorf("Count(%d) = %s, want %s", n, got, want)
+		}
+	}
+}
+
+func TestLine(t *testing.T) {
+	if got, want := Line("id a\nub: forged\r\x00\tend"), `id a\nub: forged\r[U+0000]`+"\tend"; got != want {
+		t.Errorf("Line = %q, want %q", got, want)
+	}
+	if got := Line("plain"); got != "plain" {
+		t.Errorf("Line(plain) = %q", got)
 	}
 }

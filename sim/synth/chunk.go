@@ -2,7 +2,6 @@ package synth
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -119,30 +118,13 @@ func (w *chunkWriter) Commit(fn func() error) error {
 	return w.err
 }
 
-// studyTables are the tables a synthetic study writes (both studies), in an
-// order that deletes referencing rows first.
-var studyTables = []string{
-	"provenance", "labels", "generations", "prompt_templates", "simulators",
-	"points", "point_sets", "eligibility", "session_roles", "developer_splits", "repo_splits", "components", "split_runs",
-	"turns", "sessions", "developer_repos", "repos", "developers",
-	"ep_verdicts", "ep_rubric_criteria", "ep_tool_calls", "ep_messages", "ep_episodes", "ep_runs", "ep_tasks", "ep_prices",
-}
-
 // clearStudy deletes, in one transaction, every row a synthetic study
 // writes: a study written in chunks that fails after its first commit
 // leaves its workspace as it found it (empty, as Write and WriteFidelity
 // require), not half-written. It runs even when ctx is cancelled.
 func clearStudy(ctx context.Context, ws *queries.Workspace, cause error) error {
 	ctx = context.WithoutCancel(ctx)
-	err := ws.InTx(ctx, func(c *sql.Conn) error {
-		for _, t := range studyTables {
-			if _, err := c.ExecContext(ctx, "DELETE FROM "+t); err != nil {
-				return fmt.Errorf("%s: %w", t, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := queries.ClearSyntheticStudy(ctx, ws); err != nil {
 		return errors.Join(cause, fmt.Errorf("synth: clearing the partly written study: %w", err))
 	}
 	return cause

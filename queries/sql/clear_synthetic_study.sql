@@ -1,0 +1,27 @@
+-- clear_synthetic_study: delete every row a synthetic study writes (both studies), referencing rows first.
+DELETE FROM provenance;
+DELETE FROM labels;
+DELETE FROM generations;
+DELETE FROM prompt_templates;
+DELETE FROM simulators;
+DELETE FROM points;
+DELETE FROM point_sets;
+DELETE FROM eligibility;
+DELETE FROM session_roles;
+DELETE FROM developer_splits;
+DELETE FROM repo_splits;
+DELETE FROM components;
+DELETE FROM split_runs;
+DELETE FROM turns;
+DELETE FROM sessions;
+DELETE FROM developer_repos;
+DELETE FROM repos;
+DELETE FROM developers;
+DELETE FROM ep_verdicts;
+DELETE FROM ep_rubric_criteria;
+DELETE FROM ep_tool_calls;
+DELETE FROM ep_messages;
+DELETE FROM ep_episodes;
+DELETE FROM ep_runs;
+DELETE FROM ep_tasks;
+DELETE FROM ep_prices;
