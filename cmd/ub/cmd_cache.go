@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -80,6 +81,9 @@ func runCacheExplain(c *cli.Context, sio *streams, arg string) error {
 	trial := c.Int("trial")
 	cell := sim.Cell{Simulator: s.Name, Condition: opts.conditions[0], WindowN: opts.window, HistoryK: opts.history}
 	gen, err := sim.PrepareGeneration(c.Context, ws.Conn(), s, cell, id, trial-1, sim.InputsOptions{PersonaKind: opts.persona})
+	if errors.Is(err, queries.ErrNoPoint) {
+		return usagef("cache explain: point %s: no such frozen point (see ub points export)", id)
+	}
 	if err != nil {
 		return err
 	}

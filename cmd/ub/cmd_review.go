@@ -220,6 +220,9 @@ func runReviewStats(c *cli.Context, sio *streams) error {
 	if err := checkLevel(c); err != nil {
 		return err
 	}
+	if err := requireOutDir("review stats", c.String("out")); err != nil {
+		return err
+	}
 	ws, err := openWorkspace(c, true)
 	if err != nil {
 		return err
@@ -293,7 +296,12 @@ func runReviewExport(c *cli.Context, sio *streams) error {
 		}
 	}
 	if out := c.String("out"); out != "" {
-		return os.WriteFile(out, []byte(buf.String()), 0o644)
+		// Replaced whole (a temporary and a rename), never half-written.
+		err := writeOut(out, sio.out, func(path string) error { return writeFileAtomic(path, []byte(buf.String())) })
+		if err != nil {
+			return fmt.Errorf("review export: %w", err)
+		}
+		return nil
 	}
 	_, err = io.WriteString(sio.out, buf.String())
 	return err

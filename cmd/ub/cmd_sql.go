@@ -40,12 +40,19 @@ func newSQLCommand(sio *streams) *cli.Command {
 	}
 }
 
+// maxStdinQuery is the longest query ub sql - reads from stdin: a bound,
+// so that /dev/zero or a wrong file piped in is refused, not read for ever.
+const maxStdinQuery = 64 << 20
+
 func runSQL(c *cli.Context, sio *streams, opts sqlOptions) error {
 	query := opts.query
 	if query == "-" {
-		b, err := io.ReadAll(sio.in)
+		b, err := io.ReadAll(io.LimitReader(sio.in, maxStdinQuery+1))
 		if err != nil {
 			return fmt.Errorf("sql: read stdin: %w", err)
+		}
+		if len(b) > maxStdinQuery {
+			return usagef("sql: the query on stdin is longer than %d MiB", maxStdinQuery>>20)
 		}
 		query = string(b)
 	}

@@ -48,7 +48,11 @@ func runVerdictsImport(c *cli.Context, sio *streams, grader string, files []stri
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(sio.out, "%s: %d verdicts imported (grader %s), %d refused\n", path, f.Imported, strings.Join(f.Graders, ", "), len(f.Refused))
+		by := "" // a file that holds no verdict names no grader
+		if len(f.Graders) > 0 {
+			by = " (grader " + strings.Join(f.Graders, ", ") + ")"
+		}
+		fmt.Fprintf(sio.out, "%s: %d verdicts imported%s, %d refused\n", path, f.Imported, by, len(f.Refused))
 		if err := refused(sio, f); err != nil {
 			bad = append(bad, err)
 		}
