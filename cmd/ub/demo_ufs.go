@@ -9,16 +9,17 @@ import (
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/synth/democorpus"
 )
 
 // demoFidelity runs the user-fidelity study of the demo: it writes three
 // simulators' tau2 result files, a rubric and a grader's verdicts
-// (ingest.WriteDemoFidelity) and reads them through ub ingest, ub rubrics
+// (democorpus.WriteFidelity) and reads them through ub ingest, ub rubrics
 // import and ub verdicts import, as a user's own files are read.
 func demoFidelity(c *cli.Context, io *streams, ws *queries.Workspace, demoDir, dir string) error {
 	ctx := c.Context
 	fmt.Fprintf(io.out, "\n== user fidelity (tau2 episodes, rubrics, verdicts)\n")
-	results, rubrics, verdicts, err := ingest.WriteDemoFidelity(dir)
+	results, rubrics, verdicts, err := democorpus.WriteFidelity(dir)
 	if rerr := recordDemoFiles(demoDir, append(results, rubrics, verdicts)...); err == nil {
 		err = rerr
 	}
@@ -49,6 +50,6 @@ func demoFidelity(c *cli.Context, io *streams, ws *queries.Workspace, demoDir, d
 		return fmt.Errorf("demo: verdicts import: %w", err)
 	}
 	fmt.Fprintf(io.out, "rubrics    %d criteria of %d tasks (%s)\nverdicts   %d of grader %s (%s)\n",
-		rf.Imported, rf.Tasks, filepath.Base(rubrics), vf.Imported, ingest.DemoFidelityGrader, filepath.Base(verdicts))
+		rf.Imported, rf.Tasks, filepath.Base(rubrics), vf.Imported, democorpus.FidelityGrader, filepath.Base(verdicts))
 	return nil
 }
