@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/ingest"
-	"github.com/ub-bench/ub/judge"
+	"github.com/ub-bench/ub/judge/rubric"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/sim/synth/democorpus"
 )
@@ -31,18 +31,18 @@ func demoFidelity(c *cli.Context, io *streams, ws *queries.Workspace, demoDir, d
 		return fmt.Errorf("demo: fidelity sample: %w", err)
 	}
 	fmt.Fprintf(io.out, "episodes   %d added from %d result files\n", st.Episodes, len(results))
-	sources, err := judge.LoadQuoteSources(ctx, ws.Conn())
+	sources, err := rubric.LoadQuoteSources(ctx, ws.Conn())
 	if err != nil {
 		return err
 	}
-	rf, err := judge.ImportRubricFile(ctx, ws, rubrics, sources)
+	rf, err := rubric.ImportRubricFile(ctx, ws, rubrics, sources)
 	if err == nil && len(rf.Refused) > 0 {
 		err = fmt.Errorf("%s: %d lines refused", rubrics, len(rf.Refused))
 	}
 	if err != nil {
 		return fmt.Errorf("demo: rubrics import: %w", err)
 	}
-	vf, err := judge.ImportVerdictFile(ctx, ws, verdicts, "")
+	vf, err := rubric.ImportVerdictFile(ctx, ws, verdicts, "")
 	if err == nil && len(vf.Refused) > 0 {
 		err = fmt.Errorf("%s: %d lines refused: %v", verdicts, len(vf.Refused), vf.Refused[0])
 	}
