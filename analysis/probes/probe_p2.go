@@ -12,7 +12,7 @@ const (
 
 func init() {
 	register(Probe{Name: ProbeP2, Description: "missed gold user write: a gold user action with no matching user tool call",
-		Applies:    func(e *Episode) bool { return e.Task != nil && len(e.Task.UserActions) > 0 },
+		Applies:    func(e *View) bool { return e.Task != nil && len(e.Task.UserActions) > 0 },
 		Find:       ProbeMissedWrite,
 		ReviewCode: "missed_required_action"})
 }
@@ -42,7 +42,7 @@ func argsMatch(gold GoldAction, got json.RawMessage) bool {
 // ProbeMissedWrite (P2): a gold action with requestor user has no user tool
 // call of the same name with equal compared arguments. One finding per
 // missed action, about the episode as a whole.
-func ProbeMissedWrite(e *Episode) []Finding {
+func ProbeMissedWrite(e *View) []Finding {
 	if e.Task == nil {
 		return nil
 	}
