@@ -1,7 +1,3 @@
-// Package chunk reads the rows of a DuckDB data chunk as the database/sql
-// driver would give them, straight from the chunk's vectors (unsafe, for
-// the workspace's streaming reader: queries.Workspace.Adhoc and the
-// probes' episode stream). Only queries uses it.
 package chunk
 
 import (
