@@ -7,10 +7,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ub-bench/ub/cmd/internal/load"
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
-	"github.com/ub-bench/ub/reports/load"
 	"github.com/ub-bench/ub/sim"
 	"github.com/ub-bench/ub/sim/synth/democorpus"
 )
