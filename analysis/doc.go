@@ -1,13 +1,26 @@
 // Package analysis turns scored rows into the statistics behind every ub
-// figure: per-developer and macro accuracy, the chance line, paired effects
-// (profile, reasoning effort, history), per-move agreement, the terse-only
-// ablation rates, the context and history sweeps, the N x K surface, rank and
-// linear correlation, and binomial intervals for reviewed error shares.
+// figure, for the three studies:
 //
-// The package is pure: functions take plain Go slices, maps and structs and
-// return plain structs. It reads no database and imports no other ub package;
-// moves are strings (the labels of SPEC section 4), so a caller passes
-// whatever the judge wrote, including "other".
+//   - UserBench (userbench.go, accuracy.go, sweep.go, trials.go, ...):
+//     per-developer and macro accuracy, the chance line, paired effects
+//     (profile, reasoning effort, history), per-move agreement, the
+//     terse-only ablation rates, the context and history sweeps, the N x K
+//     surface, rank and linear correlation;
+//   - user fidelity (fidelity.go, fidelity_uncertainty.go, compare_two.go):
+//     UFS and its families over ub.FidelityEpisode, the cost frontier, the
+//     graders' agreement, bootstrap intervals over tasks;
+//   - the human review (review.go, reviewer_accuracy.go, attempts.go): the
+//     simulator error rate, its intervals and the review plan's sizes.
+//
+// Around them: binomial and bootstrap intervals, Cohen's and Fleiss' kappa,
+// the tau2 release and reward-spread tables. The judge-free probes are
+// package analysis/probes.
+//
+// The package is pure: functions take plain Go slices, maps and structs
+// (the data model's types, package ub) and return plain structs. It reads no
+// database and imports no other ub package but the data model; moves are
+// strings (the labels of SPEC section 4), so a caller passes whatever the
+// judge wrote, including "other".
 //
 // # Conventions
 //

@@ -57,7 +57,6 @@
 // The judges' and graders' model paths are steps of the runner
 // (sim/runner.Step, run by RunStep): JudgeStep and JudgeWithModel (the model
 // judge; one request builder, JudgeRequest), Cascade and JudgeCascade (the
-// built-in judge's least confident share through JudgeStep), Grade (one
-// verdict per episode and criterion) and WriteRubrics (a writer and its
-// verifier).
+// built-in judge's least confident share through JudgeStep). The
+// user-fidelity study's rubrics and grading are package judge/rubric's.
 package judge

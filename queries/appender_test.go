@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/ub-bench/ub/queries/internal/appender"
 )
 
 // appenderTestTable has a column of every type the appender writes.
@@ -40,7 +42,7 @@ func appenderTestRow(i int) []driver.Value {
 		s = fmt.Sprintf("%012d", i) // exactly 12 bytes
 	}
 	if i == 4000 {
-		s = strings.Repeat("long ", arenaBlock/5+1) // past one arena block
+		s = strings.Repeat("long ", appender.ArenaBlock/5+1) // past one arena block
 	}
 	var j driver.Value = json.RawMessage(fmt.Sprintf(`{ "i": %d, "h": "<a&b>" }`, i))
 	if i%5 == 0 {
@@ -132,7 +134,7 @@ func TestAppenderMatchesDuckDBGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s != "héllo wörld 3 ✓" || j != `{"i":1,"h":"\u003ca\u0026b\u003e"}` || long != (arenaBlock/5+1)*5 ||
+	if s != "héllo wörld 3 ✓" || j != `{"i":1,"h":"\u003ca\u0026b\u003e"}` || long != (appender.ArenaBlock/5+1)*5 ||
 		!ts.Equal(time.Date(2025, 1, 2, 4, 4, 5, 1000, time.UTC)) {
 		t.Errorf("got %q, %q, %d, %v", s, j, long, ts)
 	}
@@ -195,36 +197,6 @@ func TestAppenderRefuses(t *testing.T) {
 	}
 	if want := "1:kept,6:also kept also kept also kept "; got != want {
 		t.Errorf("stored %q, want %q", got, want)
-	}
-}
-
-// TestAppenderInlinePadding: a string of up to 12 bytes is stored inside
-// its string_t, zero-padded (DuckDB compares the 16 bytes of two inlined
-// strings at once), also where a longer string was written before.
-func TestAppenderInlinePadding(t *testing.T) {
-	ctx := context.Background()
-	ws, err := Open(ctx, filepath.Join(t.TempDir(), "a.duckdb"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	if _, err := ws.Conn().ExecContext(ctx, `CREATE TABLE p (s VARCHAR)`); err != nil {
-		t.Fatal(err)
-	}
-	a, err := ws.tableAppender(ctx, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	c := &a.cols[0]
-	slot := (*[16]byte)(c.data)
-	for _, s := range []string{"twelve bytes", "a longer string than that", "ab"} {
-		if err := a.setString(c, 0, s, true); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want := [16]byte{2, 0, 0, 0, 'a', 'b'}; *slot != want {
-		t.Errorf("string_t of \"ab\" is % x, want % x", *slot, want)
 	}
 }
 
@@ -348,14 +320,6 @@ func TestAppenderConstraintError(t *testing.T) {
 	}
 	if n != 0 {
 		t.Errorf("%d rows stored", n)
-	}
-}
-
-// TestAppenderConnField: the field the appender reads duckdb-go's C
-// connection from is there, with its type.
-func TestAppenderConnField(t *testing.T) {
-	if connField == ^uintptr(0) {
-		t.Fatal(errConnField)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+
+	"github.com/ub-bench/ub/queries/internal/appender"
 )
 
 // SimulatorRow is one simulator's stored definition.
@@ -127,7 +129,7 @@ func ReplaceGenerations(ctx context.Context, ws *Workspace, gens []GenerationRow
 		if _, err := c.ExecContext(ctx, q("gen_delete_ids")); err != nil {
 			return err
 		}
-		return appendRowsWith(ctx, ws, "generations", len(gens), func(i int, r *AppendRowWriter) { generationRow(r, gens[i]) })
+		return appendRowsWith(ctx, ws, "generations", len(gens), func(i int, r *appender.Row) { generationRow(r, gens[i]) })
 	})
 }
 

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"strconv"
 	"strings"
+
+	"github.com/ub-bench/ub/queries/internal/appender"
 )
 
 // LabelTarget is a message to label: a point's real message or a
@@ -107,7 +109,7 @@ func ReplaceJudgeLabels(ctx context.Context, ws *Workspace, judge string, labels
 }
 
 func appendLabels(ctx context.Context, ws *Workspace, labels []Label) error {
-	return appendRowsWith(ctx, ws, "labels", len(labels), func(i int, r *AppendRowWriter) { labelRow(r, labels[i]) })
+	return appendRowsWith(ctx, ws, "labels", len(labels), func(i int, r *appender.Row) { labelRow(r, labels[i]) })
 }
 
 // LabelPair is a target both judges labelled.

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/ub-bench/ub/queries/internal/appender"
 )
 
 // SessionRow is one row of sessions, for RowWriter.Session: a parsed
@@ -47,7 +49,7 @@ func (w *RowWriter) stage(to map[string]string) { w.staged = to }
 // tableAppender is a table's appender and the rows given to it since it
 // was last flushed.
 type tableAppender struct {
-	*Appender
+	*appender.Appender
 	pending int
 }
 
@@ -65,7 +67,7 @@ func (w *RowWriter) append(table string, vals ...driver.Value) error {
 }
 
 // appendWith appends a row of table that set fills.
-func (w *RowWriter) appendWith(table string, set func(*AppendRowWriter)) error {
+func (w *RowWriter) appendWith(table string, set func(*appender.Row)) error {
 	a, err := w.open(table)
 	if err != nil {
 		return err
@@ -82,7 +84,7 @@ func (w *RowWriter) open(table string) (*tableAppender, error) {
 	}
 	a := w.apps[table]
 	if a == nil {
-		var app *Appender
+		var app *appender.Appender
 		var err error
 		if tmp, ok := w.staged[table]; ok {
 			app, err = w.ws.appender(w.ctx, "temp", "main", tmp)
@@ -215,10 +217,10 @@ func (w *RowWriter) PromptTemplate(version, name, text string) error {
 // Error is set, Error and Experiment "" as NULL, and words is the length
 // of Text in words (Words; NULL with Text).
 func (w *RowWriter) Generation(g GenerationRow) error {
-	return w.appendWith("generations", func(r *AppendRowWriter) { generationRow(r, g) })
+	return w.appendWith("generations", func(r *appender.Row) { generationRow(r, g) })
 }
 
-func generationRow(r *AppendRowWriter, g GenerationRow) {
+func generationRow(r *appender.Row, g GenerationRow) {
 	r.String(g.ID).String(g.PointID).String(g.Simulator).String(g.Condition).Int32(int32(g.WindowN)).
 		Int32(int32(g.HistoryK)).String(g.RequestKey).Value(g.KeyParts)
 	if g.Error != "" {
@@ -239,10 +241,10 @@ func generationRow(r *AppendRowWriter, g GenerationRow) {
 // Label appends a row of labels; Label7, PromptVersion, RequestKey and Raw
 // "" are stored as NULL.
 func (w *RowWriter) Label(l Label) error {
-	return w.appendWith("labels", func(r *AppendRowWriter) { labelRow(r, l) })
+	return w.appendWith("labels", func(r *appender.Row) { labelRow(r, l) })
 }
 
-func labelRow(r *AppendRowWriter, l Label) {
+func labelRow(r *appender.Row, l Label) {
 	r.String(l.Target).String(l.TargetID).String(l.Judge).String(l.Move).StringOrNull(l.Label7).
 		StringOrNull(l.PromptVersion).StringOrNull(l.RequestKey).StringOrNull(l.Raw)
 	if l.Confidence != 0 {

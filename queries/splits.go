@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ub-bench/ub/queries/internal/appender"
 )
 
 // SplitEdges calls fn for every developer <-> repository edge with the
@@ -96,7 +98,7 @@ func StoreSplit(ctx context.Context, ws *Workspace, run SplitRun, comps []Compon
 }
 
 func appendRows(ctx context.Context, ws *Workspace, table string, n int, row func(i int) []driver.Value) error {
-	return appendRowsWith(ctx, ws, table, n, func(i int, r *AppendRowWriter) {
+	return appendRowsWith(ctx, ws, table, n, func(i int, r *appender.Row) {
 		for _, v := range row(i) {
 			r.Value(v)
 		}
@@ -105,7 +107,7 @@ func appendRows(ctx context.Context, ws *Workspace, table string, n int, row fun
 
 // appendRowsWith appends n rows of table, row i filled by set, through one
 // appender.
-func appendRowsWith(ctx context.Context, ws *Workspace, table string, n int, set func(i int, r *AppendRowWriter)) error {
+func appendRowsWith(ctx context.Context, ws *Workspace, table string, n int, set func(i int, r *appender.Row)) error {
 	if n == 0 {
 		return nil
 	}

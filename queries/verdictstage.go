@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+
+	"github.com/ub-bench/ub/queries/internal/appender"
 )
 
 // VerdictStage is the import of one file of verdicts: the verdicts are
@@ -16,7 +18,7 @@ import (
 // holds the staged rows (spilling past memory_limit).
 type VerdictStage struct {
 	ws  *Workspace
-	app *Appender
+	app *appender.Appender
 }
 
 // StageVerdicts creates the stage of a verdict import.

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/ub-bench/ub/queries/internal/appender"
 )
 
 //go:embed schema/*.sql
@@ -319,19 +321,19 @@ func (ws *Workspace) Close() error {
 
 // tableAppender returns an appender on table, for bulk loads on the
 // workspace connection. Close it (which flushes) before committing.
-func (ws *Workspace) tableAppender(ctx context.Context, table string) (*Appender, error) {
+func (ws *Workspace) tableAppender(ctx context.Context, table string) (*appender.Appender, error) {
 	return ws.appender(ctx, "", "", table)
 }
 
-func (ws *Workspace) appender(ctx context.Context, catalog, schema, table string) (*Appender, error) {
-	var app *Appender
+func (ws *Workspace) appender(ctx context.Context, catalog, schema, table string) (*appender.Appender, error) {
+	var app *appender.Appender
 	err := ws.conn.Raw(func(c any) error {
 		dc, ok := c.(*duckdb.Conn)
 		if !ok {
 			return fmt.Errorf("the workspace connection is a %T, not a DuckDB one", c)
 		}
 		var err error
-		app, err = newAppender(dc, catalog, schema, table)
+		app, err = appender.New(dc, catalog, schema, table)
 		return err
 	})
 	if err != nil {

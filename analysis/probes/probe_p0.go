@@ -14,7 +14,7 @@ const (
 
 func init() {
 	register(Probe{Name: ProbeP0, Description: "task mismatch: the user states another customer's user id and none of its own",
-		Applies:    func(e *Episode) bool { return e.Task != nil },
+		Applies:    func(e *View) bool { return e.Task != nil },
 		Find:       ProbeTaskMismatch,
 		ReviewCode: "other"})
 }
@@ -135,7 +135,7 @@ func allLower(s string) bool {
 // task's blueprint, that the agent did not say first, and that is not a
 // payment-method id, and never states one that is in the blueprint. Such an
 // episode does not belong to its task. One finding, at the first foreign id.
-func ProbeTaskMismatch(e *Episode) []Finding {
+func ProbeTaskMismatch(e *View) []Finding {
 	if e.Task == nil {
 		return nil
 	}

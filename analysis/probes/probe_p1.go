@@ -13,12 +13,12 @@ const (
 
 func init() {
 	register(Probe{Name: ProbeP1, Description: "unprompted disclosure: a known_info identifier before the agent asked for that kind of field",
-		Applies:    func(e *Episode) bool { return len(taskIdentifiers(e)) > 0 },
-		Find:       func(e *Episode) []Finding { return probeDisclosure(e, taskIdentifiers(e), false) },
+		Applies:    func(e *View) bool { return len(taskIdentifiers(e)) > 0 },
+		Find:       func(e *View) []Finding { return probeDisclosure(e, taskIdentifiers(e), false) },
 		ReviewCode: "revealed_info_early"})
 	register(Probe{Name: ProbeP1a, Description: "unprompted disclosure in the first user message",
-		Applies:    func(e *Episode) bool { return len(taskIdentifiers(e)) > 0 },
-		Find:       func(e *Episode) []Finding { return probeDisclosure(e, taskIdentifiers(e), true) },
+		Applies:    func(e *View) bool { return len(taskIdentifiers(e)) > 0 },
+		Find:       func(e *View) []Finding { return probeDisclosure(e, taskIdentifiers(e), true) },
 		ReviewCode: "revealed_info_early"})
 }
 
@@ -110,7 +110,7 @@ func containsAny(s string, subs []string) bool {
 // identifier, at its first unprompted appearance. firstOnly (P1a) looks at
 // the first user message only and gives one finding listing what it
 // disclosed.
-func ProbeDisclosure(e *Episode, firstOnly bool) []Finding {
+func ProbeDisclosure(e *View, firstOnly bool) []Finding {
 	if e.Task == nil {
 		return nil
 	}
@@ -120,7 +120,7 @@ func ProbeDisclosure(e *Episode, firstOnly bool) []Finding {
 
 // probeDisclosure is ProbeDisclosure with the task's known identifiers
 // extracted already (Run extracts them once for P1 and P1a).
-func probeDisclosure(e *Episode, ids []identifier, firstOnly bool) []Finding {
+func probeDisclosure(e *View, ids []identifier, firstOnly bool) []Finding {
 	asked := map[string]bool{}
 	done := map[identifier]bool{}
 	var out []Finding

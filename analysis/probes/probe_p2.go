@@ -12,7 +12,7 @@ const (
 
 func init() {
 	register(Probe{Name: ProbeP2, Description: "missed gold user write: a gold user action with no matching user tool call",
-		Applies:    func(e *Episode) bool { return e.Task != nil && len(e.Task.UserActions) > 0 },
+		Applies:    func(e *View) bool { return e.Task != nil && len(e.Task.UserActions) > 0 },
 		Find:       ProbeMissedWrite,
 		ReviewCode: "missed_required_action"})
 }
@@ -74,7 +74,7 @@ func tau2ActionMatch(gold GoldAction, name string, got json.RawMessage) bool {
 // simulated user (solo mode) the agent performs the user's actions, and
 // an action is done when tau2's action check finds it among the calls of
 // either side (tau2ActionMatch), as tau2 scores it.
-func ProbeMissedWrite(e *Episode) []Finding {
+func ProbeMissedWrite(e *View) []Finding {
 	if e.Task == nil {
 		return nil
 	}

@@ -13,29 +13,29 @@ import (
 func TestProbeMissedWriteSolo(t *testing.T) {
 	toggle := GoldAction{Name: "toggle_airplane_mode", Arguments: json.RawMessage(`{}`)}
 	apn := GoldAction{Name: "set_apn", Arguments: json.RawMessage(`{"apn": "internet", "mms": true}`), CompareArgs: []string{"apn"}}
-	call := func(role, name, args string) Message {
-		return Message{Role: role, Calls: []Call{{ID: "c", Name: name, Arguments: json.RawMessage(args)}}}
+	call := func(role, name, args string) ViewMessage {
+		return ViewMessage{Role: role, Calls: []ViewCall{{ID: "c", Name: name, Arguments: json.RawMessage(args)}}}
 	}
 	cases := []struct {
 		name   string
 		noUser bool
 		gold   GoldAction
-		msgs   []Message
+		msgs   []ViewMessage
 		missed bool
 	}{
-		{"solo: the agent's call is the action", true, toggle, []Message{call("assistant", "toggle_airplane_mode", `{}`)}, false},
-		{"solo: no call", true, toggle, []Message{msg(0, "assistant", "###STOP###")}, true},
-		{"solo: another tool", true, toggle, []Message{call("assistant", "reboot", `{}`)}, true},
-		{"solo: compare_args only", true, apn, []Message{call("assistant", "set_apn", `{"apn": "internet", "mms": false}`)}, false},
-		{"solo: compared argument differs", true, apn, []Message{call("assistant", "set_apn", `{"apn": "wap"}`)}, true},
+		{"solo: the agent's call is the action", true, toggle, []ViewMessage{call("assistant", "toggle_airplane_mode", `{}`)}, false},
+		{"solo: no call", true, toggle, []ViewMessage{msg(0, "assistant", "###STOP###")}, true},
+		{"solo: another tool", true, toggle, []ViewMessage{call("assistant", "reboot", `{}`)}, true},
+		{"solo: compare_args only", true, apn, []ViewMessage{call("assistant", "set_apn", `{"apn": "internet", "mms": false}`)}, false},
+		{"solo: compared argument differs", true, apn, []ViewMessage{call("assistant", "set_apn", `{"apn": "wap"}`)}, true},
 		{"solo: the call's own names compared (tau2)", true, GoldAction{Name: "pay", Arguments: json.RawMessage(`{"amount": 5}`)},
-			[]Message{call("assistant", "pay", `{"amount": 5, "note": "x"}`)}, true},
-		{"with a user: the agent's call is not the user's", false, toggle, []Message{call("assistant", "toggle_airplane_mode", `{}`)}, true},
-		{"with a user: the user's call", false, toggle, []Message{call("user", "toggle_airplane_mode", `{}`)}, false},
+			[]ViewMessage{call("assistant", "pay", `{"amount": 5, "note": "x"}`)}, true},
+		{"with a user: the agent's call is not the user's", false, toggle, []ViewMessage{call("assistant", "toggle_airplane_mode", `{}`)}, true},
+		{"with a user: the user's call", false, toggle, []ViewMessage{call("user", "toggle_airplane_mode", `{}`)}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := &Episode{SimulationID: "s", NoUser: c.noUser, Task: &Task{UserActions: []GoldAction{c.gold}}, Messages: c.msgs}
+			e := &View{SimulationID: "s", NoUser: c.noUser, Task: &ViewTask{UserActions: []GoldAction{c.gold}}, Messages: c.msgs}
 			got := ProbeMissedWrite(e)
 			if (len(got) == 1) != c.missed || len(got) > 1 {
 				t.Errorf("findings %v, want missed = %v", got, c.missed)
@@ -47,7 +47,7 @@ func TestProbeMissedWriteSolo(t *testing.T) {
 // TestRunProbesPlaceholder: no probe applies to a placeholder of a
 // simulation that never ran, so it is in no probe's denominator.
 func TestRunProbesPlaceholder(t *testing.T) {
-	e := &Episode{SimulationID: "p", NoRun: true, Task: &Task{UserActions: []GoldAction{{Name: "toggle_airplane_mode"}}}}
+	e := &View{SimulationID: "p", NoRun: true, Task: &ViewTask{UserActions: []GoldAction{{Name: "toggle_airplane_mode"}}}}
 	r := Run(e, nil)
 	for _, p := range Names() {
 		if r.Applies[p] {

@@ -96,7 +96,7 @@ var clauseRE = regexp.MustCompile(`[^.!?;\n\x{2014}]+[.!?;\n\x{2014}]?`)
 // each earlier user tool result showed. Negation ("is not on") flips the
 // assertion; questions and hypotheticals are not assertions; a property
 // whose true state is unknown is not judged.
-func ProbeDeviceState(e *Episode) []Finding {
+func ProbeDeviceState(e *View) []Finding {
 	state := map[string]string{}
 	if e.Task != nil {
 		for _, a := range e.Task.InitActions {

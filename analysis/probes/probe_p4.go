@@ -12,7 +12,7 @@ const (
 
 func init() {
 	register(Probe{Name: ProbeP4, Description: "stop on confirmation: an end token (###STOP###, ###TRANSFER###, ###OUT-OF-SCOPE###) while affirming a confirmation the agent just asked for",
-		Applies:    func(*Episode) bool { return true },
+		Applies:    func(*View) bool { return true },
 		Find:       ProbeStopOnConfirmation,
 		ReviewCode: "premature_termination"})
 }
@@ -28,7 +28,7 @@ var (
 // agent asked for in its message just before (a question with "confirm",
 // "proceed", "shall I", "would you like me to", ...): the user ended the
 // conversation before the agent could act on the answer.
-func ProbeStopOnConfirmation(e *Episode) []Finding {
+func ProbeStopOnConfirmation(e *View) []Finding {
 	last := lastUserMessage(e)
 	if last < 0 || endToken(e.Messages[last].Content) == "" {
 		return nil

@@ -55,7 +55,7 @@ var equivalentTools = map[string][]string{
 // ProbeClaimedAction (P5): a user message says the user did a device
 // action ("I've turned off airplane mode", "I restarted my phone") and no
 // earlier user tool call has the tool that does it.
-func ProbeClaimedAction(e *Episode) []Finding {
+func ProbeClaimedAction(e *View) []Finding {
 	called := map[string]bool{}
 	var out []Finding
 	for mi, m := range e.Messages {

@@ -18,7 +18,7 @@ func init() {
 
 // ProbeProtocol (P6): a user message with more than one tool call, or with
 // text and a tool call together.
-func ProbeProtocol(e *Episode) []Finding {
+func ProbeProtocol(e *View) []Finding {
 	var out []Finding
 	for mi, m := range e.Messages {
 		if m.Role != "user" || len(m.Calls) == 0 {

@@ -9,7 +9,7 @@ const (
 
 func init() {
 	register(Probe{Name: ProbeP7, Description: "transfer without a handoff: ###TRANSFER### though the agent never transferred the user nor spoke of a transfer",
-		Applies:    func(*Episode) bool { return true },
+		Applies:    func(*View) bool { return true },
 		Find:       ProbeUnfoundedTransfer,
 		ReviewCode: "premature_termination"})
 }
@@ -21,7 +21,7 @@ func init() {
 // "transfer") or spoke of a transfer ("transfer", "transferring",
 // "transferred"): the user ended the episode on a handoff that never
 // happened. One finding, at that message.
-func ProbeUnfoundedTransfer(e *Episode) []Finding {
+func ProbeUnfoundedTransfer(e *View) []Finding {
 	last := lastUserMessage(e)
 	if last < 0 || !strings.Contains(e.Messages[last].Content, "###TRANSFER###") {
 		return nil

@@ -22,9 +22,9 @@ type Probe struct {
 	Description string // a line saying what the probe flags
 	// Applies says whether an episode counts in the probe's denominator;
 	// Find runs only on such episodes.
-	Applies func(e *Episode) bool
+	Applies func(e *View) bool
 	// Find returns the probe's findings on one episode, in message order.
-	Find func(e *Episode) []Finding
+	Find func(e *View) []Finding
 	// ReviewCode is the error code (SPEC 7, review taxonomy) a finding of
 	// the probe proposes to a reviewer.
 	ReviewCode string
@@ -87,11 +87,13 @@ func ByName(name string) (Probe, bool) {
 // Range is the names of the probes for a usage line: "P0-P6".
 func Range() string { return registry[0].Name + "-" + registry[len(registry)-1].Name }
 
-// Episode is what the probes read of one episode.
-type Episode struct {
+// View is what the probes read of one episode: made from a parsed
+// ub.Episode (probeEpisodeOf) or from its stored rows (probeMessages), so
+// that both give the same findings.
+type View struct {
 	SimulationID string
-	Task         *Task // nil: the task is unknown
-	Messages     []Message
+	Task         *ViewTask // nil: the task is unknown
+	Messages     []ViewMessage
 	// NoUser marks an episode without a simulated user (tau2's solo
 	// mode): the agent performs the user's actions (P2 counts its calls).
 	NoUser bool
@@ -100,8 +102,8 @@ type Episode struct {
 	NoRun bool
 }
 
-// Task is the user's blueprint of a task and its user-side gold facts.
-type Task struct {
+// ViewTask is the user's blueprint of a task and its user-side gold facts.
+type ViewTask struct {
 	// Blueprint holds the texts the simulator was given (reason_for_call,
 	// known_info, unknown_info, task_instructions, persona; v1 instruction;
 	// v1 user_id), in that order.
@@ -120,7 +122,7 @@ type Task struct {
 
 // derive fills what the probes derive from the task's texts, once; the
 // texts must not change after the first probe ran on the task.
-func (t *Task) derive() {
+func (t *ViewTask) derive() {
 	if t.derived {
 		return
 	}
@@ -142,12 +144,12 @@ type GoldAction struct {
 	CompareArgs []string
 }
 
-// Message is one message. Requestor is set on tool messages.
-type Message struct {
+// ViewMessage is one message. Requestor is set on tool messages.
+type ViewMessage struct {
 	TurnIdx   int
 	Role      string // user | assistant | tool | system
 	Content   string
-	Calls     []Call
+	Calls     []ViewCall
 	Requestor string
 	CallID    string // tool messages: the call answered
 
@@ -156,15 +158,15 @@ type Message struct {
 }
 
 // text returns the message's normalised content, computing it once.
-func (m *Message) text() string {
+func (m *ViewMessage) text() string {
 	if !m.hasNorm {
 		m.norm, m.hasNorm = Normalize(m.Content), true
 	}
 	return m.norm
 }
 
-// Call is a tool call.
-type Call struct {
+// ViewCall is a tool call.
+type ViewCall struct {
 	ID        string
 	Name      string
 	Arguments json.RawMessage
@@ -187,7 +189,7 @@ type Result struct {
 
 // Run runs every probe (only, when non-empty, those named) on an
 // episode.
-func Run(e *Episode, only map[string]bool) Result {
+func Run(e *View, only map[string]bool) Result {
 	r := Result{Applies: map[string]bool{}}
 	for _, p := range registry {
 		if len(only) > 0 && !only[p.Name] {
@@ -204,7 +206,7 @@ func Run(e *Episode, only map[string]bool) Result {
 
 // taskIdentifiers is the known_info identifiers of e's task (nil without a
 // task), derived once per task.
-func taskIdentifiers(e *Episode) []identifier {
+func taskIdentifiers(e *View) []identifier {
 	if e.Task == nil {
 		return nil
 	}
@@ -215,7 +217,7 @@ func taskIdentifiers(e *Episode) []identifier {
 // withDevice reports whether an episode has a user-side device: the user
 // made a tool call, or its task has user actions or user-side
 // initialization actions (P3 and P5 apply to it).
-func withDevice(e *Episode) bool {
+func withDevice(e *View) bool {
 	return hasUserToolCall(e) || e.Task != nil && (len(e.Task.UserActions) > 0 || len(e.Task.InitActions) > 0)
 }
 
@@ -244,7 +246,7 @@ func withoutEndTokens(content string) string {
 }
 
 // lastUserMessage is the index of e's last user message, or -1.
-func lastUserMessage(e *Episode) int {
+func lastUserMessage(e *View) int {
 	for i := len(e.Messages) - 1; i >= 0; i-- {
 		if e.Messages[i].Role == "user" {
 			return i
@@ -253,7 +255,7 @@ func lastUserMessage(e *Episode) int {
 	return -1
 }
 
-func hasUserToolCall(e *Episode) bool {
+func hasUserToolCall(e *View) bool {
 	for _, m := range e.Messages {
 		if m.Role == "user" && len(m.Calls) > 0 {
 			return true

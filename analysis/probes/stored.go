@@ -48,7 +48,7 @@ func RunStored(ctx context.Context, ws *queries.Workspace) (Stats, error) {
 			return rw.FlushLarge(probeFlushRows)
 		}
 		err = queries.StreamProbeEpisodes(ctx, c, func(ref queries.ProbeEpisodeRef, msgs []queries.ProbeMessageRow) error {
-			e := &Episode{SimulationID: ref.SimulationID, Messages: probeMessages(msgs), NoUser: ref.NoUser, NoRun: ref.NoRun}
+			e := &View{SimulationID: ref.SimulationID, Messages: probeMessages(msgs), NoUser: ref.NoUser, NoRun: ref.NoRun}
 			if ref.TaskKey != nil {
 				e.Task = tasks.task(*ref.TaskKey)
 			}
@@ -94,7 +94,7 @@ type probeResults struct {
 
 type probeApp struct{ sim, probe string }
 
-func (r *probeResults) run(e *Episode) {
+func (r *probeResults) run(e *View) {
 	pr := Run(e, nil)
 	for _, p := range Names() {
 		if pr.Applies[p] {
@@ -120,7 +120,7 @@ func appendProbeResults(rw *queries.RowWriter, res *probeResults) {
 // episodes of a task share it (and what the probes derive from it), as
 // parsed ones do (probeEpisodeOf).
 type probeTasks struct {
-	made    map[string]*Task
+	made    map[string]*ViewTask
 	actions map[string][]GoldAction
 }
 
@@ -130,7 +130,7 @@ func storedProbeTasks(ctx context.Context, db queries.Querier) (*probeTasks, err
 	if err != nil {
 		return nil, err
 	}
-	t := &probeTasks{made: map[string]*Task{}, actions: map[string][]GoldAction{}}
+	t := &probeTasks{made: map[string]*ViewTask{}, actions: map[string][]GoldAction{}}
 	for _, a := range acts {
 		var args, cmp []byte
 		if a.Arguments != nil {
@@ -154,7 +154,7 @@ func storedProbeTasks(ctx context.Context, db queries.Querier) (*probeTasks, err
 
 // task is the probes' task of key. A key no stored task has gives a task
 // without blueprint (and the key's gold user actions, if any).
-func (t *probeTasks) task(key string) *Task {
+func (t *probeTasks) task(key string) *ViewTask {
 	pt := t.made[key]
 	if pt == nil {
 		pt = probeTask([7]*string{}, nil, t.actions[key])
@@ -168,10 +168,10 @@ func (t *probeTasks) task(key string) *Task {
 // content share it, and what the probes derive from it, whichever file
 // embeds it, as RunStored makes one per stored task. Not for concurrent
 // use.
-type Prober struct{ tasks map[string]*Task }
+type Prober struct{ tasks map[string]*ViewTask }
 
 // NewProber returns a Prober that has met no task yet.
-func NewProber() *Prober { return &Prober{tasks: map[string]*Task{}} }
+func NewProber() *Prober { return &Prober{tasks: map[string]*ViewTask{}} }
 
 // Probe returns the probes that apply to e, in report order, and their
 // findings as stored rows.
@@ -201,8 +201,8 @@ func (f Finding) row() ub.ProbeFinding {
 // the probes' tasks made so far, by task key: episodes of one task content
 // share it (and what the probes derive from it), whichever file embeds it,
 // as RunProbes makes one per stored task.
-func probeEpisodeOf(e *ub.Episode, tasks map[string]*Task) *Episode {
-	pe := &Episode{SimulationID: e.SimulationID, Messages: make([]Message, len(e.Messages)),
+func probeEpisodeOf(e *ub.Episode, tasks map[string]*ViewTask) *View {
+	pe := &View{SimulationID: e.SimulationID, Messages: make([]ViewMessage, len(e.Messages)),
 		NoUser: e.NoUser, NoRun: e.NotRun()}
 	if t := e.TaskRef; t != nil && e.TaskKey != nil {
 		if pe.Task = tasks[*e.TaskKey]; pe.Task == nil {
@@ -211,18 +211,18 @@ func probeEpisodeOf(e *ub.Episode, tasks map[string]*Task) *Episode {
 		}
 	}
 	for i, m := range e.Messages {
-		pe.Messages[i] = Message{TurnIdx: m.TurnIdx, Role: m.Role, Content: deref(m.Content),
+		pe.Messages[i] = ViewMessage{TurnIdx: m.TurnIdx, Role: m.Role, Content: deref(m.Content),
 			Requestor: deref(m.Requestor), CallID: deref(m.ToolCallID)}
 	}
 	for _, c := range e.Calls {
 		pm := &pe.Messages[c.MsgIdx]
-		pm.Calls = append(pm.Calls, Call{ID: deref(c.CallID), Name: c.Name, Arguments: c.Arguments})
+		pm.Calls = append(pm.Calls, ViewCall{ID: deref(c.CallID), Name: c.Name, Arguments: c.Arguments})
 	}
 	return pe
 }
 
 // probeTaskOf makes the probes' task from a parsed one.
-func probeTaskOf(t *ub.Task) *Task {
+func probeTaskOf(t *ub.Task) *ViewTask {
 	var acts []GoldAction
 	for _, a := range t.Actions {
 		if a.Requestor != "user" {
@@ -254,8 +254,8 @@ func goldAction(name string, args, compareArgs []byte) GoldAction {
 // known_info, unknown_info, task_instructions, persona, instruction and
 // user_id (nil when the task lacks one); initialState is the task's
 // initial_state JSON (nil for none).
-func probeTask(fields [7]*string, initialState []byte, userActions []GoldAction) *Task {
-	t := &Task{KnownInfo: deref(fields[1]), UserActions: userActions}
+func probeTask(fields [7]*string, initialState []byte, userActions []GoldAction) *ViewTask {
+	t := &ViewTask{KnownInfo: deref(fields[1]), UserActions: userActions}
 	if fields[1] == nil {
 		t.KnownInfo = deref(fields[5])
 	}
@@ -283,13 +283,13 @@ func probeTask(fields [7]*string, initialState []byte, userActions []GoldAction)
 }
 
 // probeMessages converts one episode's stored messages.
-func probeMessages(msgs []queries.ProbeMessageRow) []Message {
-	out := make([]Message, len(msgs))
+func probeMessages(msgs []queries.ProbeMessageRow) []ViewMessage {
+	out := make([]ViewMessage, len(msgs))
 	for i, m := range msgs {
-		pm := Message{TurnIdx: m.TurnIdx, Role: m.Role, Content: deref(m.Content),
+		pm := ViewMessage{TurnIdx: m.TurnIdx, Role: m.Role, Content: deref(m.Content),
 			Requestor: deref(m.Requestor), CallID: deref(m.ToolCallID)}
 		for _, c := range m.Calls {
-			pm.Calls = append(pm.Calls, Call{ID: deref(c.CallID), Name: c.Name, Arguments: c.Arguments})
+			pm.Calls = append(pm.Calls, ViewCall{ID: deref(c.CallID), Name: c.Name, Arguments: c.Arguments})
 		}
 		out[i] = pm
 	}

@@ -13,9 +13,9 @@ import (
 
 	model "github.com/ub-bench/ub" // the data model (ub is a test helper of this package)
 	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/cmd/internal/load"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
-	"github.com/ub-bench/ub/reports/load"
 	"github.com/ub-bench/ub/reports/visible"
 )
 

@@ -7,11 +7,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ub-bench/ub/cmd/internal/load"
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
-	"github.com/ub-bench/ub/reports/load"
 	"github.com/ub-bench/ub/sim"
+	"github.com/ub-bench/ub/sim/synth/democorpus"
 )
 
 type demoOptions struct {
@@ -60,7 +61,7 @@ func runDemo(c *cli.Context, sio *streams, opts demoOptions) error {
 		return err
 	}
 	before := filesUnder(corpus)
-	paths, manifest, err := ingest.WriteDemoCorpus(corpus, opts.seed)
+	paths, manifest, err := democorpus.WriteSessions(corpus, opts.seed)
 	if rerr := recordDemoFiles(opts.dir, newFilesUnder(corpus, before)...); err == nil {
 		err = rerr
 	}
@@ -181,7 +182,7 @@ func runDemo(c *cli.Context, sio *streams, opts demoOptions) error {
 
 // demoSecondJudge is the demo's second judge, for judge-agreement: the
 // move the demo corpus wrote each point's real message as
-// (ingest.DemoMove), stored as labels like an imported labelled sample.
+// (democorpus.Move), stored as labels like an imported labelled sample.
 const demoSecondJudge = "demo-truth"
 
 // demoTruthLabels stores the demo-truth label of every point whose real
@@ -194,7 +195,7 @@ func demoTruthLabels(c *cli.Context, sio *streams, ws *queries.Workspace) error 
 	var labels []queries.Label
 	count := map[string]int{}
 	for _, it := range items {
-		m, ok := ingest.DemoMove(it.Text)
+		m, ok := democorpus.Move(it.Text)
 		if !ok {
 			continue
 		}

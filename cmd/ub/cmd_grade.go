@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ub-bench/ub/judge"
+	"github.com/ub-bench/ub/judge/rubric"
 	"github.com/ub-bench/ub/sim/runner"
 )
 
@@ -51,7 +51,7 @@ func runGrade(c *cli.Context, sio *streams, opts gradeOptions) error {
 		grader = "model:" + mj.model
 	}
 	bar, done := generateProgress(sio, "grade "+grader)
-	res, err := judge.Grade(c.Context, ws, judge.GradeOptions{Grader: grader, Domain: opts.domain, Model: mj.model, Endpoint: mj.endpoint,
+	res, err := rubric.Grade(c.Context, ws, rubric.GradeOptions{Grader: grader, Domain: opts.domain, Model: mj.model, Endpoint: mj.endpoint,
 		Step: runner.StepOptions{RetryFailed: mj.retryFailed, Progress: bar, Clock: sio.clock}})
 	done()
 	if err != nil {
@@ -59,7 +59,7 @@ func runGrade(c *cli.Context, sio *streams, opts gradeOptions) error {
 	}
 	st := res.Stats
 	fmt.Fprintf(sio.out, "%d of %d (episode, criterion) graded by %s (%s, model %s): %d sent, %d cached, %d failed, $%.4f; pass %d, fail %d, na %d, unparseable %d\n",
-		res.Verdicts, res.Items, grader, judge.GradePromptVersion(), mj.model, st.Sent, st.Cached, res.Failed, st.Cost,
+		res.Verdicts, res.Items, grader, rubric.GradePromptVersion(), mj.model, st.Sent, st.Cached, res.Failed, st.Cost,
 		res.Counts["pass"], res.Counts["fail"], res.Counts["na"], res.Counts["unparseable"])
 	if res.Failed > 0 {
 		return fmt.Errorf("grade: %d request(s) failed (recorded in responses; --retry-failed sends the retryable ones again): %w", res.Failed, errGenerationsFailed)

@@ -12,9 +12,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ub-bench/ub/cmd/internal/load"
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
-	"github.com/ub-bench/ub/reports/load"
 )
 
 // publishMarker lists, in a bundle ub publish wrote, every file it wrote

@@ -10,10 +10,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/cmd/internal/load"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
 	"github.com/ub-bench/ub/reports/visible"
-	"github.com/ub-bench/ub/reports/load"
 )
 
 type reportOptions struct {

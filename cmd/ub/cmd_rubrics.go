@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/ingest"
-	"github.com/ub-bench/ub/judge"
+	"github.com/ub-bench/ub/judge/rubric"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports/visible"
 )
@@ -55,7 +55,7 @@ func newRubricsCommand(sio *streams) *cli.Command {
 
 // refused prints a file's refused lines (recorded in ingest_errors by
 // the import) and returns the bad-input error to exit with, or nil.
-func refused(sio *streams, f judge.ImportedFile) error {
+func refused(sio *streams, f rubric.ImportedFile) error {
 	for _, r := range f.Refused {
 		fmt.Fprintln(sio.err, visible.Line(r.Error()))
 	}
@@ -75,13 +75,13 @@ func runRubricsImport(c *cli.Context, sio *streams, files []string) error {
 		return err
 	}
 	defer ws.Close()
-	sources, err := judge.LoadQuoteSources(ctx, ws.Conn())
+	sources, err := rubric.LoadQuoteSources(ctx, ws.Conn())
 	if err != nil {
 		return err
 	}
 	var bad []error
 	for _, path := range files {
-		f, err := judge.ImportRubricFile(ctx, ws, path, sources)
+		f, err := rubric.ImportRubricFile(ctx, ws, path, sources)
 		if err != nil {
 			return err
 		}
@@ -89,7 +89,7 @@ func runRubricsImport(c *cli.Context, sio *streams, files []string) error {
 			fmt.Fprintln(sio.err, "warning:", w)
 		}
 		var fc []string
-		for _, fam := range judge.FamilyNames() {
+		for _, fam := range rubric.FamilyNames() {
 			fc = append(fc, fmt.Sprintf("%s %d", fam, f.Families[fam]))
 		}
 		fmt.Fprintf(sio.out, "%s: %d criteria of %d tasks imported (%s), %d refused\n", path, f.Imported, f.Tasks, strings.Join(fc, ", "), len(f.Refused))
@@ -116,5 +116,5 @@ func runRubricsShow(c *cli.Context, sio *streams, domain, task string) error {
 	if len(cs) == 0 {
 		return fmt.Errorf("rubrics show: task %s has no criteria (run ub rubrics import)", task)
 	}
-	return judge.WriteRubric(sio.out, cs)
+	return rubric.WriteRubric(sio.out, cs)
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ub-bench/ub/judge"
+	"github.com/ub-bench/ub/judge/rubric"
 	"github.com/ub-bench/ub/sim/runner"
 )
 
@@ -54,7 +54,7 @@ func runRubricsWrite(c *cli.Context, sio *streams, opts rubricWriteOptions) erro
 		return err
 	}
 	defer ws.Close()
-	res, err := judge.WriteRubrics(c.Context, ws, judge.RubricWriteOptions{Domain: opts.domain, Sample: opts.sample,
+	res, err := rubric.WriteRubrics(c.Context, ws, rubric.RubricWriteOptions{Domain: opts.domain, Sample: opts.sample,
 		WriterModel: opts.writer.model, VerifierModel: opts.checker.model, Writer: opts.writer.endpoint, Verifier: opts.checker.endpoint,
 		Step:     runner.StepOptions{RetryFailed: opts.writer.retryFailed, Clock: sio.clock},
 		Progress: func(stage string) (func(runner.RunStats), func()) { return generateProgress(sio, stage) }})
@@ -63,8 +63,8 @@ func runRubricsWrite(c *cli.Context, sio *streams, opts rubricWriteOptions) erro
 	}
 	wst, vst := res.Writer, res.Verifier
 	fmt.Fprintf(sio.out, "%d tasks: %d criteria accepted, %d rejected (kept with the reason); writer %s (%s): %d sent, %d cached, %d failed, %d unparseable, $%.4f; verifier %s (%s): %d sent, %d cached, %d failed, $%.4f\n",
-		res.Tasks, res.Accepted, res.Rejected, opts.writer.model, judge.WriterPromptVersion(), wst.Sent, wst.Cached, res.WriterFailed, res.Unparseable, wst.Cost,
-		opts.checker.model, judge.VerifierPromptVersion(), vst.Sent, vst.Cached, res.VerifierFailed, vst.Cost)
+		res.Tasks, res.Accepted, res.Rejected, opts.writer.model, rubric.WriterPromptVersion(), wst.Sent, wst.Cached, res.WriterFailed, res.Unparseable, wst.Cost,
+		opts.checker.model, rubric.VerifierPromptVersion(), vst.Sent, vst.Cached, res.VerifierFailed, vst.Cost)
 	if failed := res.WriterFailed + res.VerifierFailed; failed > 0 {
 		return fmt.Errorf("rubrics write: %d request(s) failed (--retry-failed sends the retryable ones again): %w", failed, errGenerationsFailed)
 	}

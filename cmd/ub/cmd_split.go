@@ -7,11 +7,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ub-bench/ub/cmd/internal/load"
 	"github.com/ub-bench/ub/graph"
 	"github.com/ub-bench/ub/graph/splits"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
-	"github.com/ub-bench/ub/reports/load"
 )
 
 type splitOptions struct {

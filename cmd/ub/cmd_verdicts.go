@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ub-bench/ub/judge"
+	"github.com/ub-bench/ub/judge/rubric"
 )
 
 func newVerdictsCommand(sio *streams) *cli.Command {
@@ -44,7 +44,7 @@ func runVerdictsImport(c *cli.Context, sio *streams, grader string, files []stri
 	defer ws.Close()
 	var bad []error
 	for _, path := range files {
-		f, err := judge.ImportVerdictFile(ctx, ws, path, grader)
+		f, err := rubric.ImportVerdictFile(ctx, ws, path, grader)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/sim/synth/democorpus"
 )
 
 // printEpisodeSummary prints what episode and task files brought, one line
@@ -47,7 +48,7 @@ func episodeWorkspace(st ingest.Stats) string {
 // rates, so that the demo's report has the user-fidelity figures.
 func demoEpisodes(c *cli.Context, sio *streams, ws *queries.Workspace, dir string) error {
 	fmt.Fprintf(sio.out, "\n== tau2 episodes and probes\n")
-	paths, err := ingest.WriteDemoTau2(filepath.Join(dir, "tau2"))
+	paths, err := democorpus.WriteTau2(filepath.Join(dir, "tau2"))
 	if err != nil {
 		return fmt.Errorf("demo: tau2 sample: %w", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ub-bench/ub/ingest"
-	"github.com/ub-bench/ub/judge"
+	"github.com/ub-bench/ub/judge/rubric"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
 	"github.com/ub-bench/ub/reports/visible"
@@ -74,7 +74,7 @@ func exitCode(err error, sio *streams) int {
 		return exitLocked
 	case errors.Is(err, errAuditFailed):
 		return exitAudit
-	case errors.Is(err, queries.ErrNoSplit), errors.Is(err, errPrerequisite), errors.Is(err, judge.ErrNoCriteria):
+	case errors.Is(err, queries.ErrNoSplit), errors.Is(err, errPrerequisite), errors.Is(err, rubric.ErrNoCriteria):
 		return exitNoData
 	case errors.Is(err, errModelCalls), errors.Is(err, runner.ErrEndpoint):
 		return exitModel

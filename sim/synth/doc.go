@@ -1,6 +1,11 @@
-// Package synth writes a synthetic UserBench study with planted effects:
-// the fixture of the report's tests and benchmarks, and a way to see every
-// figure of seed 000 without a model endpoint or a cent spent.
+// Package synth writes synthetic studies with planted effects: the
+// fixtures of the report's tests and benchmarks, and a way to see every
+// figure without a model endpoint or a cent spent. Write writes the
+// UserBench study (seed 000, below); WriteFidelity the user-fidelity study
+// (seed 002: UserProxyBench episodes of 7 simulators in 4 domains, their
+// rubrics and verdicts, with planted UFS, costs and family effects; the
+// planted values are in fidelity.go). The demo's corpus, files ub demo
+// ingests as a user's, is package democorpus.
 //
 // The study has the seed's shape and goes through the workspace's own
 // tables, so every ub command reads it as it reads real data: about 190

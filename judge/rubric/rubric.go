@@ -1,4 +1,4 @@
-package judge
+package rubric
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -176,14 +177,14 @@ func checkCriterion(c Criterion, sources QuoteSourceFunc) string {
 	if !ok {
 		return fmt.Sprintf("criterion %s: unknown family %q (want one of %s)", c.CriterionID, c.Family, strings.Join(FamilyNames(), ", "))
 	}
-	if !contains(modes, c.Mode) {
+	if !slices.Contains(modes, c.Mode) {
 		for f, ms := range Families {
-			if contains(ms, c.Mode) {
+			if slices.Contains(ms, c.Mode) {
 				return fmt.Sprintf("criterion %s: mode %s belongs to family %s, not %s", c.CriterionID, c.Mode, f, c.Family)
 			}
 		}
 	}
-	if !contains(QuoteSources, c.QuoteSource) {
+	if !slices.Contains(QuoteSources, c.QuoteSource) {
 		return fmt.Sprintf("criterion %s: unknown quote_source %q (want one of %s)", c.CriterionID, c.QuoteSource, strings.Join(QuoteSources, ", "))
 	}
 	if sources == nil {
@@ -333,4 +334,14 @@ func strictUnmarshal(line []byte, v any) error {
 		return errors.New("trailing text after the JSON object")
 	}
 	return nil
+}
+
+// isDigits reports whether s is a non-empty run of ASCII digits.
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -7,5 +7,8 @@
 // to come take the same road.
 //
 // It is the one package that reads the store on the report's behalf:
-// reports itself runs no SQL.
+// reports itself runs no SQL. It lives below cmd because it reads both
+// judge (the judges' quality and agreement, the review) and reports, and
+// judge/review prints through reports/visible: in either folder it would
+// make an arrow run back up.
 package load

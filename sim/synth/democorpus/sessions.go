@@ -1,4 +1,4 @@
-package ingest
+package democorpus
 
 import (
 	"encoding/json"
@@ -58,11 +58,11 @@ var demoAgent = []string{"I updated %s and ran the tests; all pass.", "Here is t
 // demoMoveNames are the moves of demoMoves, in order (the judge's names).
 var demoMoveNames = [4]string{"approve", "critical", "directive", "inquiry"}
 
-// DemoMove returns the move the demo corpus wrote a developer message as
+// Move returns the move the demo corpus wrote a developer message as
 // (approve, critical, directive or inquiry): the move of the template the
 // message was made from, a label known by construction. ok is false for a
 // text no demo template makes (a command, or any other text).
-func DemoMove(text string) (move string, ok bool) {
+func Move(text string) (move string, ok bool) {
 	t := strings.TrimSpace(text)
 	for m, tpls := range demoMoves {
 		for _, tpl := range tpls {
@@ -126,9 +126,9 @@ func demoSession(r *rand.Rand, d demoDev) []demoTurn {
 	return ts
 }
 
-// WriteDemoCorpus writes the demo corpus under dir, deterministically from
+// WriteSessions writes the demo corpus under dir, deterministically from
 // seed, and returns the paths to ingest and the manifest path.
-func WriteDemoCorpus(dir string, seed uint64) (paths []string, manifest string, err error) {
+func WriteSessions(dir string, seed uint64) (paths []string, manifest string, err error) {
 	r := rand.New(rand.NewPCG(seed, 0x75622d64656d6f)) // "ub-demo"
 	devs := append([]demoDev(nil), demoDevs...)
 	for i, n := range demoJSONLNames {

@@ -1,4 +1,4 @@
-package queries
+package appender
 
 import (
 	"database/sql/driver"
@@ -76,9 +76,9 @@ func rawConn(c *duckdb.Conn) (mapping.Connection, error) {
 	return *(*mapping.Connection)(unsafe.Add(unsafe.Pointer(c), connField)), nil
 }
 
-// newAppender returns an appender on catalog.schema.table ("" for the
+// New returns an appender on catalog.schema.table ("" for the
 // defaults) of the workspace connection c.
-func newAppender(c *duckdb.Conn, catalog, schema, table string) (*Appender, error) {
+func New(c *duckdb.Conn, catalog, schema, table string) (*Appender, error) {
 	conn, err := rawConn(c)
 	if err != nil {
 		return nil, err
@@ -143,20 +143,20 @@ func (a *Appender) AppendRow(vals ...driver.Value) error {
 	return r.End()
 }
 
-// AppendRowWriter is a row being appended: its setters fill the columns in
+// Row is a row being appended: its setters fill the columns in
 // order, End appends it. The typed setters store their value without
 // boxing it in an interface (a string, a time.Time given to AppendRow is
 // one allocation each); each falls back to Value when the column is not of
 // its type.
-type AppendRowWriter struct {
+type Row struct {
 	a   *Appender
 	col int
 	err error
 }
 
 // Row begins a row.
-func (a *Appender) Row() AppendRowWriter {
-	r := AppendRowWriter{a: a, err: a.err}
+func (a *Appender) Row() Row {
+	r := Row{a: a, err: a.err}
 	if r.err == nil && a.done {
 		r.err = fmt.Errorf("%s: append after the appender was closed", a.table)
 	}
@@ -167,7 +167,7 @@ func (a *Appender) Row() AppendRowWriter {
 }
 
 // peek returns the column the next setter fills, or nil after an error.
-func (r *AppendRowWriter) peek() *appendColumn {
+func (r *Row) peek() *appendColumn {
 	if r.err != nil {
 		return nil
 	}
@@ -178,14 +178,14 @@ func (r *AppendRowWriter) peek() *appendColumn {
 	return &r.a.cols[r.col]
 }
 
-func (r *AppendRowWriter) check(c *appendColumn, err error) {
+func (r *Row) check(c *appendColumn, err error) {
 	if err != nil {
 		r.err = fmt.Errorf("%s %s: %w", r.a.table, c.name, err)
 	}
 }
 
 // Value sets the next column to v (nil is NULL).
-func (r *AppendRowWriter) Value(v driver.Value) *AppendRowWriter {
+func (r *Row) Value(v driver.Value) *Row {
 	if c := r.peek(); c != nil {
 		r.col++
 		r.check(c, r.a.set(c, r.a.rows, v))
@@ -194,7 +194,7 @@ func (r *AppendRowWriter) Value(v driver.Value) *AppendRowWriter {
 }
 
 // String sets the next column to s.
-func (r *AppendRowWriter) String(s string) *AppendRowWriter {
+func (r *Row) String(s string) *Row {
 	c := r.peek()
 	if c == nil || c.typ != mapping.TypeVarchar || c.json {
 		return r.Value(s)
@@ -206,7 +206,7 @@ func (r *AppendRowWriter) String(s string) *AppendRowWriter {
 }
 
 // StringOrNull sets the next column to s, or NULL when s is "".
-func (r *AppendRowWriter) StringOrNull(s string) *AppendRowWriter {
+func (r *Row) StringOrNull(s string) *Row {
 	if s == "" {
 		return r.Value(nil)
 	}
@@ -214,19 +214,19 @@ func (r *AppendRowWriter) StringOrNull(s string) *AppendRowWriter {
 }
 
 // Float64 sets the next column to v.
-func (r *AppendRowWriter) Float64(v float64) *AppendRowWriter {
+func (r *Row) Float64(v float64) *Row {
 	return setFixed(r, mapping.TypeDouble, v)
 }
 
 // Int32 sets the next column to v.
-func (r *AppendRowWriter) Int32(v int32) *AppendRowWriter { return setFixed(r, mapping.TypeInteger, v) }
+func (r *Row) Int32(v int32) *Row { return setFixed(r, mapping.TypeInteger, v) }
 
 // Bool sets the next column to v.
-func (r *AppendRowWriter) Bool(v bool) *AppendRowWriter { return setFixed(r, mapping.TypeBoolean, v) }
+func (r *Row) Bool(v bool) *Row { return setFixed(r, mapping.TypeBoolean, v) }
 
 // setFixed stores v in the next column when it is of type typ, the type
 // DuckDB stores as a Go T, and falls back to Value otherwise.
-func setFixed[T any](r *AppendRowWriter, typ mapping.Type, v T) *AppendRowWriter {
+func setFixed[T any](r *Row, typ mapping.Type, v T) *Row {
 	c := r.peek()
 	if c == nil || c.typ != typ {
 		return r.Value(v)
@@ -238,7 +238,7 @@ func setFixed[T any](r *AppendRowWriter, typ mapping.Type, v T) *AppendRowWriter
 }
 
 // TimeOrNull sets the next column to t, or NULL when t is zero.
-func (r *AppendRowWriter) TimeOrNull(t time.Time) *AppendRowWriter {
+func (r *Row) TimeOrNull(t time.Time) *Row {
 	c := r.peek()
 	if c == nil || t.IsZero() {
 		return r.Value(nil)
@@ -254,7 +254,7 @@ func (r *AppendRowWriter) TimeOrNull(t time.Time) *AppendRowWriter {
 
 // End appends the row; it returns the first error of its setters, and
 // appends nothing then.
-func (r *AppendRowWriter) End() error {
+func (r *Row) End() error {
 	if r.err == nil && r.col != len(r.a.cols) {
 		r.err = fmt.Errorf("%s: %d values for %d columns", r.a.table, r.col, len(r.a.cols))
 	}
@@ -505,7 +505,9 @@ type stringArena struct {
 	off    int // bytes used of blocks[used-1]
 }
 
-const arenaBlock = 1 << 20
+// ArenaBlock is the size in bytes of a block of the arena; a longer
+// string gets a block of its own.
+const ArenaBlock = 1 << 20
 
 // put copies s into the arena and returns the address of the copy.
 func (s *stringArena) put(str string) uintptr {
@@ -526,7 +528,7 @@ func (s *stringArena) next(n int) {
 	if s.used < len(s.blocks) && len(s.blocks[s.used]) >= n {
 		s.pin.Pin(&s.blocks[s.used][0])
 	} else {
-		b := make([]byte, max(n, arenaBlock))
+		b := make([]byte, max(n, ArenaBlock))
 		s.pin.Pin(&b[0])
 		if s.used < len(s.blocks) {
 			s.blocks = append(s.blocks, nil)
@@ -546,7 +548,7 @@ func (s *stringArena) reset() {
 	s.pin.Unpin()
 	kept := s.blocks[:0]
 	for _, b := range s.blocks {
-		if len(b) == arenaBlock {
+		if len(b) == ArenaBlock {
 			kept = append(kept, b)
 		}
 	}

@@ -1,4 +1,4 @@
-package ingest
+package democorpus
 
 import (
 	"encoding/json"
@@ -26,8 +26,8 @@ import (
 // deviation) or e % 5 = 4; it makes one tool call fewer when the user gave
 // the id unasked.
 
-// DemoFidelityGrader is the grader of the demo's verdicts.
-const DemoFidelityGrader = "demo-grader"
+// FidelityGrader is the grader of the demo's verdicts.
+const FidelityGrader = "demo-grader"
 
 const demoUFSTasks, demoUFSTrials = 8, 3
 
@@ -75,11 +75,11 @@ func demoCriteria(i int) [4][6]string {
 	}
 }
 
-// WriteDemoFidelity writes the demo's user-fidelity study into dir: one
+// WriteFidelity writes the demo's user-fidelity study into dir: one
 // tau2-bench result file per simulator, rubrics.jsonl and verdicts.jsonl.
 // It returns the result files and the two JSONL paths. The files are the
 // same for every run.
-func WriteDemoFidelity(dir string) (results []string, rubrics, verdicts string, err error) {
+func WriteFidelity(dir string) (results []string, rubrics, verdicts string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, "", "", err
 	}
@@ -115,7 +115,7 @@ func WriteDemoFidelity(dir string) (results []string, rubrics, verdicts string, 
 			sim["trial"] = trial
 			sims = append(sims, sim)
 			for f, c := range demoCriteria(task) {
-				v := dm{"simulation_id": id, "criterion_id": c[0], "verdict": "pass", "turn_idx": nil, "reason": "as the task says", "grader": DemoFidelityGrader}
+				v := dm{"simulation_id": id, "criterion_id": c[0], "verdict": "pass", "turn_idx": nil, "reason": "as the task says", "grader": FidelityGrader}
 				if fail[f] {
 					v["verdict"], v["turn_idx"], v["reason"] = "fail", failTurn[f], "the turn goes against the quote"
 				}

@@ -1,4 +1,4 @@
-package judge
+package rubric
 
 import (
 	"crypto/sha256"

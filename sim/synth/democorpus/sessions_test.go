@@ -1,4 +1,4 @@
-package ingest
+package democorpus
 
 import (
 	"math/rand/v2"
@@ -22,9 +22,9 @@ func TestDemoMove(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := DemoMove(tt.text)
+			got, ok := Move(tt.text)
 			if got != tt.want || ok != tt.ok {
-				t.Errorf("DemoMove(%q) = %q, %v; want %q, %v", tt.text, got, ok, tt.want, tt.ok)
+				t.Errorf("Move(%q) = %q, %v; want %q, %v", tt.text, got, ok, tt.want, tt.ok)
 			}
 		})
 	}
@@ -40,7 +40,7 @@ func TestDemoMoveRecoversSessions(t *testing.T) {
 			if turn.role != ub.RoleDeveloper || turn.command {
 				continue
 			}
-			m, ok := DemoMove(turn.text)
+			m, ok := Move(turn.text)
 			if !ok {
 				t.Fatalf("session %d: %q not recognised", s, turn.text)
 			}

@@ -1,10 +1,9 @@
-package ingest
+package democorpus
 
 import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-
 )
 
 // The demo's tau2 sample: two tau2-bench result files (two user simulators,
@@ -77,9 +76,9 @@ func demoTau2File(user string, sims []dm) dm {
 	}
 }
 
-// WriteDemoTau2 writes the demo's tau2 sample into dir and returns the
+// WriteTau2 writes the demo's tau2 sample into dir and returns the
 // paths. The files are the same for every run.
-func WriteDemoTau2(dir string) ([]string, error) {
+func WriteTau2(dir string) ([]string, error) {
 	greet := demoMsg(0, "assistant", "Hi! How can I help you today?")
 	a := []dm{
 		demoSim("demo-a1", "mobile_data_airplane_mode_on", 0, 0, greet,

@@ -1,4 +1,4 @@
-package judge
+package rubric
 
 import (
 	"crypto/sha256"
@@ -144,3 +144,19 @@ func ParseGrade(text string) (verdict string, turn *int, reason string, err erro
 	}
 	return *a.Verdict, a.TurnIdx, reason, nil
 }
+
+// validHead is the first n bytes of s (n <= len(s)), less a UTF-8
+// sequence the cut left incomplete (the model judge's prompt cuts its
+// texts the same way).
+func validHead(s string, n int) string {
+	s = s[:n]
+	for len(s) > 0 && !utf8Start(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	if len(s) > 0 && s[len(s)-1] >= 0xC0 {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func utf8Start(b byte) bool { return b < 0x80 || b >= 0xC0 }
