@@ -61,7 +61,7 @@ func TestReportRefusesOptionsThatDoNotFit(t *testing.T) {
 		want   string
 	}{
 		{"unknown judge", Options{Judge: "nobody"}, true, "--judge nobody"},
-		{"unknown grader", Options{Fidelity: Fidelity{Grader: "nobody"}}, true, "--grader nobody gave no verdicts"},
+		{"unknown grader", Options{Fidelity: Fidelity{Grader: "nobody"}}, true, `--grader "nobody" gave no verdicts`},
 		{"study not held", Options{Studies: []string{reports.StudyUserBench}}, false, "--study userbench"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
