@@ -122,6 +122,7 @@ func newApp(io *streams) *cli.App {
 			newCompletionCommand(io), newManCommand(io), newHelpCommand(),
 			newPublishCommand(io),
 			newCompareCommand(io),
+			newViewCommand(io),
 		},
 		EnableBashCompletion: true,
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {

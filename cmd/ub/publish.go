@@ -145,6 +145,9 @@ func runPublish(c *cli.Context, io *streams, dir string) error {
 	for _, s := range sum.Skipped {
 		fmt.Fprintf(io.err, "skipped %s: %s\n", s.Figure, s.Reason)
 	}
+	if files, err = publishSite(c, io, ws, dir, files); err != nil {
+		return fmt.Errorf("publish: site: %w", err)
+	}
 	files = append(files, bundleFile{"README.md", "this file"})
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	if err := writePublishMarker(dir, append(files, bundleFile{"SHA256SUMS", ""})); err != nil {
