@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,6 +165,126 @@ func TestView(t *testing.T) {
 	w := makeViewWorkspaces(t)
 	t.Run("guards", func(t *testing.T) { testViewGuards(t, w.userbench) })
 	t.Run("walk", func(t *testing.T) { testViewWalk(t, w) })
+	t.Run("xss", func(t *testing.T) { testViewXSS(t, w) })
+}
+
+// viewXSS is the review tests' corpus of hostile text
+// (judge/review/xss_test.go): each, if it ran, would set window.__xss or
+// leave an element the pages never make.
+var viewXSS = []string{
+	`<script>window.__xss=1</script>`,
+	`<img src=x onerror="window.__xss=2">`,
+	`<svg onload=window.__xss=3>`,
+	`<a id="jsurl" href="javascript:window.__xss=4">click me</a>`,
+	`"><script>window.__xss=5</script>`,
+	`'><img src=x onerror=window.__xss=6>`,
+	`</pre></article></section><script>window.__xss=7</script>`,
+	`<iframe src="javascript:window.top.__xss=8"></iframe>`,
+	`<body onload=window.__xss=9>`,
+	`<math><mtext><table><mglyph><style><img src=x onerror=window.__xss=10>`,
+	`<details open ontoggle=window.__xss=11>`,
+	`javascript:window.__xss=12`,
+	`<input autofocus onfocus=window.__xss=13>`,
+	`<style>body{display:none}</style><link rel=stylesheet href=data:,x>`,
+	`{{.CSRF}} <!-- <script>window.__xss=14</script> -->`,
+	`<scr<script>ipt>window.__xss=15</scr</script>ipt>`,
+	"\u202Eexe.gnp\u202C <bdo dir=rtl>evil</bdo>",
+	`<object data="javascript:window.__xss=16"></object>`,
+	`<form action="javascript:window.__xss=17"><button id=xb>go</button></form>`,
+	`<meta http-equiv="refresh" content="0;url=javascript:window.__xss=18">`,
+}
+
+// sqlString is s as a SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// copyFile copies a workspace file for a test that changes it.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testViewXSS puts the corpus into the names and texts every page shows
+// (a simulator's and a user simulator's name, the session's turns, the
+// generations, the transcript, tool calls, criteria and the grader's
+// reasons) and opens each page type in a real browser: no payload runs,
+// no element of a payload reaches the DOM, the pages have no script, and
+// a right-to-left override is shown as [U+202E].
+func testViewXSS(t *testing.T, w viewWorkspaces) {
+	all := strings.Join(viewXSS, "\n")
+	dir := t.TempDir()
+	hostileSim := `<img src=x onerror="window.__xss=20">`
+	hostileUser := `"><script>window.__xss=21</script>`
+	for _, tc := range []struct {
+		name, from string
+		sql        []string
+		pages      func(b string) []string
+	}{
+		{"userbench", w.userbench, []string{
+			"UPDATE generations SET simulator = " + sqlString(hostileSim) + " WHERE simulator = 'osim-4b'",
+			"UPDATE generations SET text = " + sqlString(all) + " WHERE point_id = 'p0a646616468e'",
+			"UPDATE turns SET text = " + sqlString(all) + " WHERE session_id = (SELECT session_id FROM points WHERE id = 'p0a646616468e')",
+		}, func(b string) []string {
+			return []string{b + "/", b + "/ub/sim?cond=noprofile&sim=" + url.QueryEscape(hostileSim),
+				b + "/ub/dev?cond=noprofile&dev=dev-0033&sim=" + url.QueryEscape(hostileSim),
+				b + "/ub/moment?k=0&n=14&point=p0a646616468e"}
+		}},
+		{"fidelity", w.fidelity, []string{
+			"UPDATE ep_runs SET user_sim = " + sqlString(hostileUser) + " WHERE user_sim = 'user_simulator:sonnet-4-6@t1'",
+			"UPDATE ep_messages SET content = " + sqlString(all) + " WHERE simulation_id = 'synth-sonnet-4-6-airline-0'",
+			"UPDATE ep_tool_calls SET name = " + sqlString(hostileSim) + " WHERE simulation_id = 'synth-sonnet-4-6-airline-0'",
+			"UPDATE ep_verdicts SET reason = " + sqlString(all) + " WHERE simulation_id = 'synth-sonnet-4-6-airline-0'",
+			"UPDATE ep_rubric_criteria SET text = " + sqlString(all) + " WHERE task_id = '0' AND domain = 'airline'",
+		}, func(b string) []string {
+			return []string{b + "/", b + "/fid/sim?sim=" + url.QueryEscape(hostileUser), b + "/fid/sim?domain=airline&sim=" + url.QueryEscape(hostileUser),
+				b + "/fid/episode?id=synth-sonnet-4-6-airline-0", b + "/fid/episode?id=synth-gemma-4-26b-airline-0"}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := filepath.Join(dir, tc.name+".duckdb")
+			copyFile(t, tc.from, db)
+			for _, q := range tc.sql {
+				if code, _, errs := ub(t, "--db", db, "sql", "--write", q); code != 0 {
+					t.Fatalf("%s: exit %d: %s", q, code, errs)
+				}
+			}
+			v := startView(t, db)
+			ctx := reviewtest.Browser(t)
+			runStep(t, ctx, "token", chromedp.Navigate(v.url), chromedp.WaitVisible(chromedp.CSS(`#report`)))
+			for _, p := range tc.pages(v.base) {
+				runStep(t, ctx, p, chromedp.Navigate(p), chromedp.WaitVisible(chromedp.CSS(`#crumbs`)))
+				evalT[chromedp.Void](t, ctx, `document.querySelectorAll("details").forEach(d => d.open = true)`)
+				if flag := evalT[string](t, ctx, `String(window.__xss) + "|" + String(window.top.__xss)`); flag != "undefined|undefined" {
+					t.Errorf("%s: a payload ran: window.__xss = %s", p, flag)
+				}
+				bad := evalT[int](t, ctx, `document.querySelectorAll(
+					"img:not(.figure), svg, iframe, object, math, style, link[href^='data:'], meta[http-equiv], bdo, #jsurl, #xb, a[href^='javascript:'], [onerror], [onload], [onmouseover], [ontoggle], [onfocus], input[autofocus], form[action^='javascript:']"
+				).length`)
+				if bad != 0 {
+					t.Errorf("%s: %d payload elements in the DOM", p, bad)
+				}
+				if n := evalT[int](t, ctx, `document.scripts.length`); n != 0 {
+					t.Errorf("%s: %d scripts, want none", p, n)
+				}
+				text := evalT[string](t, ctx, `document.body.innerText`)
+				if strings.ContainsRune(text, '\u202E') {
+					t.Errorf("%s: a right-to-left override reached the page unmarked", p)
+				}
+				if !strings.Contains(text, "window.__xss") {
+					t.Errorf("%s: the payloads are not shown as text", p)
+				}
+				if (strings.Contains(p, "/ub/moment") || strings.Contains(p, "sonnet-4-6-airline-0")) && !strings.Contains(text, "[U+202E]exe.gnp[U+202C]") {
+					t.Errorf("%s: the right-to-left override is not shown as [U+202E]", p)
+				}
+			}
+			v.stop(t)
+		})
+	}
 }
 
 // testViewGuards: a request without the token gets no data, nor does one
