@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -12,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -166,6 +169,110 @@ func TestView(t *testing.T) {
 	t.Run("guards", func(t *testing.T) { testViewGuards(t, w.userbench) })
 	t.Run("walk", func(t *testing.T) { testViewWalk(t, w) })
 	t.Run("xss", func(t *testing.T) { testViewXSS(t, w) })
+	t.Run("site", func(t *testing.T) { testPublishSite(t, w) })
+}
+
+var linkAttr = regexp.MustCompile(`(?:href|src|action)="([^"]*)"`)
+var idAttr = regexp.MustCompile(` id="([^"]*)"`)
+
+// testPublishSite: ub publish writes site/index.html and the pages it
+// links to; every link of every page resolves to a file inside site/ (and
+// to an element of it, for a link with a fragment); no page has a script;
+// a list says how many rows the site leaves out; two runs give the same
+// bytes.
+func testPublishSite(t *testing.T, w viewWorkspaces) {
+	for _, tc := range []struct{ name, db, entry, says string }{
+		{"userbench", w.userbench, "ub-sim-", "The first 10 of 20: this published site shows at most 10 rows of each list"},
+		{"fidelity", w.fidelity, "fid-sim-", "this published site shows at most 10 rows of each list"},
+		{"airline", w.airline, "fid-sim-", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var sites []map[string][]byte
+			for _, b := range []string{"b1", "b2"} {
+				if code, _, errs := ub(t, "--db", tc.db, "publish", filepath.Join(dir, b)); code != 0 {
+					t.Fatalf("publish: exit %d: %s", code, errs)
+				}
+				files := map[string][]byte{}
+				root := filepath.Join(dir, b, "site")
+				err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+					if err != nil || d.IsDir() {
+						return err
+					}
+					rel, _ := filepath.Rel(root, p)
+					files[filepath.ToSlash(rel)], err = os.ReadFile(p)
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sites = append(sites, files)
+			}
+			site := sites[0]
+			if len(site) != len(sites[1]) {
+				t.Errorf("two runs wrote %d and %d files", len(site), len(sites[1]))
+			}
+			for f, b := range site {
+				if !bytes.Equal(b, sites[1][f]) {
+					t.Errorf("%s differs between two runs", f)
+				}
+			}
+			if _, ok := site["index.html"]; !ok {
+				t.Fatal("no site/index.html")
+			}
+			ids := func(b []byte) map[string]bool {
+				out := map[string]bool{}
+				for _, m := range idAttr.FindAllSubmatch(b, -1) {
+					out[string(m[1])] = true
+				}
+				return out
+			}
+			var total int
+			entries, says := 0, false
+			for f, b := range site {
+				total += len(b)
+				if !strings.HasSuffix(f, ".html") {
+					continue
+				}
+				if bytes.Contains(b, []byte("<script")) {
+					t.Errorf("%s has a script", f)
+				}
+				if strings.HasPrefix(f, tc.entry) {
+					entries++
+				}
+				if tc.says != "" && bytes.Contains(b, []byte(tc.says)) {
+					says = true
+				}
+				for _, m := range linkAttr.FindAllSubmatch(b, -1) {
+					link := html.UnescapeString(string(m[1]))
+					file, frag, _ := strings.Cut(link, "#")
+					if strings.Contains(file, ":") || strings.HasPrefix(file, "/") || strings.Contains(file, "..") || strings.Contains(file, "?") {
+						t.Errorf("%s links %q: not a file inside the site", f, link)
+						continue
+					}
+					target := b
+					if file != "" {
+						tb, ok := site[file]
+						if !ok {
+							t.Errorf("%s links %q: no such file in site/", f, link)
+							continue
+						}
+						target = tb
+					}
+					if frag != "" && !ids(target)[frag] {
+						t.Errorf("%s links %q: no element with that id", f, link)
+					}
+				}
+			}
+			if entries == 0 {
+				t.Errorf("no %s page: the report's rows link nowhere", tc.entry)
+			}
+			if tc.says != "" && !says {
+				t.Errorf("no page says %q", tc.says)
+			}
+			t.Logf("site of %s: %d files, %d bytes", tc.name, len(site), total)
+		})
+	}
 }
 
 // viewXSS is the review tests' corpus of hostile text
