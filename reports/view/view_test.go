@@ -1,0 +1,176 @@
+package view
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/sim/synth"
+)
+
+// synthStudy is an in-memory workspace holding the synthetic UserBench
+// study of seed 1 with three trials (a setting has three generations at a
+// point).
+func synthStudy(t *testing.T) *queries.Workspace {
+	t.Helper()
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	if _, err := synth.Write(ctx, ws, synth.Options{Seed: 1, Trials: 3}); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// TestDevelopersMatchTheLeaderboard: the developers page of each
+// leaderboard row counts the hits and moments the report's leaderboard
+// scores each developer on (reports.AnchorScores, computed from the
+// study's aggregates, another path through the data), so the mean of its
+// accuracies is the row's macro accuracy; and a page is a slice of it.
+func TestDevelopersMatchTheLeaderboard(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	st, err := queries.LoadStudy(ctx, ws.Conn(), "synth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, k := queries.Anchor(st.Settings)
+	rows := 0
+	for sim, conds := range reports.AnchorSettings(st) {
+		for _, cond := range conds {
+			want := reports.AnchorScores(st, sim, cond)
+			got, total, err := queries.ViewDevelopers(ctx, ws.Conn(), "synth", queries.ViewSetting{Simulator: sim, Condition: cond, N: n, K: k}, queries.ViewPage{Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) || total != len(want) {
+				t.Fatalf("%s %s: %d developers (total %d), want %d", sim, cond, len(got), total, len(want))
+			}
+			var mean, wantMean float64
+			for i, d := range got {
+				w := want[i]
+				if d.Developer != w.Developer || d.Hits != w.Hits || d.Moments != w.N {
+					t.Errorf("%s %s: %+v, want %+v", sim, cond, d, w)
+				}
+				mean += float64(d.Hits) / float64(d.Moments)
+				wantMean += w.Accuracy
+			}
+			if math.Abs(mean-wantMean) > 1e-9 {
+				t.Errorf("%s %s: mean accuracy %v, want %v", sim, cond, mean/float64(len(got)), wantMean/float64(len(want)))
+			}
+			slice, total, err := queries.ViewDevelopers(ctx, ws.Conn(), "synth", queries.ViewSetting{Simulator: sim, Condition: cond, N: n, K: k}, queries.ViewPage{Limit: 7, Offset: 14})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != len(want) || len(slice) != min(7, len(want)-14) || (len(slice) > 0 && slice[0] != got[14]) {
+				t.Errorf("%s %s: page 3 of 7 is %d rows from %v (total %d)", sim, cond, len(slice), slice, total)
+			}
+			// The page the viewer renders for the row lists them.
+			var buf bytes.Buffer
+			if err := site.render(ctx, &buf, page(KindUBSim, "sim", sim, "cond", cond), liveLinker{}); err != nil {
+				t.Fatal(err)
+			}
+			if c := strings.Count(buf.String(), "<tr><td><a href=\"/ub/dev?"); c != min(PageSize, len(want)) {
+				t.Errorf("%s %s: the page lists %d developers, want %d", sim, cond, c, min(PageSize, len(want)))
+			}
+			rows++
+		}
+	}
+	if rows < 10 {
+		t.Errorf("%d leaderboard rows checked, want the study's 16", rows)
+	}
+}
+
+
+// TestMomentsFilter: a developer's moments under each filter are the rows
+// that pass it, and the filters partition them (hit + miss = all; the real
+// moves add up); trials are listed apart.
+func TestMomentsFilter(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	set := queries.ViewSetting{Simulator: "glm-5.2", Condition: "profile", N: 14, K: 0}
+	all, total, err := queries.ViewMoments(ctx, ws.Conn(), "synth", "dev-0033", set, queries.ViewMomentFilter{}, queries.ViewPage{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total == 0 || len(all) != total {
+		t.Fatalf("%d moments of %d", len(all), total)
+	}
+	trials := map[int]int{}
+	for _, m := range all {
+		trials[m.Trial]++
+	}
+	if len(trials) != 3 || trials[0] != trials[1] || trials[1] != trials[2] {
+		t.Errorf("moments per trial %v, want three trials of the same points", trials)
+	}
+	count := func(f queries.ViewMomentFilter) int {
+		t.Helper()
+		ms, n, err := queries.ViewMoments(ctx, ws.Conn(), "synth", "dev-0033", set, f, queries.ViewPage{Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if (f.Outcome == "hit" && !m.Hit) || (f.Outcome == "miss" && m.Hit) || (f.Real != "" && m.RealMove != f.Real) || (f.Generated != "" && m.Generated != f.Generated) {
+				t.Errorf("filter %+v passed %+v", f, m)
+			}
+		}
+		return n
+	}
+	hits, misses := count(queries.ViewMomentFilter{Outcome: "hit"}), count(queries.ViewMomentFilter{Outcome: "miss"})
+	if hits+misses != total || hits == 0 || misses == 0 {
+		t.Errorf("hits %d + misses %d, want %d, both present", hits, misses, total)
+	}
+	byReal := 0
+	for _, m := range moves {
+		byReal += count(queries.ViewMomentFilter{Real: m})
+	}
+	if byReal != total {
+		t.Errorf("the real moves' filters add up to %d, want %d", byReal, total)
+	}
+	if n := count(queries.ViewMomentFilter{Real: "directive", Outcome: "hit", Generated: "directive"}); n != count(queries.ViewMomentFilter{Real: "directive", Outcome: "hit"}) {
+		t.Errorf("a hit on a directive moment is a generated directive: %d", n)
+	}
+}
+
+// TestBadPages: a page naming nothing the workspace holds is not found; a
+// parameter that does not parse is a bad request.
+func TestBadPages(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	site, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		p    Page
+		want error
+	}{
+		{page(KindUBSim, "sim", "nobody", "cond", "profile"), ErrNotFound},
+		{page(KindUBDev, "sim", "glm-5.2", "cond", "profile", "dev", "nobody"), ErrNotFound},
+		{page(KindUBDev, "sim", "glm-5.2", "cond", "profile", "dev", "dev-0033", "real", "<x>"), ErrBadRequest},
+		{page(KindUBSim, "sim", "glm-5.2", "cond", "profile", "page", "0"), ErrBadRequest},
+		{page(KindMoment, "point", "nope", "n", "14", "k", "0"), ErrNotFound},
+		{page(KindMoment, "point", "nope", "n", "x", "k", "0"), ErrBadRequest},
+		{page(KindFidSim, "sim", "nobody"), ErrNotFound},
+		{page(KindEpisode, "id", "nope"), ErrNotFound},
+		{Page{Kind: "admin", Q: url.Values{}}, ErrNotFound},
+	} {
+		err := site.render(ctx, &bytes.Buffer{}, tc.p, liveLinker{})
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s %v: %v, want %v", tc.p.Kind, tc.p.Q, err, tc.want)
+		}
+	}
+}
