@@ -94,7 +94,6 @@ func TestDevelopersMatchTheLeaderboard(t *testing.T) {
 	}
 }
 
-
 // TestMomentsFilter: a developer's moments under each filter are the rows
 // that pass it, and the filters partition them (hit + miss = all; the real
 // moves add up); trials are listed apart.
