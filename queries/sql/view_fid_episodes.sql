@@ -3,7 +3,8 @@
 -- applicable and failed, f (NULL when not scored), P0, and the failing
 -- families (comma-separated, sorted). Filter $4: '' any, 'f1', 'f0',
 -- 'unscored', 'success' (reward 1), 'failure' (reward below 1). One page:
--- $5 rows from offset $6, with the number that pass in the last column.
+-- $5 rows from offset $6 (by domain, then task: numeric ids in number
+-- order), with the number that pass in the last column.
 WITH eps AS (
     SELECT e.simulation_id, e.domain, e.task_id, e.trial, e.reward,
            coalesce(f.applicable, 0) AS applicable, coalesce(f.failed, 0) AS failed,
@@ -27,5 +28,5 @@ LEFT JOIN fams fa USING (simulation_id)
 WHERE $4 = ''
    OR ($4 = 'f1' AND e.f = 1) OR ($4 = 'f0' AND e.f = 0) OR ($4 = 'unscored' AND e.f IS NULL)
    OR ($4 = 'success' AND e.reward >= 1) OR ($4 = 'failure' AND coalesce(e.reward, 0) < 1)
-ORDER BY e.domain, e.task_id, e.trial NULLS FIRST, e.simulation_id
+ORDER BY e.domain, try_cast(e.task_id AS BIGINT) NULLS LAST, e.task_id, e.trial NULLS FIRST, e.simulation_id
 LIMIT $5 OFFSET $6
