@@ -28,10 +28,11 @@ type ViewSetting struct {
 	N, K                 int
 }
 
-// ViewDevelopers returns one page of the developers of a setting as judge
-// scored them, by name, and the number of developers.
-func ViewDevelopers(ctx context.Context, db Querier, judge string, s ViewSetting, p ViewPage) ([]ViewDeveloper, int, error) {
-	rows, err := db.QueryContext(ctx, q("view_ub_developers"), judge, s.Simulator, s.Condition, s.N, s.K, p.Limit, p.Offset)
+// ViewDevelopers returns one page of the developers of a setting at the
+// anchor, as the judge given to ViewWarm scored them, by name, and the
+// number of developers.
+func ViewDevelopers(ctx context.Context, db Querier, s ViewSetting, p ViewPage) ([]ViewDeveloper, int, error) {
+	rows, err := db.QueryContext(ctx, q("view_ub_developers"), s.Simulator, s.Condition, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("developers of %s %s: %w", s.Simulator, s.Condition, err)
 	}
@@ -66,11 +67,12 @@ type ViewMoment struct {
 	Failed, Hit        bool
 }
 
-// ViewMoments returns one page of a developer's moments under a setting,
-// by point and trial, and the number that pass the filter.
-func ViewMoments(ctx context.Context, db Querier, judge, developer string, s ViewSetting, f ViewMomentFilter, p ViewPage) ([]ViewMoment, int, error) {
-	rows, err := db.QueryContext(ctx, q("view_ub_moments"), judge, developer, s.Simulator, s.Condition, s.N, s.K,
-		f.Real, f.Generated, f.Outcome, p.Limit, p.Offset)
+// ViewMoments returns one page of a developer's moments under a setting
+// at the anchor (ViewWarm), by point and trial, and the number that pass
+// the filter.
+func ViewMoments(ctx context.Context, db Querier, developer string, s ViewSetting, f ViewMomentFilter, p ViewPage) ([]ViewMoment, int, error) {
+	rows, err := db.QueryContext(ctx, q("view_ub_moments"), developer, s.Simulator, s.Condition,
+		f.Real, f.Generated, f.Outcome, p.Limit, p.Offset, s.N, s.K)
 	if err != nil {
 		return nil, 0, fmt.Errorf("moments of %s: %w", developer, err)
 	}
@@ -154,10 +156,26 @@ type ViewDomain struct {
 	MeanReward                     sql.NullFloat64
 }
 
-// ViewDomains returns a user simulator's episodes per domain, as grader
-// graded them, by domain.
-func ViewDomains(ctx context.Context, db Querier, grader, userSim string) ([]ViewDomain, error) {
-	rows, err := db.QueryContext(ctx, q("view_fid_domains"), grader, userSim)
+// ViewWarm writes, for the connection's session, the tables the lists of
+// ub view read: every scorable moment of every setting at live window n
+// and history k as judge scored it (view_ub_warm), and every episode with
+// f as grader graded it (view_fid_warm). It reads the generations, labels,
+// episodes and verdicts once; each list then reads the rows of one
+// leaderboard row or user simulator.
+func ViewWarm(ctx context.Context, db Querier, judge, grader string, n, k int) error {
+	if _, err := db.ExecContext(ctx, q("view_ub_warm"), judge, n, k); err != nil {
+		return fmt.Errorf("moments as %s scored them: %w", judge, err)
+	}
+	if _, err := db.ExecContext(ctx, q("view_fid_warm"), grader); err != nil {
+		return fmt.Errorf("episodes as %s graded them: %w", grader, err)
+	}
+	return nil
+}
+
+// ViewDomains returns a user simulator's episodes per domain, by domain
+// (after ViewWarm).
+func ViewDomains(ctx context.Context, db Querier, userSim string) ([]ViewDomain, error) {
+	rows, err := db.QueryContext(ctx, q("view_fid_domains"), userSim)
 	if err != nil {
 		return nil, fmt.Errorf("domains of %s: %w", userSim, err)
 	}
@@ -191,9 +209,10 @@ var ViewEpisodeFilters = []string{"f1", "f0", "unscored", "success", "failure"}
 
 // ViewEpisodes returns one page of a user simulator's episodes in a domain
 // ("" every domain) that pass filter (one of ViewEpisodeFilters, or "":
-// all), by domain, task, trial and id, and the number that pass.
-func ViewEpisodes(ctx context.Context, db Querier, grader, userSim, domain, filter string, p ViewPage) ([]ViewEpisodeRow, int, error) {
-	rows, err := db.QueryContext(ctx, q("view_fid_episodes"), grader, userSim, domain, filter, p.Limit, p.Offset)
+// all), by domain, task, trial and id, and the number that pass (after
+// ViewWarm).
+func ViewEpisodes(ctx context.Context, db Querier, userSim, domain, filter string, p ViewPage) ([]ViewEpisodeRow, int, error) {
+	rows, err := db.QueryContext(ctx, q("view_fid_episodes"), userSim, domain, filter, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("episodes of %s: %w", userSim, err)
 	}
@@ -299,9 +318,9 @@ type ViewTaskEpisode struct {
 }
 
 // ViewSameTask returns at most limit episodes of a task, every user
-// simulator's, by simulator, trial and id.
-func ViewSameTask(ctx context.Context, db Querier, grader, domain, taskID string, limit int) ([]ViewTaskEpisode, error) {
-	rows, err := db.QueryContext(ctx, q("view_fid_same_task"), grader, domain, taskID, limit)
+// simulator's, by simulator, trial and id (after ViewWarm).
+func ViewSameTask(ctx context.Context, db Querier, domain, taskID string, limit int) ([]ViewTaskEpisode, error) {
+	rows, err := db.QueryContext(ctx, q("view_fid_same_task"), domain, taskID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("episodes of task %s %s: %w", domain, taskID, err)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // sameTaskLimit bounds the episodes of one task an episode's page lists.
-const sameTaskLimit = 100
+const sameTaskLimit = 50
 
 type domainRow struct {
 	queries.ViewDomain
@@ -52,11 +52,11 @@ func (s *Site) fidSimData(ctx context.Context, p Page, l linker) (fidSimData, er
 	if err != nil {
 		return fidSimData{}, err
 	}
-	ds, err := queries.ViewDomains(ctx, s.db, s.opts.Grader, us)
+	ds, err := queries.ViewDomains(ctx, s.db, us)
 	if err != nil {
 		return fidSimData{}, err
 	}
-	eps, total, err := queries.ViewEpisodes(ctx, s.db, s.opts.Grader, us, dom, filter, pg)
+	eps, total, err := queries.ViewEpisodes(ctx, s.db, us, dom, filter, pg)
 	if err != nil {
 		return fidSimData{}, err
 	}
@@ -180,7 +180,7 @@ func (s *Site) episodeData(ctx context.Context, p Page, l linker) (episodeData, 
 	if l.static() {
 		limit = s.opts.Examples
 	}
-	same, err := queries.ViewSameTask(ctx, s.db, s.opts.Grader, ep.Domain, ep.TaskID, limit+1)
+	same, err := queries.ViewSameTask(ctx, s.db, ep.Domain, ep.TaskID, limit+1)
 	if err != nil {
 		return d, err
 	}

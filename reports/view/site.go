@@ -99,6 +99,9 @@ func NewSite(ctx context.Context, db queries.Querier, opts Options) (*Site, erro
 	if s.userSims, err = queries.ViewUserSims(ctx, db); err != nil {
 		return nil, fmt.Errorf("view: user simulators: %w", err)
 	}
+	if err := queries.ViewWarm(ctx, db, opts.Judge, opts.Grader, s.n, s.k); err != nil {
+		return nil, fmt.Errorf("view: %w", err)
+	}
 	if opts.ReportDir != "" {
 		if s.report, err = os.ReadFile(filepath.Join(opts.ReportDir, "report.md")); err != nil {
 			return nil, fmt.Errorf("view: %w", err)

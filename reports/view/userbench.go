@@ -47,7 +47,7 @@ func (s *Site) ubSimData(ctx context.Context, p Page, l linker) (ubSimData, erro
 	if err != nil {
 		return ubSimData{}, err
 	}
-	devs, total, err := queries.ViewDevelopers(ctx, s.db, s.opts.Judge, st, pg)
+	devs, total, err := queries.ViewDevelopers(ctx, s.db, st, pg)
 	if err != nil {
 		return ubSimData{}, err
 	}
@@ -108,7 +108,7 @@ func (s *Site) ubDevData(ctx context.Context, p Page, l linker) (ubDevData, erro
 	if err != nil {
 		return ubDevData{}, err
 	}
-	ms, total, err := queries.ViewMoments(ctx, s.db, s.opts.Judge, dev, st, f, pg)
+	ms, total, err := queries.ViewMoments(ctx, s.db, dev, st, f, pg)
 	if err != nil {
 		return ubDevData{}, err
 	}

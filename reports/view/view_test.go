@@ -52,7 +52,7 @@ func TestDevelopersMatchTheLeaderboard(t *testing.T) {
 	for sim, conds := range reports.AnchorSettings(st) {
 		for _, cond := range conds {
 			want := reports.AnchorScores(st, sim, cond)
-			got, total, err := queries.ViewDevelopers(ctx, ws.Conn(), "synth", queries.ViewSetting{Simulator: sim, Condition: cond, N: n, K: k}, queries.ViewPage{Limit: 1000})
+			got, total, err := queries.ViewDevelopers(ctx, ws.Conn(), queries.ViewSetting{Simulator: sim, Condition: cond, N: n, K: k}, queries.ViewPage{Limit: 1000})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestDevelopersMatchTheLeaderboard(t *testing.T) {
 			if math.Abs(mean-wantMean) > 1e-9 {
 				t.Errorf("%s %s: mean accuracy %v, want %v", sim, cond, mean/float64(len(got)), wantMean/float64(len(want)))
 			}
-			slice, total, err := queries.ViewDevelopers(ctx, ws.Conn(), "synth", queries.ViewSetting{Simulator: sim, Condition: cond, N: n, K: k}, queries.ViewPage{Limit: 7, Offset: 14})
+			slice, total, err := queries.ViewDevelopers(ctx, ws.Conn(), queries.ViewSetting{Simulator: sim, Condition: cond, N: n, K: k}, queries.ViewPage{Limit: 7, Offset: 14})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,10 @@ func TestMomentsFilter(t *testing.T) {
 	ctx := context.Background()
 	ws := synthStudy(t)
 	set := queries.ViewSetting{Simulator: "glm-5.2", Condition: "profile", N: 14, K: 0}
-	all, total, err := queries.ViewMoments(ctx, ws.Conn(), "synth", "dev-0033", set, queries.ViewMomentFilter{}, queries.ViewPage{Limit: 1000})
+	if err := queries.ViewWarm(ctx, ws.Conn(), "synth", "", 14, 0); err != nil {
+		t.Fatal(err)
+	}
+	all, total, err := queries.ViewMoments(ctx, ws.Conn(), "dev-0033", set, queries.ViewMomentFilter{}, queries.ViewPage{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,13 +114,16 @@ func TestMomentsFilter(t *testing.T) {
 	trials := map[int]int{}
 	for _, m := range all {
 		trials[m.Trial]++
+		if m.RealText == "" || (!m.Failed && m.Text == "") {
+			t.Errorf("moment %+v: a text is missing", m)
+		}
 	}
 	if len(trials) != 3 || trials[0] != trials[1] || trials[1] != trials[2] {
 		t.Errorf("moments per trial %v, want three trials of the same points", trials)
 	}
 	count := func(f queries.ViewMomentFilter) int {
 		t.Helper()
-		ms, n, err := queries.ViewMoments(ctx, ws.Conn(), "synth", "dev-0033", set, f, queries.ViewPage{Limit: 1000})
+		ms, n, err := queries.ViewMoments(ctx, ws.Conn(), "dev-0033", set, f, queries.ViewPage{Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
