@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ub-bench/ub/queries"
 )
@@ -92,9 +93,66 @@ type probeRow struct {
 
 type messageRow struct {
 	queries.EpisodeMessage
-	Anchor string
-	Failed []string // criteria that failed at this turn
-	Probes []string
+	Anchor   string
+	Failed   []string // criteria that failed at this turn
+	Probes   []string
+	Segments []segment // the content, with each probe's evidence marked
+}
+
+// segment is a part of a message's text; Mark is set on a probe's evidence.
+type segment struct {
+	Text string
+	Mark bool
+}
+
+// markEvidence marks in text where each probe's evidence quotes it. A
+// probe's evidence is a snippet (lower-cased, cut with "..." or "…"): each
+// of its pieces of 4 characters or more is found in the text ignoring case,
+// first occurrence; a piece the text does not hold, or that overlaps an
+// earlier mark, is left unmarked.
+func markEvidence(text string, evidence []string) []segment {
+	type span struct{ lo, hi int }
+	var spans []span
+	lower := strings.ToLower(text)
+	if len(lower) != len(text) { // case folding moved bytes: find exact pieces only
+		lower = text
+	}
+	for _, e := range evidence {
+		for _, piece := range strings.Split(strings.ReplaceAll(e, "…", "..."), "...") {
+			piece = strings.TrimSpace(piece)
+			if len([]rune(piece)) < 4 {
+				continue
+			}
+			i := strings.Index(lower, strings.ToLower(piece))
+			if i < 0 {
+				continue
+			}
+			sp := span{i, i + len(piece)}
+			overlaps := false
+			for _, o := range spans {
+				if sp.lo < o.hi && o.lo < sp.hi {
+					overlaps = true
+				}
+			}
+			if !overlaps {
+				spans = append(spans, sp)
+			}
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.lo - b.lo })
+	var out []segment
+	at := 0
+	for _, sp := range spans {
+		if sp.lo > at {
+			out = append(out, segment{Text: text[at:sp.lo]})
+		}
+		out = append(out, segment{Text: text[sp.lo:sp.hi], Mark: true})
+		at = sp.hi
+	}
+	if at < len(text) || len(out) == 0 {
+		out = append(out, segment{Text: text[at:]})
+	}
+	return out
 }
 
 type taskRow struct {
@@ -154,18 +212,19 @@ func (s *Site) episodeData(ctx context.Context, p Page, l linker) (episodeData, 
 		}
 		d.Verdicts = append(d.Verdicts, r)
 	}
-	probesAt := map[int64][]string{}
+	probesAt, evidenceAt := map[int64][]string{}, map[int64][]string{}
 	for _, pr := range ep.Probes {
 		r := probeRow{Probe: pr.Probe, Evidence: pr.Evidence}
 		if pr.TurnIdx.Valid {
 			r.Turn, r.TurnIdx = turnAnchor(pr.TurnIdx.Int64), pr.TurnIdx.Int64
 			probesAt[pr.TurnIdx.Int64] = append(probesAt[pr.TurnIdx.Int64], pr.Probe)
+			evidenceAt[pr.TurnIdx.Int64] = append(evidenceAt[pr.TurnIdx.Int64], pr.Evidence)
 		}
 		d.Probes = append(d.Probes, r)
 	}
 	seen := map[int]bool{}
 	for _, m := range ep.Messages {
-		r := messageRow{EpisodeMessage: m}
+		r := messageRow{EpisodeMessage: m, Segments: markEvidence(m.Content, evidenceAt[int64(m.TurnIdx)])}
 		if !seen[m.TurnIdx] { // the first message of a turn carries its anchor
 			seen[m.TurnIdx] = true
 			r.Anchor = turnAnchor(int64(m.TurnIdx))

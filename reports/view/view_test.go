@@ -179,3 +179,37 @@ func TestBadPages(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkEvidence: a probe's evidence is marked where the message quotes
+// it; evidence the message does not hold, or overlapping a mark, is not;
+// the segments give back the text.
+func TestMarkEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		text     string
+		evidence []string
+		want     string // marked parts in [ ]
+	}{
+		{"I've turned off airplane mode already.", []string{"I've turned off airplane mode"}, "[I've turned off airplane mode] already."},
+		{"user id mia_li_3668, and ABC123", []string{"ABC123", "mia_li_3668"}, "user id [mia_li_3668], and [ABC123]"},
+		{"nothing quoted", []string{"elsewhere"}, "nothing quoted"},
+		{"overlap here", []string{"overlap", "lap here"}, "[overlap] here"},
+		{"", []string{"x"}, ""},
+		{"Sure, my user ID is james_lee_6136, and I want", []string{"sure, my user id is james_lee_6136, and ..."}, "[Sure, my user ID is james_lee_6136, and] I want"},
+		{"Hi. Could you double-check my reservation? My user id is x.", []string{"...ble-check my reservation? my user id is x…"}, "Hi. Could you dou[ble-check my reservation? My user id is x]."},
+		{"İstanbul trip", []string{"i̇stanbul"}, "İstanbul trip"},
+	} {
+		var b strings.Builder
+		var plain strings.Builder
+		for _, s := range markEvidence(tc.text, tc.evidence) {
+			plain.WriteString(s.Text)
+			if s.Mark {
+				b.WriteString("[" + s.Text + "]")
+			} else {
+				b.WriteString(s.Text)
+			}
+		}
+		if b.String() != tc.want || plain.String() != tc.text {
+			t.Errorf("markEvidence(%q, %q) = %q (text %q), want %q", tc.text, tc.evidence, b.String(), plain.String(), tc.want)
+		}
+	}
+}
