@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/url"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/sim"
 	"github.com/ub-bench/ub/sim/synth"
 )
 
@@ -210,6 +212,42 @@ func TestMarkEvidence(t *testing.T) {
 		}
 		if b.String() != tc.want || plain.String() != tc.text {
 			t.Errorf("markEvidence(%q, %q) = %q (text %q), want %q", tc.text, tc.evidence, b.String(), plain.String(), tc.want)
+		}
+	}
+}
+
+// TestWindowIsThePrompts: the live turns the moment's page shows are the
+// turns sim.Build puts in the prompt, for every window size and a mix of
+// roles (the agent's latest turn pinned when the window misses it).
+func TestWindowIsThePrompts(t *testing.T) {
+	for _, roles := range []string{"da", "dadtdad", "datttttd", "ddddda", "dtdtdt", "adddddddd"} {
+		var rows []queries.TurnRow
+		var turns []sim.Turn
+		for i, r := range roles {
+			role := map[rune]string{'d': "developer", 'a': "agent", 't': "tool"}[r]
+			text := fmt.Sprintf("turn-%02d-%s", i, role)
+			rows = append(rows, queries.TurnRow{Idx: i, Role: role, Text: text})
+			turns = append(turns, sim.Turn{Role: role, Text: text})
+		}
+		for n := 1; n <= len(roles)+1; n++ {
+			msgs, _, err := sim.Build(sim.PromptInput{Turns: turns}, sim.PromptOptions{Window: n})
+			if err != nil {
+				t.Fatal(err)
+			}
+			prompt := msgs[len(msgs)-1].Content
+			shown, earlier := window(rows, n)
+			in := map[int]bool{}
+			for _, s := range shown {
+				in[s.Idx] = true
+			}
+			for _, r := range rows {
+				if got := strings.Contains(prompt, r.Text); got != in[r.Idx] {
+					t.Errorf("%s, N = %d: turn %d in the prompt %v, on the page %v", roles, n, r.Idx, got, in[r.Idx])
+				}
+			}
+			if earlier != len(rows)-len(shown) {
+				t.Errorf("%s, N = %d: %d earlier turns said, want %d", roles, n, earlier, len(rows)-len(shown))
+			}
 		}
 	}
 }
