@@ -163,6 +163,23 @@ func fileHash(t *testing.T, path string) [32]byte {
 	return sha256.Sum256(b)
 }
 
+// TestViewRefusals: ub view without a workspace is a missing
+// prerequisite (exit 6); a non-loopback address, an argument or an
+// unknown judge is a usage error (exit 2); nothing is served.
+func TestViewRefusals(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := ub(t, "--db", filepath.Join(dir, "none.duckdb"), "view"); code != exitNoData || !strings.Contains(errs, "no workspace") {
+		t.Errorf("no workspace: exit %d %s, want %d", code, errs, exitNoData)
+	}
+	db := filepath.Join(dir, "ub.duckdb")
+	reviewWorkspace(t, db)
+	for _, args := range [][]string{{"view", "--addr", "0.0.0.0:0"}, {"view", "extra"}, {"view", "--judge", "nobody"}} {
+		if code, out, errs := ub(t, append([]string{"--db", db}, args...)...); code != exitUsage || strings.Contains(out, "token=") {
+			t.Errorf("%v: exit %d (%s %s), want %d and no URL", args, code, out, errs, exitUsage)
+		}
+	}
+}
+
 // TestView runs ub view and ub publish's site on the three studies.
 func TestView(t *testing.T) {
 	w := makeViewWorkspaces(t)
