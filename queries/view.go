@@ -60,6 +60,7 @@ type ViewMomentFilter struct {
 // generation's text and move ("" when unlabelled or missing), failed and
 // hit.
 type ViewMoment struct {
+	GenID              sql.NullString // the generation's id (NULL: missing)
 	PointID            string
 	Trial              int
 	RealMove, RealText string
@@ -82,7 +83,7 @@ func ViewMoments(ctx context.Context, db Querier, developer string, s ViewSettin
 	for rows.Next() {
 		var m ViewMoment
 		var trial sql.NullInt64
-		if err := rows.Scan(&m.PointID, &trial, &m.RealMove, &m.RealText, &m.Generated, &m.Text, &m.Failed, &m.Hit, &total); err != nil {
+		if err := rows.Scan(&m.PointID, &trial, &m.RealMove, &m.RealText, &m.Generated, &m.GenID, &m.Failed, &m.Hit, &total); err != nil {
 			return nil, 0, err
 		}
 		m.Trial = -1
@@ -91,7 +92,31 @@ func ViewMoments(ctx context.Context, db Querier, developer string, s ViewSettin
 		}
 		out = append(out, m)
 	}
-	return out, total, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	rows.Close()
+	for i := range out {
+		if out[i].GenID.Valid && !out[i].Failed {
+			if out[i].Text, _, err = ViewGenerationText(ctx, db, out[i].GenID.String); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	return out, total, nil
+}
+
+// ViewGenerationText returns a generation's text and error ("" when
+// none), read by id through the primary key's index.
+func ViewGenerationText(ctx context.Context, db Querier, id string) (text, errText string, err error) {
+	err = db.QueryRowContext(ctx, q("view_ub_generation_text"), id).Scan(&text, &errText)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("generation %s: %w", id, err)
+	}
+	return text, errText, nil
 }
 
 // ViewLabel is a judge's label of a text: the move, the 7-way label (""
@@ -103,17 +128,17 @@ type ViewLabel struct {
 	DecidedBy    string
 }
 
-// ViewPointLabel returns the label judge gave the real message of a point;
-// ok is false when it gave none.
-func ViewPointLabel(ctx context.Context, db Querier, judge, pointID string) (l ViewLabel, ok bool, err error) {
-	err = db.QueryRowContext(ctx, q("view_ub_point_label"), judge, pointID).Scan(&l.Move, &l.Label7, &l.Confidence, &l.DecidedBy)
+// ViewPointLabel returns the label the judge given to ViewWarm gave the
+// real message of a point; ok is false when it gave none.
+func ViewPointLabel(ctx context.Context, db Querier, pointID string) (l ViewLabel, ok bool, err error) {
+	err = db.QueryRowContext(ctx, q("view_ub_point_label_warm"), pointID).Scan(&l.Move, &l.Label7, &l.Confidence, &l.DecidedBy, &ok)
 	if errors.Is(err, sql.ErrNoRows) {
 		return l, false, nil
 	}
 	if err != nil {
 		return l, false, fmt.Errorf("label of point %s: %w", pointID, err)
 	}
-	return l, true, nil
+	return l, ok, nil
 }
 
 // ViewGeneration is one simulator's generation at a point: its setting's
@@ -147,6 +172,38 @@ func ViewPointGenerations(ctx context.Context, db Querier, judge, pointID string
 	return out, rows.Err()
 }
 
+// ViewPointAnchor returns every generation at a developer's point at the
+// anchor setting given to ViewWarm, by simulator, condition and trial, as
+// the judge scored it, each text read by id; none for a point that is not
+// scorable (use ViewPointGenerations).
+func ViewPointAnchor(ctx context.Context, db Querier, developer, pointID string) ([]ViewGeneration, error) {
+	rows, err := db.QueryContext(ctx, q("view_ub_point_anchor"), pointID, developer)
+	if err != nil {
+		return nil, fmt.Errorf("generations at %s: %w", pointID, err)
+	}
+	defer rows.Close()
+	var out []ViewGeneration
+	var ids []string
+	for rows.Next() {
+		var g ViewGeneration
+		var id string
+		if err := rows.Scan(&g.Simulator, &g.Condition, &g.Trial, &id, &g.Failed, &g.Move, &g.Confidence); err != nil {
+			return nil, err
+		}
+		out, ids = append(out, g), append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	for i, id := range ids {
+		if out[i].Text, out[i].Error, err = ViewGenerationText(ctx, db, id); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // ViewDomain is one domain of a user simulator's episodes: the episodes,
 // those scored, those with f = 1, those P0 flagged and the mean reward
 // (NULL when none is recorded).
@@ -163,8 +220,14 @@ type ViewDomain struct {
 // episodes and verdicts once; each list then reads the rows of one
 // leaderboard row or user simulator.
 func ViewWarm(ctx context.Context, db Querier, judge, grader string, n, k int) error {
+	if _, err := db.ExecContext(ctx, q("view_ub_warm_points"), judge); err != nil {
+		return fmt.Errorf("points as %s labelled them: %w", judge, err)
+	}
 	if _, err := db.ExecContext(ctx, q("view_ub_warm"), judge, n, k); err != nil {
 		return fmt.Errorf("moments as %s scored them: %w", judge, err)
+	}
+	if _, err := db.ExecContext(ctx, q("view_ub_warm_devs")); err != nil {
+		return fmt.Errorf("developers as %s scored them: %w", judge, err)
 	}
 	if _, err := db.ExecContext(ctx, q("view_fid_warm"), grader); err != nil {
 		return fmt.Errorf("episodes as %s graded them: %w", grader, err)

@@ -9,8 +9,12 @@
 -- or missing), failed (an error, no text, or missing) and hit (not failed
 -- and the judge's move is the real one). A scorable point is one whose
 -- real message the judge labelled with a move other than unparseable.
--- Sorted by simulator, condition, developer, point and trial: a list's
--- rows lie together, and a page is a slice of them.
+-- Sorted by developer, point, simulator, condition and trial: a
+-- developer's rows lie together (a moment list, a moment's generations
+-- read them alone), and a list is a slice of them. gen_id is the
+-- generation's id (NULL when missing), its text is read by id (the
+-- primary key's index) for a page's rows only; confidence is the judge's
+-- (NULL when none).
 CREATE OR REPLACE TEMP TABLE ub_view_moments AS
 WITH pts AS (
     SELECT p.id, p.developer, l.move AS real_move
@@ -22,8 +26,8 @@ settings AS (
     SELECT DISTINCT simulator, condition FROM generations WHERE window_n = $2 AND history_k = $3
 ),
 gens AS (
-    SELECT g.simulator, g.condition, g.point_id, coalesce(g.trial, 0) AS trial,
-           g.error IS NOT NULL OR g.text IS NULL AS failed, coalesce(lg.move, '') AS move
+    SELECT g.id, g.simulator, g.condition, g.point_id, coalesce(g.trial, 0) AS trial,
+           g.error IS NOT NULL OR g.text IS NULL AS failed, coalesce(lg.move, '') AS move, lg.confidence
     FROM generations g
     LEFT JOIN labels lg ON lg.target = 'generation' AND lg.target_id = g.id AND lg.judge = $1
     WHERE g.window_n = $2 AND g.history_k = $3
@@ -32,8 +36,9 @@ SELECT s.simulator, s.condition, p.developer, p.id AS point_id, g.trial, p.real_
        coalesce(g.move, '') AS generated,
        coalesce(g.failed, true) AS failed,
        coalesce(NOT g.failed AND g.move = p.real_move, false) AS hit,
-       g.point_id IS NOT NULL AS generated_here
+       g.point_id IS NOT NULL AS generated_here,
+       g.id AS gen_id, g.confidence
 FROM settings s
 CROSS JOIN pts p
 LEFT JOIN gens g ON g.simulator = s.simulator AND g.condition = s.condition AND g.point_id = p.id
-ORDER BY s.simulator, s.condition, p.developer, p.id, g.trial NULLS FIRST
+ORDER BY p.developer, p.id, s.simulator, s.condition, g.trial NULLS FIRST

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports/visible"
+	"github.com/ub-bench/ub/sim"
 )
 
 //go:embed assets/*.html assets/*.css
@@ -60,7 +61,10 @@ type Site struct {
 	ubSims   map[string]map[string]bool // simulator -> conditions at the anchor
 	userSims map[string][]string        // user simulator -> domains
 	report   []byte                     // report.md ("" when none)
-	figures  []string                   // the report's figure files, sorted
+	// inputs reads what a moment's prompt was built from; it keeps each
+	// developer's persona once computed (about 1 kB a developer shown).
+	inputs  *sim.Inputs
+	figures []string // the report's figure files, sorted
 }
 
 // NewSite reads what the pages name (the UserBench simulators and their
@@ -82,7 +86,7 @@ func NewSite(ctx context.Context, db queries.Querier, opts Options) (*Site, erro
 	if err != nil {
 		return nil, err
 	}
-	s := &Site{db: db, opts: opts, tmpl: tmpl, ubSims: map[string]map[string]bool{}}
+	s := &Site{db: db, opts: opts, tmpl: tmpl, ubSims: map[string]map[string]bool{}, inputs: sim.NewInputs(db, sim.InputsOptions{})}
 	settings, err := queries.ViewSettings(ctx, db)
 	if err != nil {
 		return nil, fmt.Errorf("view: settings: %w", err)

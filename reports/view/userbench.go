@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/ub-bench/ub/queries"
-	"github.com/ub-bench/ub/sim"
 )
 
 // moves are the judge's moves a filter may name.
@@ -195,12 +194,21 @@ func (s *Site) momentData(ctx context.Context, p Page, l linker) (momentData, er
 		return momentData{}, err
 	}
 	d := momentData{frame: s.frame(l, "moment "+id), Point: pd.Point, Repo: pd.Repo, N: n, K: k, Judge: s.opts.Judge, Real: pd.Real}
-	if d.Label, d.Labelled, err = queries.ViewPointLabel(ctx, s.db, s.opts.Judge, id); err != nil {
+	if d.Label, d.Labelled, err = queries.ViewPointLabel(ctx, s.db, id); err != nil {
 		return d, err
 	}
-	gens, err := queries.ViewPointGenerations(ctx, s.db, s.opts.Judge, id, n, k)
-	if err != nil {
-		return d, err
+	// At the anchor the scorable points' generations are in the table
+	// ViewWarm wrote; elsewhere they are read from the generations.
+	var gens []queries.ViewGeneration
+	if n == s.n && k == s.k {
+		if gens, err = queries.ViewPointAnchor(ctx, s.db, pd.Point.Developer, id); err != nil {
+			return d, err
+		}
+	}
+	if len(gens) == 0 {
+		if gens, err = queries.ViewPointGenerations(ctx, s.db, s.opts.Judge, id, n, k); err != nil {
+			return d, err
+		}
 	}
 	conds := map[string]bool{}
 	for _, g := range gens {
@@ -212,13 +220,13 @@ func (s *Site) momentData(ctx context.Context, p Page, l linker) (momentData, er
 	if d.ProfileUsed {
 		cond = queries.CondProfile
 	}
-	in, err := sim.NewInputs(s.db, sim.InputsOptions{}).Prompt(ctx, pd, cond, k)
+	in, err := s.inputs.Prompt(ctx, pd, cond, k)
 	if err != nil {
 		if !d.ProfileUsed {
 			return d, err
 		}
 		d.PersonaError = err.Error()
-		if in, err = sim.NewInputs(s.db, sim.InputsOptions{}).Prompt(ctx, pd, queries.CondNoProfile, k); err != nil {
+		if in, err = s.inputs.Prompt(ctx, pd, queries.CondNoProfile, k); err != nil {
 			return d, err
 		}
 	}

@@ -251,3 +251,36 @@ func TestWindowIsThePrompts(t *testing.T) {
 		}
 	}
 }
+
+// TestPointAnchorIsTheGenerations: the generations at a point read from
+// the table ViewWarm writes (ids, moves, texts by id) are those read from
+// the generations and labels themselves, for every point of a developer.
+func TestPointAnchorIsTheGenerations(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	if _, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth"}); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := queries.ViewMoments(ctx, ws.Conn(), "dev-0033", queries.ViewSetting{Simulator: "gpt-5.5", Condition: "noprofile", N: 14, K: 0},
+		queries.ViewMomentFilter{}, queries.ViewPage{Limit: 1000})
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("%d moments, %v", len(ms), err)
+	}
+	for _, m := range ms {
+		warm, err := queries.ViewPointAnchor(ctx, ws.Conn(), "dev-0033", m.PointID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct, err := queries.ViewPointGenerations(ctx, ws.Conn(), "synth", m.PointID, 14, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(warm) == 0 || fmt.Sprint(warm) != fmt.Sprint(direct) {
+			t.Fatalf("point %s: from the warm table\n%v\nfrom the generations\n%v", m.PointID, warm, direct)
+		}
+		l, ok, err := queries.ViewPointLabel(ctx, ws.Conn(), m.PointID)
+		if err != nil || !ok || l.Move != m.RealMove {
+			t.Errorf("point %s: label %+v %v %v, want move %s", m.PointID, l, ok, err, m.RealMove)
+		}
+	}
+}
