@@ -449,3 +449,43 @@ func ViewUserSims(ctx context.Context, db Querier) (map[string][]string, error) 
 	}
 	return out, rows.Err()
 }
+
+// ViewReviewError is one simulator error a reviewer recorded (Idx NULL: a
+// decision without errors).
+type ViewReviewError struct {
+	Idx, TurnIdx         sql.NullInt64
+	Code, Severity, Note string
+}
+
+// ViewDecision is one reviewer's standing decision on an episode with its
+// errors.
+type ViewDecision struct {
+	Reviewer, Kind, Outcome string
+	Revision                int
+	Errors                  []ViewReviewError
+}
+
+// ViewReviewDecisions returns every reviewer's standing decision on an
+// episode, the adjudicator's last.
+func ViewReviewDecisions(ctx context.Context, db Querier, simID string) ([]ViewDecision, error) {
+	rows, err := db.QueryContext(ctx, q("view_review_decisions"), simID)
+	if err != nil {
+		return nil, fmt.Errorf("review decisions of %s: %w", simID, err)
+	}
+	defer rows.Close()
+	var out []ViewDecision
+	for rows.Next() {
+		var d ViewDecision
+		var e ViewReviewError
+		if err := rows.Scan(&d.Reviewer, &d.Kind, &d.Outcome, &d.Revision, &e.Idx, &e.TurnIdx, &e.Code, &e.Severity, &e.Note); err != nil {
+			return nil, err
+		}
+		if n := len(out); n == 0 || out[n-1].Reviewer != d.Reviewer {
+			out = append(out, d)
+		}
+		if e.Idx.Valid {
+			out[len(out)-1].Errors = append(out[len(out)-1].Errors, e)
+		}
+	}
+	return out, rows.Err()
+}

@@ -171,6 +171,7 @@ type episodeData struct {
 	Messages []messageRow
 	Checks   []queries.ViewCheck
 	Task     []taskRow
+	Reviews  []queries.ViewDecision
 	TaskCut  int // the episodes of the task listed when there are more (0: all)
 	SimHref  string
 }
@@ -233,6 +234,9 @@ func (s *Site) episodeData(ctx context.Context, p Page, l linker) (episodeData, 
 		d.Messages = append(d.Messages, r)
 	}
 	if d.Checks, err = queries.ViewChecks(ctx, s.db, id); err != nil {
+		return d, err
+	}
+	if d.Reviews, err = queries.ViewReviewDecisions(ctx, s.db, id); err != nil {
 		return d, err
 	}
 	limit := sameTaskLimit

@@ -3,13 +3,16 @@ package view
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ub-bench/ub/judge/review/reviewtest"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
 	"github.com/ub-bench/ub/sim"
@@ -281,6 +284,50 @@ func TestPointAnchorIsTheGenerations(t *testing.T) {
 		l, ok, err := queries.ViewPointLabel(ctx, ws.Conn(), m.PointID)
 		if err != nil || !ok || l.Move != m.RealMove {
 			t.Errorf("point %s: label %+v %v %v, want move %s", m.PointID, l, ok, err, m.RealMove)
+		}
+	}
+}
+
+// TestEpisodeShowsReviews: an episode's page shows every reviewer's
+// standing decision, each error linked to its turn, escaped, the
+// adjudicator's last.
+func TestEpisodeShowsReviews(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := reviewtest.Insert(ctx, ws, reviewtest.Three()); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, d := range []queries.Decision{
+		{SimulationID: "sim-a", Reviewer: "zoe", Kind: "adjudicator", Outcome: "no_error", Source: "web", DecidedAt: at},
+		{SimulationID: "sim-a", Reviewer: "ann", Kind: "human", Outcome: "error", Source: "web", DecidedAt: at, Errors: []queries.ReviewError{
+			{TurnIdx: sql.NullInt64{Int64: 1, Valid: true}, Code: "hallucination", Severity: "minor", Note: "<b>made up</b> an id"}}},
+		{SimulationID: "sim-a", Reviewer: "bob", Kind: "human", Outcome: "no_error", Source: "web", DecidedAt: at},
+	} {
+		if _, err := queries.SaveDecision(ctx, ws, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := site.render(ctx, &buf, page(KindEpisode, "id", "sim-a"), liveLinker{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	ann, bob, zoe := strings.Index(page, "<td>ann</td>"), strings.Index(page, "<td>bob</td>"), strings.Index(page, "<td>zoe</td>")
+	if ann < 0 || bob < 0 || zoe < 0 || !(ann < bob && bob < zoe) {
+		t.Errorf("reviewers at %d, %d, %d: want ann, bob, then the adjudicator zoe", ann, bob, zoe)
+	}
+	for _, want := range []string{`<a href="#turn-1">1</a>`, `id="turn-1"`, "hallucination", "&lt;b&gt;made up&lt;/b&gt; an id", "error (revision 1)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the episode page lacks %q", want)
 		}
 	}
 }
