@@ -264,18 +264,24 @@ type ViewEpisodeRow struct {
 	Applicable, Failed           int
 	F                            sql.NullInt64
 	P0                           bool
-	Families                     string
+	Families, Probes             string // comma-separated, sorted
+}
+
+// ViewEpisodeFilter narrows a user simulator's episodes: a domain, one of
+// ViewEpisodeFilters, a failing family and a probe that fired ("" each:
+// any).
+type ViewEpisodeFilter struct {
+	Domain, Filter, Family, Probe string
 }
 
 // ViewEpisodeFilters are the values ViewEpisodes' filter takes.
 var ViewEpisodeFilters = []string{"f1", "f0", "unscored", "success", "failure"}
 
-// ViewEpisodes returns one page of a user simulator's episodes in a domain
-// ("" every domain) that pass filter (one of ViewEpisodeFilters, or "":
-// all), by domain, task, trial and id, and the number that pass (after
-// ViewWarm).
-func ViewEpisodes(ctx context.Context, db Querier, userSim, domain, filter string, p ViewPage) ([]ViewEpisodeRow, int, error) {
-	rows, err := db.QueryContext(ctx, q("view_fid_episodes"), userSim, domain, filter, p.Limit, p.Offset)
+// ViewEpisodes returns one page of a user simulator's episodes that pass
+// the filter, by domain, task, trial and id, and the number that pass
+// (after ViewWarm).
+func ViewEpisodes(ctx context.Context, db Querier, userSim string, f ViewEpisodeFilter, p ViewPage) ([]ViewEpisodeRow, int, error) {
+	rows, err := db.QueryContext(ctx, q("view_fid_episodes"), userSim, f.Domain, f.Filter, p.Limit, p.Offset, f.Family, f.Probe)
 	if err != nil {
 		return nil, 0, fmt.Errorf("episodes of %s: %w", userSim, err)
 	}
@@ -285,7 +291,7 @@ func ViewEpisodes(ctx context.Context, db Querier, userSim, domain, filter strin
 	for rows.Next() {
 		var e ViewEpisodeRow
 		if err := rows.Scan(&e.SimulationID, &e.Domain, &e.TaskID, &e.Trial, &e.Reward, &e.Applicable, &e.Failed,
-			&e.F, &e.P0, &e.Families, &total); err != nil {
+			&e.F, &e.P0, &e.Families, &e.Probes, &total); err != nil {
 			return nil, 0, err
 		}
 		out = append(out, e)

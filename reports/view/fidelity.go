@@ -27,6 +27,7 @@ type episodeRow struct {
 type fidSimData struct {
 	frame
 	Sim, Domain, Grader string
+	Family, Probe       string
 	Domains             []domainRow
 	Rows                []episodeRow
 	Pager               pager
@@ -39,6 +40,7 @@ type fidSimData struct {
 // success.
 func (s *Site) fidSimData(ctx context.Context, p Page, l linker) (fidSimData, error) {
 	us, dom, filter := p.Q.Get("sim"), p.Q.Get("domain"), p.Q.Get("filter")
+	family, probe := p.Q.Get("family"), p.Q.Get("probe")
 	doms, ok := s.userSims[us]
 	if !ok {
 		return fidSimData{}, fmt.Errorf("%w: no episodes of user simulator %q", ErrNotFound, us)
@@ -57,7 +59,7 @@ func (s *Site) fidSimData(ctx context.Context, p Page, l linker) (fidSimData, er
 	if err != nil {
 		return fidSimData{}, err
 	}
-	eps, total, err := queries.ViewEpisodes(ctx, s.db, us, dom, filter, pg)
+	eps, total, err := queries.ViewEpisodes(ctx, s.db, us, queries.ViewEpisodeFilter{Domain: dom, Filter: filter, Family: family, Probe: probe}, pg)
 	if err != nil {
 		return fidSimData{}, err
 	}
@@ -65,10 +67,16 @@ func (s *Site) fidSimData(ctx context.Context, p Page, l linker) (fidSimData, er
 	if dom != "" {
 		title += " in " + dom
 	}
+	if family != "" {
+		title += ", failing " + family
+	}
+	if probe != "" {
+		title += ", " + probe + " fired"
+	}
 	all := l.link(page(KindFidSim, "sim", us))
-	d := fidSimData{frame: s.frame(l, title), Sim: us, Domain: dom, Grader: s.opts.Grader, AllHref: all,
+	d := fidSimData{frame: s.frame(l, title), Sim: us, Domain: dom, Family: family, Probe: probe, Grader: s.opts.Grader, AllHref: all,
 		Filter: options(queries.ViewEpisodeFilters, filter)}
-	if dom != "" {
+	if dom != "" || family != "" || probe != "" {
 		d.Crumbs = append(d.Crumbs, crumb{us, all})
 	}
 	for _, x := range ds {

@@ -152,6 +152,8 @@ func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
 	condCol, hasCond := col["condition"]
 	domCol, hasDom := col["domain"]
 	epCol, hasEp := col["example episode"]
+	famCol, hasFam := col["family"]
+	probeCol, hasProbe := col["probe"]
 	for _, r := range rows {
 		var cells []ast.Node
 		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
@@ -173,7 +175,14 @@ func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
 				if hasDom && contains(s.userSims[sim], at(domCol)) {
 					dom = at(domCol)
 				}
-				wrapLink(cells[simCol], l.link(page(KindFidSim, "sim", sim, "domain", dom)))
+				var fam, probe string
+				if hasFam && slices.Contains(families, at(famCol)) {
+					fam = at(famCol)
+				}
+				if hasProbe {
+					probe = at(probeCol)
+				}
+				wrapLink(cells[simCol], l.link(page(KindFidSim, "sim", sim, "domain", dom, "family", fam, "probe", probe)))
 			}
 		}
 		if hasEp && epCol < len(cells) {
@@ -183,6 +192,10 @@ func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
 		}
 	}
 }
+
+// families are the rubric's failure families (SPEC 6.2), which a table
+// row's family column narrows a user simulator's episodes to.
+var families = []string{"disclosure", "groundedness", "goal_deviation", "omitted_info"}
 
 // wrapLink moves a cell's content into a link to href.
 func wrapLink(cell ast.Node, href string) {

@@ -331,3 +331,66 @@ func TestEpisodeShowsReviews(t *testing.T) {
 		}
 	}
 }
+
+// TestEpisodeListFilters: a user simulator's episodes narrowed to a
+// failing family or a probe that fired are exactly those; f follows the
+// verdicts (1 when none failed, 0 when one did, none without verdicts).
+func TestEpisodeListFilters(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := reviewtest.Insert(ctx, ws, reviewtest.Three()); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`INSERT INTO ep_rubric_criteria (criterion_id, domain, task_id, family, mode, quote, quote_source, text, written_by, status, source_file, source_line)
+		 VALUES ('a-1', 'airline', '7', 'disclosure', 'm', 'q', 'reason_for_call', 't', 'x', 'accepted', 'r', 1),
+		        ('a-2', 'airline', '7', 'groundedness', 'm', 'q', 'reason_for_call', 't', 'x', 'accepted', 'r', 2),
+		        ('r-1', 'retail', '12', 'omitted_info', 'm', 'q', 'reason_for_call', 't', 'x', 'accepted', 'r', 3)`,
+		`INSERT INTO ep_verdicts (simulation_id, criterion_id, grader, verdict, turn_idx, reason, source_file, source_line)
+		 VALUES ('sim-a', 'a-1', 'g', 'fail', 1, 'r', 'v', 1), ('sim-a', 'a-2', 'g', 'pass', NULL, 'r', 'v', 2),
+		        ('sim-b', 'r-1', 'g', 'pass', NULL, 'r', 'v', 3)`,
+	} {
+		if _, err := ws.Conn().ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := NewSite(ctx, ws.Conn(), Options{Grader: "g"}); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(f queries.ViewEpisodeFilter) string {
+		t.Helper()
+		eps, total, err := queries.ViewEpisodes(ctx, ws.Conn(), "user_simulator:gpt-4.1@t0", f, queries.ViewPage{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range eps {
+			out = append(out, fmt.Sprintf("%s:%s", e.SimulationID, fmtNullFloat(e.F)))
+		}
+		if total != len(eps) {
+			t.Errorf("%+v: total %d, %d rows", f, total, len(eps))
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		f    queries.ViewEpisodeFilter
+		want string
+	}{
+		{queries.ViewEpisodeFilter{}, "sim-a:0 sim-b:1 sim-c:–"},
+		{queries.ViewEpisodeFilter{Family: "disclosure"}, "sim-a:0"},
+		{queries.ViewEpisodeFilter{Family: "groundedness"}, ""},
+		{queries.ViewEpisodeFilter{Probe: "P5"}, "sim-c:–"},
+		{queries.ViewEpisodeFilter{Probe: "P1"}, "sim-a:0"},
+		{queries.ViewEpisodeFilter{Filter: "f1"}, "sim-b:1"},
+		{queries.ViewEpisodeFilter{Filter: "unscored"}, "sim-c:–"},
+		{queries.ViewEpisodeFilter{Domain: "retail", Filter: "failure"}, "sim-b:1"},
+	} {
+		if got := ids(tc.f); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.f, got, tc.want)
+		}
+	}
+}
