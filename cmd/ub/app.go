@@ -104,6 +104,7 @@ func newApp(sio *streams) *cli.App {
 			newCompletionCommand(sio), newManCommand(sio), newHelpCommand(),
 			newPublishCommand(sio),
 			newCompareCommand(sio),
+			newViewCommand(sio),
 		},
 		EnableBashCompletion: true,
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {

@@ -152,6 +152,9 @@ func runPublish(c *cli.Context, sio *streams, target string) error {
 	for _, s := range sum.Skipped {
 		fmt.Fprintf(sio.err, "skipped %s: %s\n", s.Figure, s.Reason)
 	}
+	if files, err = publishSite(c, sio, ws, dir, files); err != nil {
+		return fmt.Errorf("publish: site: %w", err)
+	}
 	files = append(files, bundleFile{"README.md", "this file"})
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	if err := writePublishMarker(dir, append(files, bundleFile{"SHA256SUMS", ""})); err != nil {

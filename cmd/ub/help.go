@@ -54,6 +54,7 @@ var examples = map[string][]string{
 	"completion":      {"ub completion bash > /etc/bash_completion.d/ub", "ub completion zsh > \"${fpath[1]}/_ub\"", "ub completion fish > ~/.config/fish/completions/ub.fish"},
 	"man":             {"ub man > ub.1 && man ./ub.1"},
 	"help":            {"ub help review sample"},
+	"view":            {"ub view", "ub --db study.duckdb view --addr 127.0.0.1:8080", "ub view --judge gpt-5.5-judge --grader mine"},
 }
 
 // addExamples gives every command of cmds (and their subcommands) a help

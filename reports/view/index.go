@@ -1,0 +1,229 @@
+package view
+
+import (
+	"bytes"
+	"html/template"
+	"slices"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/ub-bench/ub/reports/visible"
+)
+
+type indexData struct {
+	frame
+	Report template.HTML // report.md rendered: every text escaped by goldmark, no raw HTML
+	Sims   []crumb       // UserBench rows, for a workspace without a report
+	Users  []crumb
+}
+
+// indexData renders the report: report.md as HTML (goldmark, which
+// escapes every text and leaves raw HTML out), its figures as the SVG the
+// report drew, and each table row that names a simulator linked to its
+// evidence.
+func (s *Site) indexData(l linker) (indexData, error) {
+	d := indexData{frame: s.frame(l, "Report")}
+	d.Crumbs = nil
+	for _, sim := range sortedKeys(s.ubSims) {
+		for _, c := range s.conditions(sim) {
+			d.Sims = append(d.Sims, crumb{sim + " " + c, l.link(page(KindUBSim, "sim", sim, "cond", c))})
+		}
+	}
+	for _, u := range sortedKeys(s.userSims) {
+		d.Users = append(d.Users, crumb{u, l.link(page(KindFidSim, "sim", u))})
+	}
+	if len(s.report) == 0 {
+		return d, nil
+	}
+	src := []byte(visible.Text(string(s.report)))
+	md := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithParserOptions(parser.WithAutoHeadingID()))
+	doc := md.Parser().Parse(text.NewReader(src))
+	err := ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch x := n.(type) {
+		case *ast.Image:
+			dest := string(x.Destination)
+			if figureFile(dest) {
+				if strings.HasSuffix(dest, ".png") && s.hasFigure(strings.TrimSuffix(dest, ".png")+".svg") {
+					dest = strings.TrimSuffix(dest, ".png") + ".svg"
+				}
+				x.Destination = []byte(l.figure(dest))
+				x.SetAttributeString("class", []byte("figure"))
+			}
+		case *ast.Link:
+			if dest := string(x.Destination); figureFile(dest) && s.hasFigure(dest) {
+				x.Destination = []byte(l.figure(dest))
+			}
+		case *east.Table:
+			s.linkTable(x, src, l)
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	if err != nil {
+		return d, err
+	}
+	var buf bytes.Buffer
+	if err := md.Renderer().Render(&buf, src, doc); err != nil {
+		return d, err
+	}
+	d.Report = template.HTML(buf.String()) // goldmark escaped every text; raw HTML is omitted without WithUnsafe
+	return d, nil
+}
+
+func (s *Site) hasFigure(name string) bool {
+	for _, f := range s.figures {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// cellText is the text of a table cell as a reader sees it.
+func cellText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Segment.Value(src))
+		case *ast.String:
+			b.Write(t.Value)
+		}
+		return ast.WalkContinue, nil
+	})
+	return unescape(strings.TrimSpace(b.String()))
+}
+
+// unescape drops Markdown's backslash before ASCII punctuation (the
+// report escapes _, |, [, ... in its tables), as a reader sees the text.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", s[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// linkTable links each row of a table that names a simulator: a UserBench
+// simulator with its condition to its developers, a user simulator (with
+// its domain when the row has one) to its episodes, an example episode to
+// its page.
+func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
+	col := map[string]int{}
+	var rows []ast.Node
+	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
+		if _, ok := r.(*east.TableHeader); ok {
+			i := 0
+			for c := r.FirstChild(); c != nil; c = c.NextSibling() {
+				col[cellText(c, src)] = i
+				i++
+			}
+			continue
+		}
+		rows = append(rows, r)
+	}
+	simCol, ok := -1, false
+	for _, name := range []string{"simulator", "user simulator", "user_sim"} {
+		if simCol, ok = col[name]; ok {
+			break
+		}
+	}
+	if !ok {
+		simCol = -1
+	}
+	condCol, hasCond := col["condition"]
+	domCol, hasDom := col["domain"]
+	epCol, hasEp := col["example episode"]
+	famCol, hasFam := col["family"]
+	probeCol, hasProbe := col["probe"]
+	for _, r := range rows {
+		var cells []ast.Node
+		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
+			cells = append(cells, c)
+		}
+		at := func(i int) string {
+			if i < 0 || i >= len(cells) {
+				return ""
+			}
+			return cellText(cells[i], src)
+		}
+		if simCol >= 0 && simCol < len(cells) {
+			sim := at(simCol)
+			switch {
+			case hasCond && s.ubSims[sim][at(condCol)]:
+				wrapLink(cells[simCol], l.link(page(KindUBSim, "sim", sim, "cond", at(condCol))))
+			case s.userSims[sim] != nil:
+				dom := ""
+				if hasDom && contains(s.userSims[sim], at(domCol)) {
+					dom = at(domCol)
+				}
+				var fam, probe string
+				if hasFam && slices.Contains(families, at(famCol)) {
+					fam = at(famCol)
+				}
+				if hasProbe {
+					probe = at(probeCol)
+				}
+				wrapLink(cells[simCol], l.link(page(KindFidSim, "sim", sim, "domain", dom, "family", fam, "probe", probe)))
+			}
+		}
+		if hasEp && epCol < len(cells) {
+			if id := at(epCol); id != "" {
+				wrapLink(cells[epCol], l.link(page(KindEpisode, "id", id)))
+			}
+		}
+	}
+}
+
+// families are the rubric's failure families (SPEC 6.2), which a table
+// row's family column narrows a user simulator's episodes to.
+var families = []string{"disclosure", "groundedness", "goal_deviation", "omitted_info"}
+
+// wrapLink moves a cell's content into a link to href.
+func wrapLink(cell ast.Node, href string) {
+	link := ast.NewLink()
+	link.Destination = []byte(href)
+	for c := cell.FirstChild(); c != nil; {
+		next := c.NextSibling()
+		cell.RemoveChild(cell, c)
+		link.AppendChild(link, c)
+		c = next
+	}
+	cell.AppendChild(cell, link)
+}
+
+func contains(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,91 @@
+package view
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// SiteSummary is what WriteSite wrote: the pages and the bytes of every
+// file (pages, style sheet, figures).
+type SiteSummary struct {
+	Pages, Files int
+	Bytes        int64
+}
+
+// MaxPages bounds the pages of a static site: a site that would need more
+// is an error, never a partial site.
+const MaxPages = 100000
+
+// WriteSite writes the site as static HTML into dir (which must exist and
+// be empty or hold an earlier site): index.html and every page a page
+// links to, each list cut to Options.Examples rows; view.css; the report's
+// figures in fig/. Every link is relative and resolves inside dir; no page
+// has a script. The same workspace gives the same bytes.
+func (s *Site) WriteSite(ctx context.Context, dir string) (SiteSummary, error) {
+	var sum SiteSummary
+	l := &staticLinker{seen: map[string]Page{}}
+	write := func(name string, b []byte) error {
+		sum.Files++
+		sum.Bytes += int64(len(b))
+		return os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	queue := []Page{{Kind: KindIndex}}
+	done := map[string]bool{FileName(queue[0]): true}
+	for len(queue) > 0 {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		p := queue[0]
+		queue = queue[1:]
+		var buf bytes.Buffer
+		if err := s.render(ctx, &buf, p, l); err != nil {
+			return sum, fmt.Errorf("site: %s: %w", FileName(p), err)
+		}
+		if err := write(FileName(p), buf.Bytes()); err != nil {
+			return sum, err
+		}
+		sum.Pages++
+		// The pages this one linked to, in name order: the walk, and so
+		// any error, is the same on every run.
+		var next []string
+		for f := range l.seen {
+			if !done[f] {
+				next = append(next, f)
+			}
+		}
+		sort.Strings(next)
+		for _, f := range next {
+			done[f] = true
+			queue = append(queue, l.seen[f])
+		}
+		if len(done) > MaxPages {
+			return sum, fmt.Errorf("site: more than %d pages", MaxPages)
+		}
+	}
+	css, err := assetFS.ReadFile("assets/view.css")
+	if err != nil {
+		return sum, err
+	}
+	if err := write("view.css", css); err != nil {
+		return sum, err
+	}
+	if len(s.figures) > 0 {
+		if err := os.MkdirAll(filepath.Join(dir, "fig"), 0o755); err != nil {
+			return sum, err
+		}
+	}
+	for _, f := range s.figures {
+		b, err := os.ReadFile(filepath.Join(s.opts.ReportDir, f))
+		if err != nil {
+			return sum, err
+		}
+		if err := write(filepath.Join("fig", f), b); err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}

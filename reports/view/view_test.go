@@ -1,0 +1,397 @@
+package view
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ub-bench/ub"
+	"github.com/ub-bench/ub/judge/review/reviewtest"
+	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports"
+	"github.com/ub-bench/ub/sim"
+	"github.com/ub-bench/ub/sim/synth"
+)
+
+// synthStudy is an in-memory workspace holding the synthetic UserBench
+// study of seed 1 with three trials (a setting has three generations at a
+// point).
+func synthStudy(t *testing.T) *queries.Workspace {
+	t.Helper()
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	if _, err := synth.Write(ctx, ws, synth.Options{Seed: 1, Trials: 3}); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// TestDevelopersMatchTheLeaderboard: the developers page of each
+// leaderboard row counts the hits and moments the report's leaderboard
+// scores each developer on (reports.AnchorScores, computed from the
+// study's aggregates, another path through the data), so the mean of its
+// accuracies is the row's macro accuracy; and a page is a slice of it.
+func TestDevelopersMatchTheLeaderboard(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	st, err := queries.LoadStudy(ctx, ws.Conn(), "synth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, k := queries.Anchor(st.Settings)
+	rows := 0
+	for sim, conds := range reports.AnchorSettings(st) {
+		for _, cond := range conds {
+			want := reports.AnchorScores(st, sim, cond)
+			got, total, err := queries.ViewDevelopers(ctx, ws.Conn(), queries.ViewSetting{Simulator: sim, Condition: cond, N: n, K: k}, queries.ViewPage{Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) || total != len(want) {
+				t.Fatalf("%s %s: %d developers (total %d), want %d", sim, cond, len(got), total, len(want))
+			}
+			var mean, wantMean float64
+			for i, d := range got {
+				w := want[i]
+				if d.Developer != w.Developer || d.Hits != w.Hits || d.Moments != w.N {
+					t.Errorf("%s %s: %+v, want %+v", sim, cond, d, w)
+				}
+				mean += float64(d.Hits) / float64(d.Moments)
+				wantMean += w.Accuracy
+			}
+			if math.Abs(mean-wantMean) > 1e-9 {
+				t.Errorf("%s %s: mean accuracy %v, want %v", sim, cond, mean/float64(len(got)), wantMean/float64(len(want)))
+			}
+			slice, total, err := queries.ViewDevelopers(ctx, ws.Conn(), queries.ViewSetting{Simulator: sim, Condition: cond, N: n, K: k}, queries.ViewPage{Limit: 7, Offset: 14})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != len(want) || len(slice) != min(7, len(want)-14) || (len(slice) > 0 && slice[0] != got[14]) {
+				t.Errorf("%s %s: page 3 of 7 is %d rows from %v (total %d)", sim, cond, len(slice), slice, total)
+			}
+			// The page the viewer renders for the row lists them.
+			var buf bytes.Buffer
+			if err := site.render(ctx, &buf, page(KindUBSim, "sim", sim, "cond", cond), liveLinker{}); err != nil {
+				t.Fatal(err)
+			}
+			if c := strings.Count(buf.String(), "<tr><td><a href=\"/ub/dev?"); c != min(PageSize, len(want)) {
+				t.Errorf("%s %s: the page lists %d developers, want %d", sim, cond, c, min(PageSize, len(want)))
+			}
+			rows++
+		}
+	}
+	if rows < 10 {
+		t.Errorf("%d leaderboard rows checked, want the study's 16", rows)
+	}
+}
+
+// TestMomentsFilter: a developer's moments under each filter are the rows
+// that pass it, and the filters partition them (hit + miss = all; the real
+// moves add up); trials are listed apart.
+func TestMomentsFilter(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	set := queries.ViewSetting{Simulator: "glm-5.2", Condition: "profile", N: 14, K: 0}
+	if err := queries.ViewWarm(ctx, ws.Conn(), "synth", "", 14, 0); err != nil {
+		t.Fatal(err)
+	}
+	all, total, err := queries.ViewMoments(ctx, ws.Conn(), "dev-0033", set, queries.ViewMomentFilter{}, queries.ViewPage{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total == 0 || len(all) != total {
+		t.Fatalf("%d moments of %d", len(all), total)
+	}
+	trials := map[int]int{}
+	for _, m := range all {
+		trials[m.Trial]++
+		if m.RealText == "" || (!m.Failed && m.Text == "") {
+			t.Errorf("moment %+v: a text is missing", m)
+		}
+	}
+	if len(trials) != 3 || trials[0] != trials[1] || trials[1] != trials[2] {
+		t.Errorf("moments per trial %v, want three trials of the same points", trials)
+	}
+	count := func(f queries.ViewMomentFilter) int {
+		t.Helper()
+		ms, n, err := queries.ViewMoments(ctx, ws.Conn(), "dev-0033", set, f, queries.ViewPage{Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if (f.Outcome == "hit" && !m.Hit) || (f.Outcome == "miss" && m.Hit) || (f.Real != "" && m.RealMove != f.Real) || (f.Generated != "" && m.Generated != f.Generated) {
+				t.Errorf("filter %+v passed %+v", f, m)
+			}
+		}
+		return n
+	}
+	hits, misses := count(queries.ViewMomentFilter{Outcome: "hit"}), count(queries.ViewMomentFilter{Outcome: "miss"})
+	if hits+misses != total || hits == 0 || misses == 0 {
+		t.Errorf("hits %d + misses %d, want %d, both present", hits, misses, total)
+	}
+	byReal := 0
+	for _, m := range moves {
+		byReal += count(queries.ViewMomentFilter{Real: m})
+	}
+	if byReal != total {
+		t.Errorf("the real moves' filters add up to %d, want %d", byReal, total)
+	}
+	if n := count(queries.ViewMomentFilter{Real: "directive", Outcome: "hit", Generated: "directive"}); n != count(queries.ViewMomentFilter{Real: "directive", Outcome: "hit"}) {
+		t.Errorf("a hit on a directive moment is a generated directive: %d", n)
+	}
+}
+
+// TestBadPages: a page naming nothing the workspace holds is not found; a
+// parameter that does not parse is a bad request.
+func TestBadPages(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	site, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		p    Page
+		want error
+	}{
+		{page(KindUBSim, "sim", "nobody", "cond", "profile"), ErrNotFound},
+		{page(KindUBDev, "sim", "glm-5.2", "cond", "profile", "dev", "nobody"), ErrNotFound},
+		{page(KindUBDev, "sim", "glm-5.2", "cond", "profile", "dev", "dev-0033", "real", "<x>"), ErrBadRequest},
+		{page(KindUBSim, "sim", "glm-5.2", "cond", "profile", "page", "0"), ErrBadRequest},
+		{page(KindMoment, "point", "nope", "n", "14", "k", "0"), ErrNotFound},
+		{page(KindMoment, "point", "nope", "n", "x", "k", "0"), ErrBadRequest},
+		{page(KindFidSim, "sim", "nobody"), ErrNotFound},
+		{page(KindEpisode, "id", "nope"), ErrNotFound},
+		{Page{Kind: "admin", Q: url.Values{}}, ErrNotFound},
+	} {
+		err := site.render(ctx, &bytes.Buffer{}, tc.p, liveLinker{})
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s %v: %v, want %v", tc.p.Kind, tc.p.Q, err, tc.want)
+		}
+	}
+}
+
+// TestMarkEvidence: a probe's evidence is marked where the message quotes
+// it; evidence the message does not hold, or overlapping a mark, is not;
+// the segments give back the text.
+func TestMarkEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		text     string
+		evidence []string
+		want     string // marked parts in [ ]
+	}{
+		{"I've turned off airplane mode already.", []string{"I've turned off airplane mode"}, "[I've turned off airplane mode] already."},
+		{"user id mia_li_3668, and ABC123", []string{"ABC123", "mia_li_3668"}, "user id [mia_li_3668], and [ABC123]"},
+		{"nothing quoted", []string{"elsewhere"}, "nothing quoted"},
+		{"overlap here", []string{"overlap", "lap here"}, "[overlap] here"},
+		{"", []string{"x"}, ""},
+		{"Sure, my user ID is james_lee_6136, and I want", []string{"sure, my user id is james_lee_6136, and ..."}, "[Sure, my user ID is james_lee_6136, and] I want"},
+		{"Hi. Could you double-check my reservation? My user id is x.", []string{"...ble-check my reservation? my user id is x…"}, "Hi. Could you dou[ble-check my reservation? My user id is x]."},
+		{"İstanbul trip", []string{"i̇stanbul"}, "İstanbul trip"},
+	} {
+		var b strings.Builder
+		var plain strings.Builder
+		for _, s := range markEvidence(tc.text, tc.evidence) {
+			plain.WriteString(s.Text)
+			if s.Mark {
+				b.WriteString("[" + s.Text + "]")
+			} else {
+				b.WriteString(s.Text)
+			}
+		}
+		if b.String() != tc.want || plain.String() != tc.text {
+			t.Errorf("markEvidence(%q, %q) = %q (text %q), want %q", tc.text, tc.evidence, b.String(), plain.String(), tc.want)
+		}
+	}
+}
+
+// TestWindowIsThePrompts: the live turns the moment's page shows are the
+// turns sim.Build puts in the prompt, for every window size and a mix of
+// roles (the agent's latest turn pinned when the window misses it).
+func TestWindowIsThePrompts(t *testing.T) {
+	for _, roles := range []string{"da", "dadtdad", "datttttd", "ddddda", "dtdtdt", "adddddddd"} {
+		var rows []queries.TurnRow
+		var turns []ub.Turn
+		for i, r := range roles {
+			role := map[rune]string{'d': "developer", 'a': "agent", 't': "tool"}[r]
+			text := fmt.Sprintf("turn-%02d-%s", i, role)
+			rows = append(rows, queries.TurnRow{Idx: i, Role: role, Text: text})
+			turns = append(turns, ub.Turn{Role: ub.Role(role), Text: text})
+		}
+		for n := 1; n <= len(roles)+1; n++ {
+			msgs, _, err := sim.Build(sim.PromptInput{Turns: turns}, sim.PromptOptions{Window: n})
+			if err != nil {
+				t.Fatal(err)
+			}
+			prompt := msgs[len(msgs)-1].Content
+			shown, earlier := window(rows, n)
+			in := map[int]bool{}
+			for _, s := range shown {
+				in[s.Idx] = true
+			}
+			for _, r := range rows {
+				if got := strings.Contains(prompt, r.Text); got != in[r.Idx] {
+					t.Errorf("%s, N = %d: turn %d in the prompt %v, on the page %v", roles, n, r.Idx, got, in[r.Idx])
+				}
+			}
+			if earlier != len(rows)-len(shown) {
+				t.Errorf("%s, N = %d: %d earlier turns said, want %d", roles, n, earlier, len(rows)-len(shown))
+			}
+		}
+	}
+}
+
+// TestPointAnchorIsTheGenerations: the generations at a point read from
+// the table ViewWarm writes (ids, moves, texts by id) are those read from
+// the generations and labels themselves, for every point of a developer.
+func TestPointAnchorIsTheGenerations(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	if _, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth"}); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := queries.ViewMoments(ctx, ws.Conn(), "dev-0033", queries.ViewSetting{Simulator: "gpt-5.5", Condition: "noprofile", N: 14, K: 0},
+		queries.ViewMomentFilter{}, queries.ViewPage{Limit: 1000})
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("%d moments, %v", len(ms), err)
+	}
+	for _, m := range ms {
+		warm, err := queries.ViewPointAnchor(ctx, ws.Conn(), "dev-0033", m.PointID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct, err := queries.ViewPointGenerations(ctx, ws.Conn(), "synth", m.PointID, 14, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(warm) == 0 || fmt.Sprint(warm) != fmt.Sprint(direct) {
+			t.Fatalf("point %s: from the warm table\n%v\nfrom the generations\n%v", m.PointID, warm, direct)
+		}
+		l, ok, err := queries.ViewPointLabel(ctx, ws.Conn(), m.PointID)
+		if err != nil || !ok || l.Move != m.RealMove {
+			t.Errorf("point %s: label %+v %v %v, want move %s", m.PointID, l, ok, err, m.RealMove)
+		}
+	}
+}
+
+// TestEpisodeShowsReviews: an episode's page shows every reviewer's
+// standing decision, each error linked to its turn, escaped, the
+// adjudicator's last.
+func TestEpisodeShowsReviews(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := reviewtest.Insert(ctx, ws, reviewtest.Three()); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, d := range []queries.Decision{
+		{SimulationID: "sim-a", Reviewer: "zoe", Kind: "adjudicator", Outcome: "no_error", Source: "web", DecidedAt: at},
+		{SimulationID: "sim-a", Reviewer: "ann", Kind: "human", Outcome: "error", Source: "web", DecidedAt: at, Errors: []queries.ReviewError{
+			{TurnIdx: sql.NullInt64{Int64: 1, Valid: true}, Code: "hallucination", Severity: "minor", Note: "<b>made up</b> an id"}}},
+		{SimulationID: "sim-a", Reviewer: "bob", Kind: "human", Outcome: "no_error", Source: "web", DecidedAt: at},
+	} {
+		if _, err := queries.SaveDecision(ctx, ws, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := site.render(ctx, &buf, page(KindEpisode, "id", "sim-a"), liveLinker{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	ann, bob, zoe := strings.Index(page, "<td>ann</td>"), strings.Index(page, "<td>bob</td>"), strings.Index(page, "<td>zoe</td>")
+	if ann < 0 || bob < 0 || zoe < 0 || !(ann < bob && bob < zoe) {
+		t.Errorf("reviewers at %d, %d, %d: want ann, bob, then the adjudicator zoe", ann, bob, zoe)
+	}
+	for _, want := range []string{`<a href="#turn-1">1</a>`, `id="turn-1"`, "hallucination", "&lt;b&gt;made up&lt;/b&gt; an id", "error (revision 1)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the episode page lacks %q", want)
+		}
+	}
+}
+
+// TestEpisodeListFilters: a user simulator's episodes narrowed to a
+// failing family or a probe that fired are exactly those; f follows the
+// verdicts (1 when none failed, 0 when one did, none without verdicts).
+func TestEpisodeListFilters(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := reviewtest.Insert(ctx, ws, reviewtest.Three()); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`INSERT INTO ep_rubric_criteria (criterion_id, domain, task_id, family, mode, quote, quote_source, text, written_by, status, source_file, source_line)
+		 VALUES ('a-1', 'airline', '7', 'disclosure', 'm', 'q', 'reason_for_call', 't', 'x', 'accepted', 'r', 1),
+		        ('a-2', 'airline', '7', 'groundedness', 'm', 'q', 'reason_for_call', 't', 'x', 'accepted', 'r', 2),
+		        ('r-1', 'retail', '12', 'omitted_info', 'm', 'q', 'reason_for_call', 't', 'x', 'accepted', 'r', 3)`,
+		`INSERT INTO ep_verdicts (simulation_id, criterion_id, grader, verdict, turn_idx, reason, source_file, source_line)
+		 VALUES ('sim-a', 'a-1', 'g', 'fail', 1, 'r', 'v', 1), ('sim-a', 'a-2', 'g', 'pass', NULL, 'r', 'v', 2),
+		        ('sim-b', 'r-1', 'g', 'pass', NULL, 'r', 'v', 3)`,
+	} {
+		if _, err := ws.Conn().ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := NewSite(ctx, ws.Conn(), Options{Grader: "g"}); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(f queries.ViewEpisodeFilter) string {
+		t.Helper()
+		eps, total, err := queries.ViewEpisodes(ctx, ws.Conn(), "user_simulator:gpt-4.1@t0", f, queries.ViewPage{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range eps {
+			out = append(out, fmt.Sprintf("%s:%s", e.SimulationID, fmtNullFloat(e.F)))
+		}
+		if total != len(eps) {
+			t.Errorf("%+v: total %d, %d rows", f, total, len(eps))
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		f    queries.ViewEpisodeFilter
+		want string
+	}{
+		{queries.ViewEpisodeFilter{}, "sim-a:0 sim-b:1 sim-c:–"},
+		{queries.ViewEpisodeFilter{Family: "disclosure"}, "sim-a:0"},
+		{queries.ViewEpisodeFilter{Family: "groundedness"}, ""},
+		{queries.ViewEpisodeFilter{Probe: "P5"}, "sim-c:–"},
+		{queries.ViewEpisodeFilter{Probe: "P1"}, "sim-a:0"},
+		{queries.ViewEpisodeFilter{Filter: "f1"}, "sim-b:1"},
+		{queries.ViewEpisodeFilter{Filter: "unscored"}, "sim-c:–"},
+		{queries.ViewEpisodeFilter{Domain: "retail", Filter: "failure"}, "sim-b:1"},
+	} {
+		if got := ids(tc.f); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.f, got, tc.want)
+		}
+	}
+}
