@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub"
+	"github.com/ub-bench/ub/analysis"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports/visible"
 )
