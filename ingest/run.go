@@ -91,6 +91,7 @@ type Stats struct {
 	Tasks             int               `json:"tasks"`              // task contents added
 	EpisodeFiles      []EpisodeFileStat `json:"episode_files,omitempty"`
 	TotalEpisodes     int64             `json:"total_episodes"`
+	TotalNotRun       int64             `json:"total_not_run"` // of TotalEpisodes, placeholders of simulations that never ran
 	TaskMismatch      int               `json:"task_mismatch"` // episodes in the workspace flagged by P0
 }
 
@@ -144,6 +145,9 @@ func Run(ctx context.Context, ws *queries.Workspace, paths []string, opts Option
 	}
 	st.Developers, st.Repos, st.TotalSess, st.TotalTurns = c.Developers, c.Repos, c.Sessions, c.Turns
 	if st.TotalEpisodes, err = queries.EpCount(ctx, ws.Conn()); err != nil {
+		return st, err
+	}
+	if st.TotalNotRun, err = queries.EpCountNotRun(ctx, ws.Conn()); err != nil {
 		return st, err
 	}
 	if err := episodeChecks(ctx, ws, &st); err != nil {

@@ -36,7 +36,9 @@ type EpisodeReport struct {
 }
 
 // LoadEpisodeReport reads the episodes and the probe rates; nil when the
-// workspace has no episode that a statistic counts.
+// workspace has no episode at all. When it holds only placeholders and
+// solo-mode episodes, Episodes is empty and Rates nil: the report says
+// what it left out.
 func LoadEpisodeReport(ctx context.Context, db Querier) (*EpisodeReport, error) {
 	rep := &EpisodeReport{}
 	err := epScan(ctx, db, "ep_report_episodes", func(r *sql.Rows) error {
@@ -57,7 +59,10 @@ func LoadEpisodeReport(ctx context.Context, db Querier) (*EpisodeReport, error) 
 		return nil, err
 	}
 	if len(rep.Episodes) == 0 {
-		return nil, nil
+		if rep.Placeholders == 0 && len(rep.Solo) == 0 {
+			return nil, nil
+		}
+		return rep, nil
 	}
 	if rep.Rates, err = ProbeRatesBySim(ctx, db); err != nil {
 		return nil, err

@@ -60,6 +60,14 @@ func EpCount(ctx context.Context, db Querier) (int64, error) {
 	return n, err
 }
 
+// EpCountNotRun is the number of stored placeholders of simulations that
+// never ran (ub.Episode.NotRun), of those EpCount counts.
+func EpCountNotRun(ctx context.Context, db Querier) (int64, error) {
+	var n int64
+	err := db.QueryRowContext(ctx, q("ep_count_not_run")).Scan(&n)
+	return n, err
+}
+
 // EpStored returns every stored episode's content hash by simulation id,
 // and the stored run ids and task keys.
 func EpStored(ctx context.Context, db Querier) (hashes map[string]string, runs, tasks map[string]bool, err error) {

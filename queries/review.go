@@ -22,9 +22,12 @@ type ReviewCandidate struct {
 	SimulationID, Domain, TaskID string
 	Reward                       sql.NullFloat64
 	ProbesFired                  bool // a judge-free probe (SPEC 6.3) has a finding on it
+	NoUser                       bool // its run has no simulated user (solo mode)
+	NotRun                       bool // a placeholder of a simulation that never ran
 }
 
-// ReviewCandidates lists every episode, by simulation id.
+// ReviewCandidates lists every episode, by simulation id, solo-mode
+// episodes and placeholders included (marked).
 func ReviewCandidates(ctx context.Context, db Querier) ([]ReviewCandidate, error) {
 	rows, err := db.QueryContext(ctx, q("review_candidates"))
 	if err != nil {
@@ -34,7 +37,7 @@ func ReviewCandidates(ctx context.Context, db Querier) ([]ReviewCandidate, error
 	var out []ReviewCandidate
 	for rows.Next() {
 		var c ReviewCandidate
-		if err := rows.Scan(&c.SimulationID, &c.Domain, &c.TaskID, &c.Reward, &c.ProbesFired); err != nil {
+		if err := rows.Scan(&c.SimulationID, &c.Domain, &c.TaskID, &c.Reward, &c.ProbesFired, &c.NoUser, &c.NotRun); err != nil {
 			return nil, err
 		}
 		out = append(out, c)

@@ -171,10 +171,13 @@ func Open(ctx context.Context, path string, opts Options) (*Workspace, error) {
 // meanwhile is kept as it is.
 func create(ctx context.Context, path, memoryLimit string) error {
 	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "." // beside the workspace, not in os.TempDir: os.Link needs the same file system
+	}
 	removeStaleCreations(dir, base)
 	tmp, err := os.CreateTemp(dir, "."+base+".new-*")
 	if err != nil {
-		return fmt.Errorf("create workspace %s: %w", path, err)
+		return createError(path, "", err)
 	}
 	name := tmp.Name()
 	tmp.Close()
@@ -185,16 +188,43 @@ func create(ctx context.Context, path, memoryLimit string) error {
 	defer os.Remove(name)
 	ws, err := open(ctx, name, Options{MemoryLimit: memoryLimit})
 	if err != nil {
-		return fmt.Errorf("create workspace %s: %w", path, err)
+		return createError(path, name, err)
 	}
 	if err := ws.Close(); err != nil {
-		return fmt.Errorf("create workspace %s: %w", path, err)
+		return createError(path, name, err)
 	}
 	if err := os.Link(name, path); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("create workspace %s: %w", path, err)
+		return createError(path, name, err)
 	}
 	return nil
 }
+
+// createError is err of creating the workspace at path, speaking of path
+// alone: the temporary name (tmp, or the one a failed os.CreateTemp
+// names) is create's own, no file of the user's.
+func createError(path, tmp string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	case tmp != "" && strings.Contains(err.Error(), tmp):
+		err = &renamedError{strings.ReplaceAll(err.Error(), tmp, path), err}
+	}
+	return fmt.Errorf("create workspace %s: %w", path, err)
+}
+
+// renamedError is an error whose text names another file than the one it
+// wraps names.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }
 
 // staleCreation is the age past which a temporary workspace that create
 // left (a process killed while it migrated, which takes well under a

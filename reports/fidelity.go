@@ -854,7 +854,8 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 	b.WriteString(mdTable(t3))
 	fmt.Fprintf(b, "\nEfficient frontier (by cost): %s.\n\n", mdText(orNone(strings.Join(fd.frontier.Efficient, ", "))))
 	fd.pairwiseSection(b)
-	fd.trialsSection(b)
+	_, _, rewardK := r.rewardTrials()
+	fd.trialsSection(b, rewardK >= 2)
 
 	if len(fd.overlap) > 0 {
 		b.WriteString("### Probe overlap\n\n")

@@ -110,11 +110,20 @@ func pText(p float64) string {
 }
 
 // trialsSection writes pass^k and UFS^k per simulator.
-func (fd *fidelity) trialsSection(b *strings.Builder) {
+//
+// Its pass^k is over the scored episodes only, beside UFS^k on the same
+// episodes. When the report also shows "Trials: pass^k from the rewards"
+// (rewards), over every episode with a reward, the caption says so.
+func (fd *fidelity) trialsSection(b *strings.Builder, rewards bool) {
 	if len(fd.trials) == 0 {
 		return
 	}
 	b.WriteString("### Trials: pass^k and UFS^k\n\n")
+	if rewards {
+		b.WriteString("Over the scored episodes only (graded, not flagged P0, with an applicable criterion; of the simulators and tasks shown), " +
+			"so that pass^k stands beside UFS^k on the same episodes; \"Trials: pass^k from the rewards\" above counts every episode with a reward, " +
+			"scored or not. ")
+	}
 	if fd.maxK < 2 {
 		b.WriteString("Every (simulator, task) has a single trial: pass^1 is the success rate and UFS^1 the task-weighted UFS; pass^k for k > 1 " +
 			"needs repeated trials of a task, and with one trial per cell the trial-to-trial variance cannot be told from the task x simulator interaction.\n\n")
@@ -152,33 +161,23 @@ func (fd *fidelity) trialsSection(b *strings.Builder) {
 
 // rewardTrialsSection writes pass^k per (user simulator, agent) from the
 // rewards alone (P0 episodes left out), with its interval and n, when some
-// task ran more than once: it needs no rubric and no verdict.
+// task ran more than once: it needs no rubric and no verdict. When the
+// report also shows the UFS section's trials table, over the scored
+// episodes only, the caption says how the two differ.
 func (r *Report) rewardTrialsSection(b *strings.Builder) {
-	var rows []analysis.TrialReward
-	for _, e := range r.in.Episodes.Episodes {
-		if e.TaskMismatch || e.Reward == nil {
-			continue
-		}
-		rows = append(rows, analysis.TrialReward{Benchmark: benchmarkName(e.Format), Domain: e.Domain, UserSim: e.UserSim, Agent: e.Agent,
-			TaskID: e.TaskID, Reward: *e.Reward})
-	}
-	threshold := 1.0
-	if r.fid != nil {
-		threshold = r.fid.in.Threshold
-	}
-	maxK := 1
-	for _, t := range analysis.RewardTrials(rows, threshold, 1) {
-		maxK = max(maxK, min(t.MaxTrials, 5))
-	}
+	trials, threshold, maxK := r.rewardTrials()
 	if maxK < 2 {
 		return
 	}
-	trials := analysis.RewardTrials(rows, threshold, maxK)
 	b.WriteString("### Trials: pass^k from the rewards\n\n")
 	fmt.Fprintf(b, "Repeated trials of one (agent, user simulator, task), P0 episodes left out, a success being R >= %s: "+
 		"pass^k = C(c, k) / C(n, k) per task with c successes in n >= k trials, averaged over the n tasks with at least k trials, "+
-		"with the Student t 95%% interval of that mean over tasks, clipped to [0, 1]. From the rewards alone: no rubric or verdict is needed. Up to k = %d.\n\n",
+		"with the Student t 95%% interval of that mean over tasks, clipped to [0, 1]. From the rewards alone: no rubric or verdict is needed. Up to k = %d.",
 		fnum(threshold, 2), maxK)
+	if r.fid != nil && len(r.fid.trials) > 0 {
+		b.WriteString(" Every episode with a reward counts here, scored or not; \"Trials: pass^k and UFS^k\" below counts the scored episodes only.")
+	}
+	b.WriteString("\n\n")
 	h := []string{"user simulator", "agent", "tasks", "most trials"}
 	for k := 1; k <= maxK; k++ {
 		h = append(h, fmt.Sprintf("pass^%d [95%% CI] (n)", k))
@@ -201,6 +200,35 @@ func (r *Report) rewardTrialsSection(b *strings.Builder) {
 	}
 	b.WriteString(mdTable(t))
 	b.WriteString("\n")
+}
+
+// rewardTrials is pass^k per (user simulator, agent) of every episode with
+// a reward (P0 episodes left out), a success being R >= the threshold, up
+// to maxK (at most 5; below 2 when no task ran more than once).
+func (r *Report) rewardTrials() (trials []analysis.RewardTrialRow, threshold float64, maxK int) {
+	threshold = 1.0
+	if r.fid != nil {
+		threshold = r.fid.in.Threshold
+	}
+	if r.in.Episodes == nil {
+		return nil, threshold, 1
+	}
+	var rows []analysis.TrialReward
+	for _, e := range r.in.Episodes.Episodes {
+		if e.TaskMismatch || e.Reward == nil {
+			continue
+		}
+		rows = append(rows, analysis.TrialReward{Benchmark: benchmarkName(e.Format), Domain: e.Domain, UserSim: e.UserSim, Agent: e.Agent,
+			TaskID: e.TaskID, Reward: *e.Reward})
+	}
+	maxK = 1
+	for _, t := range analysis.RewardTrials(rows, threshold, 1) {
+		maxK = max(maxK, min(t.MaxTrials, 5))
+	}
+	if maxK < 2 {
+		return nil, threshold, maxK
+	}
+	return analysis.RewardTrials(rows, threshold, maxK), threshold, maxK
 }
 
 // varianceSection writes the decomposition of R per (benchmark, domain,

@@ -62,9 +62,12 @@ type Input struct {
 	// empty mean unmeasured.
 	JudgeQuality *JudgeQuality
 	Deciders     []Decider
-	Episodes     *queries.EpisodeReport // nil when the workspace has no episodes
-	Review       *analysis.ReviewStats  // nil when the workspace has no review decision
-	Attempts     *analysis.AttemptShare // the review's error share over every attempt; nil: no attempt was discarded
+	// Episodes is nil when the workspace has no episodes; one without an
+	// episode that a statistic counts (only placeholders and solo-mode
+	// episodes) only tells the report what it leaves out.
+	Episodes *queries.EpisodeReport
+	Review   *analysis.ReviewStats  // nil when the workspace has no review decision
+	Attempts *analysis.AttemptShare // the review's error share over every attempt; nil: no attempt was discarded
 	// Bootstrap sets the replicates, seed and level of every bootstrap
 	// interval and sign-flip test of the report; the zero value is B =
 	// 1,000 from analysis.DefaultBootstrapSeed at 95%.
@@ -191,6 +194,10 @@ type Report struct {
 	// simNames are the simulators of every study the report holds, before
 	// Input.Simulators restricts them (UnknownSimulators).
 	simNames map[string]bool
+	// leftOut is Input.Episodes when it holds no episode a statistic
+	// counts, only placeholders and solo-mode episodes (in.Episodes is
+	// then nil): the report says they exist and are left out.
+	leftOut *queries.EpisodeReport
 }
 
 // Prepare groups and scores the study's generations: its Settings,
@@ -209,6 +216,9 @@ func Prepare(in Input) *Report {
 		st = aggregate(st)
 	}
 	r := &Report{in: in, st: st, groups: map[groupKey]*group{}}
+	if in.Episodes != nil && len(in.Episodes.Episodes) == 0 {
+		r.leftOut, r.in.Episodes = in.Episodes, nil
+	}
 	for _, p := range st.Points {
 		if !scorable(p.Real) {
 			r.unscoredPoints++

@@ -112,6 +112,10 @@ func runIngest(c *cli.Context, sio *streams, opts ingestOptions) error {
 	for _, w := range st.Warnings {
 		fmt.Fprintln(sio.err, "warning:", visible.Line(w))
 	}
+	if flags := unusedTau1Flags(opts.tau1, st); len(flags) > 0 {
+		fmt.Fprintf(sio.err, "warning: %s ignored: %s only tau-bench v1 files, and none was read\n",
+			strings.Join(flags, ", "), map[bool]string{true: "it names", false: "they name"}[len(flags) == 1])
+	}
 	if st.ErrorCount > len(st.Errors) {
 		fmt.Fprintf(sio.err, "... and %d more (see: ub sql \"select * from ingest_errors\")\n", st.ErrorCount-len(st.Errors))
 	}
@@ -133,6 +137,24 @@ func runIngest(c *cli.Context, sio *streams, opts ingestOptions) error {
 		return badInputf("ingest: --format %s found no %s in %d file(s); is it the right format? (--format auto detects it)", opts.format, what, st.Files)
 	}
 	return err
+}
+
+// unusedTau1Flags are the flags of names given (--domain, --agent,
+// --user-simulator) when the run read no tau-bench v1 file, the only files
+// they name: a tau2 file states its own.
+func unusedTau1Flags(n ingest.Tau1Names, st ingest.Stats) []string {
+	for _, f := range st.EpisodeFiles {
+		if f.Format == ingest.FormatTau1 {
+			return nil
+		}
+	}
+	var flags []string
+	for _, f := range []struct{ name, value string }{{"--domain", n.Domain}, {"--agent", n.Agent}, {"--user-simulator", n.User}} {
+		if f.value != "" {
+			flags = append(flags, f.name)
+		}
+	}
+	return flags
 }
 
 // foundNothing reports whether a run read no session and no episode or

@@ -127,7 +127,7 @@ func runReport(c *cli.Context, sio *streams, opts reportOptions) error {
 	for _, f := range []struct {
 		flag  string
 		names []string
-	}{{"--simulators", sc.simulators}, {"--off-leaderboard", sc.offLeaderboard}} {
+	}{{"--simulators", sc.simulators}, {"--off-leaderboard", sc.offLeaderboard}, {"--case-simulators", sc.caseSimulators}} {
 		if bad := rep.UnknownSimulators(f.names); len(bad) > 0 {
 			known := "none"
 			if names := rep.SimulatorNames(); len(names) > 0 {

@@ -146,7 +146,9 @@ func runReviewSample(c *cli.Context, sio *streams) error {
 	defer ws.Close()
 	b, as, err := review.CreateBatch(c.Context, ws, review.BatchOptions{Name: c.String("name"), N: c.Int("n"), Seed: c.Uint64("seed"),
 		Stratify: splitList(c.String("stratify")), Reviewers: splitList(c.String("reviewers")), OversampleProbes: c.Float64("oversample-probes"),
-		Prefill: c.String("prefill")})
+		Prefill: c.String("prefill"), OnLeftOut: func(lo review.LeftOut) {
+			fmt.Fprintf(sio.err, "left out: %s, which no review can judge\n", lo)
+		}})
 	if err != nil {
 		return reviewError(err)
 	}

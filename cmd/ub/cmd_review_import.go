@@ -12,6 +12,7 @@ import (
 	"github.com/ub-bench/ub/ingest"
 	"github.com/ub-bench/ub/judge/review"
 	"github.com/ub-bench/ub/queries"
+	"github.com/ub-bench/ub/reports/visible"
 )
 
 // newReviewImportCommand is ub review import.
@@ -49,8 +50,8 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 		return reviewError(err)
 	}
 	if len(f.BadRows) > 0 {
-		for _, e := range f.BadRows {
-			fmt.Fprintln(sio.err, e)
+		for _, e := range f.BadRows { // no control character of the data reaches the terminal
+			fmt.Fprintln(sio.err, visible.Line(e.Error()))
 		}
 		return fmt.Errorf("review import: %d bad row(s), nothing imported: %w", len(f.BadRows), ingest.ErrBadInput)
 	}
@@ -69,7 +70,7 @@ func runReviewImport(c *cli.Context, sio *streams, path string) error {
 	}
 	if len(bad) > 0 {
 		for _, e := range bad {
-			fmt.Fprintln(sio.err, e)
+			fmt.Fprintln(sio.err, visible.Line(e.Error()))
 		}
 		return fmt.Errorf("review import: %d error(s) at turns their episodes do not have, nothing imported: %w", len(bad), ingest.ErrBadInput)
 	}

@@ -38,8 +38,13 @@ func printEpisodeSummary(sio *streams, st ingest.Stats) {
 	}
 }
 
-// episodeWorkspace says how many episodes the workspace holds.
+// episodeWorkspace says how many episodes the workspace holds, and how
+// many of them are placeholders of simulations that never ran.
 func episodeWorkspace(st ingest.Stats) string {
+	if n := st.TotalNotRun; n > 0 {
+		return fmt.Sprintf("%d episodes, of them %d %s of simulations that never ran, %d flagged P0",
+			st.TotalEpisodes, n, map[bool]string{true: "placeholder", false: "placeholders"}[n == 1], st.TaskMismatch)
+	}
 	return fmt.Sprintf("%d episodes, %d flagged P0", st.TotalEpisodes, st.TaskMismatch)
 }
 

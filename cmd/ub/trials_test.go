@@ -133,6 +133,16 @@ func TestRepeatedTrialsPassK(t *testing.T) {
 	if !strings.Contains(string(md), "pass^k = C(c, k) / C(n, k) per task") {
 		t.Error("report.md does not define pass^k")
 	}
+	// pass^k is in two tables, over two sets of episodes: each caption
+	// says which, and names the other.
+	for _, w := range []string{
+		`"Trials: pass^k and UFS^k" below counts the scored episodes only.`,
+		`Over the scored episodes only (graded, not flagged P0, with an applicable criterion; of the simulators and tasks shown), so that pass^k stands beside UFS^k on the same episodes; "Trials: pass^k from the rewards" above counts every episode with a reward, scored or not.`,
+	} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("report.md lacks %q", w)
+		}
+	}
 }
 
 // TestTauTraitVarianceDecomposition: the tau-Trait files (one agent, five

@@ -39,6 +39,9 @@ type Plan struct {
 	DesignEffect     float64 `json:"design_effect"`
 	OversampleProbes float64 `json:"oversample_probes,omitempty"`
 	ProbeShare       float64 `json:"probe_share,omitempty"`
+	// LeftOut are the workspace's episodes no review can judge, left out
+	// of ProbeShare (and of any batch); nil when there are none.
+	LeftOut *LeftOut `json:"left_out,omitempty"`
 }
 
 // MakePlan says how many episodes to review for an interval of the given
@@ -66,6 +69,10 @@ func MakePlan(ctx context.Context, db queries.Querier, opts PlanOptions) (Plan, 
 		var err error
 		if cands, err = queries.ReviewCandidates(ctx, db); err != nil {
 			return p, err
+		}
+		var lo LeftOut
+		if cands, lo = Reviewable(cands); lo != (LeftOut{}) {
+			p.LeftOut = &lo
 		}
 	}
 	if opts.Expected < 0 {
@@ -154,6 +161,9 @@ func (p Plan) Text() string {
 	if p.OversampleProbes != 0 {
 		fmt.Fprintf(&b, "probe-guided batch, weight %s, probes fired on %s of the episodes: design effect %s (Kish)\n",
 			g(p.OversampleProbes), g(p.ProbeShare), strconv.FormatFloat(p.DesignEffect, 'f', 3, 64))
+	}
+	if p.LeftOut != nil {
+		fmt.Fprintf(&b, "left out: %s, which no review can judge\n", p.LeftOut)
 	}
 	if p.Width != 0 {
 		fmt.Fprintf(&b, "review %d episodes for a Wilson interval of width %s\n", p.Episodes, g(p.Width))

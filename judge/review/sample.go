@@ -244,3 +244,40 @@ func hashString(s string) uint64 {
 	h.Write([]byte(s))
 	return h.Sum64()
 }
+
+// LeftOut counts the candidates no review can judge: episodes of solo-mode
+// runs (no simulated user) and placeholders of simulations that never ran.
+type LeftOut struct {
+	Solo   int `json:"solo,omitempty"`
+	NotRun int `json:"not_run,omitempty"`
+}
+
+// String says what was left out: "" when nothing was.
+func (l LeftOut) String() string {
+	var parts []string
+	if l.Solo > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s of solo-mode runs (no simulated user)", l.Solo, map[bool]string{true: "episode", false: "episodes"}[l.Solo == 1]))
+	}
+	if l.NotRun > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s of simulations that never ran", l.NotRun, map[bool]string{true: "placeholder", false: "placeholders"}[l.NotRun == 1]))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// Reviewable keeps the candidates a review can judge, those with a
+// simulated user that ran, and counts the others.
+func Reviewable(cands []queries.ReviewCandidate) ([]queries.ReviewCandidate, LeftOut) {
+	var kept []queries.ReviewCandidate
+	var lo LeftOut
+	for _, c := range cands {
+		switch {
+		case c.NotRun:
+			lo.NotRun++
+		case c.NoUser:
+			lo.Solo++
+		default:
+			kept = append(kept, c)
+		}
+	}
+	return kept, lo
+}

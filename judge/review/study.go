@@ -51,6 +51,9 @@ type BatchOptions struct {
 	// each episode a reviewer has not decided ("": none, the default).
 	// Decisions saved from such a form are marked with it.
 	Prefill string
+	// OnLeftOut, when not nil, is told the episodes no review can judge
+	// (Reviewable), left out of the draw, when there are any.
+	OnLeftOut func(LeftOut)
 }
 
 // CreateBatch draws a named review batch of the workspace's episodes
@@ -67,6 +70,13 @@ func CreateBatch(ctx context.Context, ws *queries.Workspace, opts BatchOptions) 
 	}
 	if len(cands) == 0 {
 		return queries.ReviewBatch{}, nil, noData("review sample: the workspace has no episodes: ingest tau2 result files first")
+	}
+	cands, lo := Reviewable(cands)
+	if lo != (LeftOut{}) && opts.OnLeftOut != nil {
+		opts.OnLeftOut(lo)
+	}
+	if len(cands) == 0 {
+		return queries.ReviewBatch{}, nil, noData("review sample: the workspace has no episode with a simulated user to review, only %s: ingest tau2 result files of runs with a user simulator", lo)
 	}
 	if opts.Prefill != "" {
 		n, err := queries.LLMDecisionCount(ctx, ws.Conn(), opts.Prefill)

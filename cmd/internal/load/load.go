@@ -134,7 +134,11 @@ func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.
 	}
 	for _, s := range opts.Studies {
 		if !rep.Holds(s) {
-			return nil, &MissingStudyError{fmt.Errorf("report: --study %s: %s", s, reports.MissingStudy(s))}
+			msg := reports.MissingStudy(s)
+			if note := rep.LeftOut(); note != "" && s == reports.StudyFidelity {
+				msg += ". " + note
+			}
+			return nil, &MissingStudyError{fmt.Errorf("report: --study %s: %s", s, msg)}
 		}
 	}
 	rep.SetBootstrap(opts.Fidelity.Bootstrap)
