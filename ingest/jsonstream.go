@@ -206,6 +206,16 @@ func (s *jsonStream) decode(v any) (raw []byte, line int, err error) {
 	return raw, 1 + s.linesBefore(raw), err
 }
 
+// unmarshal is json.Unmarshal, or in the fast pass (fast) encoding/json/v2
+// in its semantics (fastOptions), about twice as fast; any error there
+// makes the file read again by the exact pass, whose words the user gets.
+func unmarshal(fast bool, data []byte, v any) error {
+	if fast {
+		return jsonv2.Unmarshal(data, v, fastOptions)
+	}
+	return json.Unmarshal(data, v)
+}
+
 // line is the line of the decoder's position (after the last token); in
 // the fast pass, the newlines read less those the decoder holds unread.
 func (s *jsonStream) line() int {
