@@ -178,16 +178,21 @@ func (s *jsonStream) value() (json.RawMessage, int, error) {
 func (s *jsonStream) decode(v any) (raw []byte, line int, err error) {
 	if s.fast != nil {
 		// Any error gives no bytes: the fast pass fails on it whole.
-		// (Decoding from the bytes read is slower than from the decoder,
-		// UnmarshalDecode, by about a fifth, but needs no copy of them
-		// to hash.)
-		if raw, line, err = s.fastValue(); err != nil {
+		// The value is decoded from the decoder (UnmarshalDecode), which
+		// reads it once, not first as bytes (ReadValue) and again by
+		// Unmarshal; the bytes it is written with are kept meanwhile (the
+		// decoder's unread buffer, then what it reads), to hash.
+		lr := s.lr
+		lr.keep = append(lr.keep[:0], s.fast.UnreadBuffer()...)
+		start := s.fast.InputOffset()
+		lr.nokeep = false
+		err := jsonv2.UnmarshalDecode(s.fast, v, fastOptions)
+		lr.nokeep = true
+		if err != nil {
 			return nil, 0, err
 		}
-		if err := jsonv2.Unmarshal(raw, v, fastOptions); err != nil {
-			return nil, 0, err
-		}
-		return raw, line, nil
+		raw = bytes.TrimLeft(lr.keep[:s.fast.InputOffset()-start], ", \t\r\n")
+		return raw, s.line() - bytes.Count(raw, []byte("\n")), nil
 	}
 	start := s.dec.InputOffset()
 	s.lr.mark(start)
@@ -199,6 +204,16 @@ func (s *jsonStream) decode(v any) (raw []byte, line int, err error) {
 	end := s.dec.InputOffset()
 	raw = bytes.TrimLeft(s.lr.keep[:end-start], ", \t\r\n")
 	return raw, 1 + s.linesBefore(raw), err
+}
+
+// unmarshal is json.Unmarshal, or in the fast pass (fast) encoding/json/v2
+// in its semantics (fastOptions), about twice as fast; any error there
+// makes the file read again by the exact pass, whose words the user gets.
+func unmarshal(fast bool, data []byte, v any) error {
+	if fast {
+		return jsonv2.Unmarshal(data, v, fastOptions)
+	}
+	return json.Unmarshal(data, v)
 }
 
 // line is the line of the decoder's position (after the last token); in

@@ -197,7 +197,7 @@ func parseTau2Run(s *jsonStream, sink EpisodeSink, dir *tau2Dir) error {
 	if t != json.Delim('{') {
 		return fail(&ParseError{Path: path, Line: 1, Reason: "tau2 result file: not a JSON object"}, depthOf(t))
 	}
-	p := &tau2File{f: &EpisodeFile{}, path: path, key: sinkTaskKey(sink)}
+	p := &tau2File{f: &EpisodeFile{}, path: path, key: sinkTaskKey(sink), fast: s.fast != nil}
 	p.f.Run.SourceFile, p.f.Run.Format = path, FormatTau2
 	sawTasks, sawSims := false, false
 	for s.more() {
@@ -215,7 +215,7 @@ func parseTau2Run(s *jsonStream, sink EpisodeSink, dir *tau2Dir) error {
 				return nil
 			}
 			p.infoRaw = raw
-			if err := json.Unmarshal(raw, &p.info); err != nil {
+			if err := unmarshal(s.fast != nil, raw, &p.info); err != nil {
 				return fail(&ParseError{Path: path, Line: line, Reason: "info: " + err.Error()}, 1)
 			}
 		case "timestamp":
@@ -360,6 +360,7 @@ type tau2File struct {
 	errs      []*ParseError // reported once the whole file is known to be JSON
 	headerSet bool
 	nSims     int
+	fast      bool // read in the fast pass (unmarshal)
 }
 
 // header sets the run from info and reads the tasks, once.
@@ -397,7 +398,7 @@ func (p *tau2File) header() {
 	}
 	p.byID = map[string]*ub.Task{}
 	for i, t := range p.tasks {
-		task, err := tau2Task(t.raw, run.Domain, path, p.key)
+		task, err := tau2Task(t.raw, run.Domain, path, p.key, p.fast)
 		if err != nil {
 			p.errs = append(p.errs, &ParseError{Path: path, Line: t.line, Reason: fmt.Sprintf("task %d: %v", i, err)})
 			continue
@@ -448,10 +449,10 @@ func deref(s *string) string {
 }
 
 // tau2Task reads one task object; domain "" takes the task's own
-// instructions.domain.
-func tau2Task(raw json.RawMessage, domain, path string, key taskKeyFunc) (*ub.Task, error) {
+// instructions.domain; fast: read in the fast pass (unmarshal).
+func tau2Task(raw json.RawMessage, domain, path string, key taskKeyFunc, fast bool) (*ub.Task, error) {
 	var t t2Task
-	if err := json.Unmarshal(raw, &t); err != nil {
+	if err := unmarshal(fast, raw, &t); err != nil {
 		return nil, err
 	}
 	id, ok := idString(t.ID)
@@ -469,12 +470,12 @@ func tau2Task(raw json.RawMessage, domain, path string, key taskKeyFunc) (*ub.Ta
 		in := nullRaw(us.Instructions)
 		if len(in) > 0 && in[0] == '"' {
 			var s string
-			if err := json.Unmarshal(in, &s); err == nil {
+			if err := unmarshal(fast, in, &s); err == nil {
 				task.Instruction = &s
 			}
 		} else if len(in) > 0 {
 			var ins t2Instructions
-			if err := json.Unmarshal(in, &ins); err != nil {
+			if err := unmarshal(fast, in, &ins); err != nil {
 				return nil, fmt.Errorf("task %s: user_scenario.instructions: %v", id, err)
 			}
 			task.ReasonForCall, task.KnownInfo, task.UnknownInfo, task.TaskInstructions =
@@ -773,7 +774,7 @@ func parseTaskFile(s *jsonStream, sink EpisodeSink) error {
 		if err != nil {
 			return err
 		}
-		task, err := tau2Task(raw, "", path, key)
+		task, err := tau2Task(raw, "", path, key, s.fast != nil)
 		if err != nil {
 			errs = append(errs, &ParseError{Path: path, Line: line, Reason: fmt.Sprintf("task %d: %v", i, err)})
 			return nil

@@ -139,3 +139,75 @@ func BenchmarkIngestTau2Corpus(b *testing.B) {
 		b.ReportMetric(float64(live)/float64(largest), "live-peak/largest-file")
 	})
 }
+
+// countSink counts the episodes parsed and fails on any error.
+type countSink struct {
+	b *testing.B
+	n int
+}
+
+func (s *countSink) EpisodeFile(f *EpisodeFile) error { s.n += len(f.Episodes); return nil }
+func (s *countSink) Error(e *ParseError)              { s.b.Fatal(e) }
+
+// BenchmarkIngestTau2Parts splits the CPU of BenchmarkIngestTau2Corpus's
+// ingest: parse (the 26 files parsed, nothing written; every task key
+// computed, as no writer remembers them), no-probes (the whole ingest
+// without the probes) and ingest (with them, as the command runs it).
+// No heap sampling: cpu-s/op is the process's CPU while the work runs.
+func BenchmarkIngestTau2Parts(b *testing.B) {
+	paths, total, _ := tau2BenchFiles(b)
+	b.Run("parse", func(b *testing.B) {
+		b.SetBytes(total)
+		c0 := cpuTime(b)
+		for i := 0; i < b.N; i++ {
+			s := &countSink{b: b}
+			for _, p := range paths {
+				f, err := os.Open(p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				parse := ParseTau2
+				if filepath.Base(filepath.Dir(p)) == "tau_trait" {
+					parse = ParseTau1
+				}
+				if err := parse(p, f, s); err != nil {
+					b.Fatal(err)
+				}
+				f.Close()
+			}
+			if s.n != 769 {
+				b.Fatalf("%d episodes, want 769", s.n)
+			}
+		}
+		b.ReportMetric((cpuTime(b)-c0).Seconds()/float64(b.N), "cpu-s/op")
+	})
+	for _, probe := range []bool{false, true} {
+		name := "no-probes"
+		if probe {
+			name = "ingest"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(total)
+			var cpu time.Duration
+			for i := 0; i < b.N; i++ {
+				ws := benchWorkspace(b)
+				c0 := cpuTime(b)
+				b.StartTimer()
+				opts := Options{}
+				if probe {
+					opts.NewProber = testProber
+				}
+				st, err := Run(context.Background(), ws, paths, opts)
+				if err != nil || st.Episodes != 769 {
+					b.Fatalf("%d episodes: %v", st.Episodes, err)
+				}
+				if err := ws.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				cpu += cpuTime(b) - c0
+			}
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+		})
+	}
+}

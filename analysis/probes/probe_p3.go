@@ -45,7 +45,14 @@ var initEffects = map[string][2]string{
 // is currently turned ON.".
 var resultRE = regexp.MustCompile(`(airplane mode|mobile data|data roaming|data saver(?: mode)?|wi-fi calling)(?: enabled)?(?: is)?(?: now| currently)?(?: turned)?:? (on|off|yes|no)\b`)
 
+// deviceProps are the phrases one of which every match of resultRE and
+// assertRE contains ("data roaming" contains "roaming").
+var deviceProps = []string{"airplane mode", "mobile data", "roaming", "data saver", "wi-fi calling"}
+
 func observe(state map[string]string, norm string) {
+	if !strings.Contains(norm, "status bar:") && !containsAny(norm, deviceProps) {
+		return // nothing resultRE or the status bar could say
+	}
 	for _, line := range strings.Split(norm, "\n") {
 		if strings.HasPrefix(line, "status bar:") {
 			state[propAirplane] = onOff(strings.Contains(line, "airplane mode"))
@@ -119,10 +126,13 @@ func ProbeDeviceState(e *View) []Finding {
 			observe(state, strings.ToLower(m.Content))
 			continue
 		}
-		if m.Role != "user" || m.Content == "" {
-			continue
+		if m.Role != "user" || m.Content == "" || len(state) == 0 {
+			continue // with no state known, no assertion can differ from it
 		}
 		norm := e.Messages[mi].text()
+		if !containsAny(norm, deviceProps) {
+			continue // assertRE needs one of them
+		}
 		for _, loc := range clauseRE.FindAllStringIndex(norm, -1) {
 			clause := norm[loc[0]:loc[1]]
 			if strings.HasSuffix(clause, "?") || hypothetical.MatchString(clause) {
