@@ -155,7 +155,7 @@ var commandGroups = []struct {
 	{"USERBENCH", []string{"split", "points", "audit", "profile", "prompt", "generate", "cache", "batch", "judge", "agree", "labels"}},
 	{"FIDELITY", []string{"probes", "rubrics", "verdicts", "grade"}},
 	{"REVIEW", []string{"review"}},
-	{"OUTPUT", []string{"report", "compare", "publish"}},
+	{"OUTPUT", []string{"report", "view", "compare", "publish"}},
 	{"HELP", []string{"help", "completion", "man"}},
 }
 

@@ -139,7 +139,7 @@ func TestRootHelp(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]string{"ingest": "DATA COMMANDS:", "split": "USERBENCH COMMANDS:", "probes": "FIDELITY COMMANDS:",
-		"review": "REVIEW COMMANDS:", "report": "OUTPUT COMMANDS:", "completion": "HELP COMMANDS:"} {
+		"review": "REVIEW COMMANDS:", "report": "OUTPUT COMMANDS:", "view": "OUTPUT COMMANDS:", "completion": "HELP COMMANDS:"} {
 		if under[name] != want {
 			t.Errorf("%s listed under %q, want %q", name, under[name], want)
 		}
@@ -154,7 +154,12 @@ func TestRootHelp(t *testing.T) {
 			t.Errorf("ub --help does not list %s under a group", c.Name)
 		}
 	}
-	if len(under) != n || n != 27 {
-		t.Errorf("ub --help lists %d commands of %d (want the 27)", len(under), n)
+	if len(under) != n || n != 28 {
+		t.Errorf("ub --help lists %d commands of %d (want the 28)", len(under), n)
+	}
+	for name, heading := range under {
+		if heading == "OTHER COMMANDS:" {
+			t.Errorf("%s is in no group of commandGroups", name)
+		}
 	}
 }
