@@ -495,3 +495,34 @@ func ViewReviewDecisions(ctx context.Context, db Querier, simID string) ([]ViewD
 	}
 	return out, rows.Err()
 }
+
+// ViewReviewedEpisode is an episode some reviewer decided: its domain,
+// task and user simulator ("" when the episode is not in the workspace),
+// the reviewers with a standing decision, how many of them found a
+// simulator error, and whether an adjudicator decided.
+type ViewReviewedEpisode struct {
+	SimulationID, Domain, TaskID, UserSim string
+	Reviewers, Errors                     int
+	Adjudicated                           bool
+}
+
+// ViewReviewedEpisodes returns one page of the reviewed episodes in a
+// domain ("": every domain; notInWorkspace names the episodes the
+// workspace does not hold), by domain and id, and how many there are.
+func ViewReviewedEpisodes(ctx context.Context, db Querier, domain, notInWorkspace string, p ViewPage) ([]ViewReviewedEpisode, int, error) {
+	rows, err := db.QueryContext(ctx, q("view_review_episodes"), domain, p.Limit, p.Offset, notInWorkspace)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reviewed episodes: %w", err)
+	}
+	defer rows.Close()
+	var out []ViewReviewedEpisode
+	total := 0
+	for rows.Next() {
+		var e ViewReviewedEpisode
+		if err := rows.Scan(&e.SimulationID, &e.Domain, &e.TaskID, &e.UserSim, &e.Reviewers, &e.Errors, &e.Adjudicated, &total); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, e)
+	}
+	return out, total, rows.Err()
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/json"
 	"html"
 	"io"
@@ -24,6 +25,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/ub-bench/ub/judge/review/reviewtest"
+	"github.com/ub-bench/ub/queries"
 )
 
 // viewWorkspaces are the studies the viewer is tested on: the synthetic
@@ -198,7 +200,9 @@ var idAttr = regexp.MustCompile(` id="([^"]*)"`)
 // a list says how many rows the site leaves out; two runs give the same
 // bytes.
 func testPublishSite(t *testing.T, w viewWorkspaces) {
+	reviewed := reviewedWorkspace(t, w.fidelity, 12)
 	for _, tc := range []struct{ name, db, entry, says string }{
+		{"review", reviewed, "review-episodes-", "The first 10 of 12: this published site shows at most 10 rows of each list"},
 		{"userbench", w.userbench, "ub-sim-", "The first 10 of 20: this published site shows at most 10 rows of each list"},
 		{"fidelity", w.fidelity, "fid-sim-", "this published site shows at most 10 rows of each list"},
 		{"airline", w.airline, "fid-sim-", ""},
@@ -290,6 +294,55 @@ func testPublishSite(t *testing.T, w viewWorkspaces) {
 			t.Logf("site of %s: %d files, %d bytes", tc.name, len(site), total)
 		})
 	}
+}
+
+// reviewedWorkspace is a copy of db with n of its episodes reviewed: two
+// people's decisions on each (one finds an error at turn 1) and an
+// adjudication.
+func reviewedWorkspace(t *testing.T, db string, n int) string {
+	t.Helper()
+	ctx := context.Background()
+	to := filepath.Join(t.TempDir(), "reviewed.duckdb")
+	copyFile(t, db, to)
+	ws, err := queries.Open(ctx, to, queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	rows, err := ws.Conn().QueryContext(ctx, "SELECT simulation_id FROM ep_episodes ORDER BY simulation_id LIMIT ?", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, id := range ids {
+		for _, d := range []queries.Decision{
+			{SimulationID: id, Reviewer: "ann", Kind: "human", Outcome: "error", Source: "web", DecidedAt: at, Errors: []queries.ReviewError{
+				{TurnIdx: sql.NullInt64{Int64: 1, Valid: true}, Code: "hallucination", Severity: "critical_hindered", Note: "made up an id"}}},
+			{SimulationID: id, Reviewer: "bob", Kind: "human", Outcome: "no_error", Source: "web", DecidedAt: at},
+			{SimulationID: id, Reviewer: "zoe", Kind: "adjudicator", Outcome: "error", Source: "web", DecidedAt: at, Errors: []queries.ReviewError{
+				{Code: "hallucination", Severity: "minor"}}},
+		} {
+			if _, err := queries.SaveDecision(ctx, ws, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(ids) != n {
+		t.Fatalf("%d episodes to review, want %d", len(ids), n)
+	}
+	return to
 }
 
 // viewXSS is the review tests' corpus of hostile text

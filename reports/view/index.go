@@ -125,7 +125,8 @@ func unescape(s string) string {
 // linkTable links each row of a table that names a simulator: a UserBench
 // simulator with its condition to its developers, a user simulator (with
 // its domain when the row has one) to its episodes, an example episode to
-// its page.
+// its page, a row of the review's error share to the reviewed episodes of
+// its domain.
 func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
 	col := map[string]int{}
 	var rows []ast.Node
@@ -154,6 +155,7 @@ func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
 	epCol, hasEp := col["example episode"]
 	famCol, hasFam := col["family"]
 	probeCol, hasProbe := col["probe"]
+	_, isShare := col["simulator error"]
 	for _, r := range rows {
 		var cells []ast.Node
 		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
@@ -183,6 +185,11 @@ func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
 					probe = at(probeCol)
 				}
 				wrapLink(cells[simCol], l.link(page(KindFidSim, "sim", sim, "domain", dom, "family", fam, "probe", probe)))
+			}
+		}
+		if isShare && hasDom && domCol < len(cells) {
+			if dom := at(domCol); dom != "" {
+				wrapLink(cells[domCol], l.link(page(KindReview, "domain", dom)))
 			}
 		}
 		if hasEp && epCol < len(cells) {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"net/url"
 	"strings"
 	"testing"
@@ -393,5 +395,114 @@ func TestEpisodeListFilters(t *testing.T) {
 		if got := ids(tc.f); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.f, got, tc.want)
 		}
+	}
+}
+
+// TestReviewedEpisodes: the error share table's domain cells link to the
+// reviewed episodes of that domain ("all": every domain); each lists every
+// reviewer's decision, the adjudicator last, linked to the episode's page
+// and its turn; an episode the workspace does not hold is listed under its
+// own row but links nowhere; the static site cuts the list and says so.
+func TestReviewedEpisodes(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := reviewtest.Insert(ctx, ws, reviewtest.Three()); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, d := range []queries.Decision{
+		{SimulationID: "sim-a", Reviewer: "zoe", Kind: "adjudicator", Outcome: "no_error", Source: "web", DecidedAt: at},
+		{SimulationID: "sim-a", Reviewer: "ann", Kind: "human", Outcome: "error", Source: "web", DecidedAt: at, Errors: []queries.ReviewError{
+			{TurnIdx: sql.NullInt64{Int64: 1, Valid: true}, Code: "hallucination", Severity: "minor", Note: "<b>made up</b> an id"}}},
+		{SimulationID: "sim-a", Reviewer: "bob", Kind: "human", Outcome: "no_error", Source: "web", DecidedAt: at},
+		{SimulationID: "sim-b", Reviewer: "ann", Kind: "human", Outcome: "no_error", Source: "web", DecidedAt: at},
+	} {
+		if _, err := queries.SaveDecision(ctx, ws, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ws.Conn().ExecContext(ctx, `INSERT INTO rv_decisions (simulation_id, reviewer, kind, outcome, source, decided_at, revision)
+		VALUES ('ghost-1', 'ann', 'human', 'error', 'labels.csv:2', TIMESTAMP '2026-01-02 03:04:05', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	report := "# Report\n\n| domain | n | simulator error | critical error |\n|---|---|---|---|\n| airline | 1 | 0 | 0 |\n| (not in workspace) | 1 | 1 | 0 |\n| all | 3 | 0.333 | 0 |\n"
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{ReportDir: dir, PageSize: 2, Examples: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(p Page, l linker) string {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := site.render(ctx, &buf, p, l); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	index := render(Page{Kind: KindIndex}, liveLinker{})
+	for _, want := range []string{
+		`<a href="/review/episodes?domain=airline">airline</a>`,
+		`<a href="/review/episodes?domain=%28not+in+workspace%29">(not in workspace)</a>`,
+		`<a href="/review/episodes?domain=all">all</a>`,
+	} {
+		if !strings.Contains(index, want) {
+			t.Errorf("the report lacks %s", want)
+		}
+	}
+	listed := func(html string) []string {
+		var out []string
+		for _, id := range []string{"sim-a", "sim-b", "sim-c", "ghost-1"} {
+			if strings.Contains(html, ">"+id+"<") || strings.Contains(html, ">"+id+" (not in the workspace)<") {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		domain string
+		page   string
+		want   string
+		pager  string
+	}{
+		{"airline", "", "sim-a", "1–1 of 1"},
+		{"retail", "", "sim-b", "1–1 of 1"},
+		{"telecom", "", "", "None."},
+		{"(not in workspace)", "", "ghost-1", "1–1 of 1"},
+		{"all", "", "sim-a sim-b", "1–2 of 3"},
+		{"all", "2", "ghost-1", "3–3 of 3"},
+	} {
+		got := render(page(KindReview, "domain", tc.domain, "page", tc.page), liveLinker{})
+		if ids := strings.Join(listed(got), " "); ids != tc.want {
+			t.Errorf("%s page %q lists %q, want %q", tc.domain, tc.page, ids, tc.want)
+		}
+		if !strings.Contains(got, tc.pager) {
+			t.Errorf("%s page %q lacks %q", tc.domain, tc.page, tc.pager)
+		}
+	}
+	a := render(page(KindReview, "domain", "airline"), liveLinker{})
+	ann, bob, zoe := strings.Index(a, "<td>ann</td>"), strings.Index(a, "<td>bob</td>"), strings.Index(a, "<td>zoe</td>")
+	if ann < 0 || bob < 0 || zoe < 0 || !(ann < bob && bob < zoe) {
+		t.Errorf("reviewers at %d, %d, %d: want ann, bob, then the adjudicator zoe", ann, bob, zoe)
+	}
+	for _, want := range []string{`<a href="/fid/episode?id=sim-a">sim-a</a>`, `<a href="/fid/episode?id=sim-a#turn-1">1</a>`,
+		"&lt;b&gt;made up&lt;/b&gt; an id", "error (revision 1)", "no_error (revision 1)", "adjudicator"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("the airline page lacks %q", want)
+		}
+	}
+	g := render(page(KindReview, "domain", "(not in workspace)"), liveLinker{})
+	if strings.Contains(g, "id=ghost-1") || !strings.Contains(g, "ghost-1 (not in the workspace)") {
+		t.Errorf("the episode the workspace lacks is linked or unnamed:\n%s", g)
+	}
+	st := render(page(KindReview, "domain", "all"), &staticLinker{seen: map[string]Page{}})
+	if got := listed(st); len(got) != 1 || !strings.Contains(st, "The first 1 of 3: this published site shows at most 1 rows") {
+		t.Errorf("the static page lists %v and says %q", got, st)
 	}
 }
