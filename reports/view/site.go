@@ -143,6 +143,7 @@ const (
 	KindFidSim  = "fid/sim"
 	KindEpisode = "fid/episode"
 	KindReview  = "review/episodes"
+	KindCompare = "compare"
 )
 
 // Page is one page: its kind and parameters.
@@ -243,6 +244,9 @@ func (s *Site) render(ctx context.Context, w io.Writer, p Page, l linker) error 
 	case KindReview:
 		name = "review"
 		data, err = s.reviewData(ctx, p, l)
+	case KindCompare:
+		name = "compare"
+		data, err = s.compareData(ctx, p, l)
 	default:
 		return ErrNotFound
 	}
