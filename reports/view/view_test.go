@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -504,5 +505,216 @@ func TestReviewedEpisodes(t *testing.T) {
 	st := render(page(KindReview, "domain", "all"), &staticLinker{seen: map[string]Page{}})
 	if got := listed(st); len(got) != 1 || !strings.Contains(st, "The first 1 of 3: this published site shows at most 1 rows") {
 		t.Errorf("the static page lists %v and says %q", got, st)
+	}
+}
+
+// TestComparePoints: two UserBench settings side by side share every
+// point of the synthetic study (each simulator generated at all of them),
+// so their hits and moments add up to the leaderboard's per-developer
+// scores (reports.AnchorScores, from the study's aggregates); rows come
+// largest gap first, and the disagreements are the rows whose shares
+// differ. A report table of distinct simulators gets a compare column
+// against its first row; one that names a simulator twice does not.
+func TestComparePoints(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	st, err := queries.LoadStudy(ctx, ws.Conn(), "synth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	report := "# Report\n\n| simulator | condition | accuracy |\n|---|---|---|\n| gpt-5.5 | noprofile | 1 |\n| glm-5.2 | profile | 2 |\n| osim-4b | noprofile | 3 |\n\n" +
+		"| simulator | condition | n |\n|---|---|---|\n| gpt-5.5 | noprofile | 1 |\n| gpt-5.5 | noprofile | 2 |\n"
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth", ReportDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, k := queries.Anchor(st.Settings)
+	a := queries.ViewSetting{Simulator: "gpt-5.5", Condition: "noprofile", N: n, K: k}
+	b := queries.ViewSetting{Simulator: "glm-5.2", Condition: "profile", N: n, K: k}
+	rows, total, disagree, err := queries.ViewComparePoints(ctx, ws.Conn(), a, b, queries.ViewPage{Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != len(rows) || total == 0 {
+		t.Fatalf("%d rows, total %d", len(rows), total)
+	}
+	sum := func(s queries.ViewSetting) (hits, moments int) {
+		for _, d := range reports.AnchorScores(st, s.Simulator, s.Condition) {
+			hits += d.Hits
+			moments += d.N
+		}
+		return hits, moments
+	}
+	var hA, mA, hB, mB, differ int
+	last := math.Inf(1)
+	for _, r := range rows {
+		hA, mA, hB, mB = hA+r.HitsA, mA+r.MomentsA, hB+r.HitsB, mB+r.MomentsB
+		gap := math.Abs(float64(r.HitsB)/float64(r.MomentsB) - float64(r.HitsA)/float64(r.MomentsA))
+		if gap > last+1e-12 {
+			t.Errorf("%s: gap %v after %v: not where they disagree first", r.PointID, gap, last)
+		}
+		last = gap
+		if gap > 0 {
+			differ++
+		}
+		if len(strings.Fields(r.MovesA)) != r.MomentsA || len(strings.Fields(r.MovesB)) != r.MomentsB {
+			t.Errorf("%s: moves %q and %q for %d and %d moments", r.PointID, r.MovesA, r.MovesB, r.MomentsA, r.MomentsB)
+		}
+	}
+	if wh, wm := sum(a); hA != wh || mA != wm {
+		t.Errorf("A: %d hits of %d moments, the leaderboard's %d of %d", hA, mA, wh, wm)
+	}
+	if wh, wm := sum(b); hB != wh || mB != wm {
+		t.Errorf("B: %d hits of %d moments, the leaderboard's %d of %d", hB, mB, wh, wm)
+	}
+	if differ != disagree || differ == 0 || differ == total {
+		t.Errorf("%d rows differ, the query says %d of %d", differ, disagree, total)
+	}
+	var buf bytes.Buffer
+	if err := site.render(ctx, &buf, page(KindCompare, "study", "ub", "sim", a.Simulator, "cond", a.Condition, "sim2", b.Simulator, "cond2", b.Condition), liveLinker{}); err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(buf.String(), `<td><a href="/ub/moment?`); c != min(PageSize, total) {
+		t.Errorf("the page links %d moments, want %d", c, min(PageSize, total))
+	}
+	if !strings.Contains(buf.String(), fmt.Sprintf("They differ on %d of %d.", disagree, total)) {
+		t.Errorf("the page does not say where they differ")
+	}
+	buf.Reset()
+	if err := site.render(ctx, &buf, Page{Kind: KindIndex}, liveLinker{}); err != nil {
+		t.Fatal(err)
+	}
+	index := buf.String()
+	for _, want := range []string{
+		`<a href="/compare?cond=noprofile&amp;cond2=profile&amp;sim=gpt-5.5&amp;sim2=glm-5.2&amp;study=ub">against gpt-5.5 noprofile</a>`,
+		`<a href="/compare?cond=noprofile&amp;cond2=noprofile&amp;sim=gpt-5.5&amp;sim2=osim-4b&amp;study=ub">against gpt-5.5 noprofile</a>`,
+	} {
+		if !strings.Contains(index, want) {
+			t.Errorf("the leaderboard lacks %s", want)
+		}
+	}
+	if c := strings.Count(index, "<th>compare</th>"); c != 1 {
+		t.Errorf("%d tables have a compare column, want the one of distinct simulators", c)
+	}
+	for _, p := range []Page{
+		page(KindCompare, "study", "ub", "sim", "nope", "cond", "profile", "sim2", b.Simulator, "cond2", b.Condition),
+		page(KindCompare, "study", "fid", "sim", "nope", "sim2", "nope"),
+	} {
+		if err := site.render(ctx, &bytes.Buffer{}, p, liveLinker{}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%v: %v, want not found", p, err)
+		}
+	}
+	if err := site.render(ctx, &bytes.Buffer{}, page(KindCompare, "study", "x"), liveLinker{}); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("study x: %v, want a bad request", err)
+	}
+}
+
+// TestCompareTasks: two user simulators side by side on the tasks both
+// ran hold, per task, the scored and faithful episodes that the
+// fidelity study's own loader (queries.LoadFidelity) counts; rows come
+// largest gap first.
+func TestCompareTasks(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := synth.WriteFidelity(ctx, ws, synth.FidelityOptions{Seed: 2, Scale: 1, Sampled: true}); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{Grader: synth.FidelityGrader})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps, err := queries.LoadFidelity(ctx, ws.Conn(), synth.FidelityGrader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type count struct{ episodes, scored, faithful int }
+	by := map[string]map[string]*count{} // simulator -> domain/task
+	for _, e := range eps {
+		if by[e.Simulator] == nil {
+			by[e.Simulator] = map[string]*count{}
+		}
+		key := e.Domain + "/" + e.Task
+		c := by[e.Simulator][key]
+		if c == nil {
+			c = &count{}
+			by[e.Simulator][key] = c
+		}
+		c.episodes++
+		var applicable, failed int
+		for i := range e.Applicable {
+			applicable, failed = applicable+e.Applicable[i], failed+e.Failed[i]
+		}
+		if applicable > 0 && !slices.Contains(e.Probes, "P0") {
+			c.scored++
+			if failed == 0 {
+				c.faithful++
+			}
+		}
+	}
+	sims := sortedKeys(by)
+	if len(sims) < 2 {
+		t.Fatalf("user simulators %v", sims)
+	}
+	a, b := sims[0], sims[1]
+	shared := 0
+	for key := range by[a] {
+		if by[b][key] != nil {
+			shared++
+		}
+	}
+	rows, total, disagree, err := queries.ViewCompareTasks(ctx, ws.Conn(), a, b, queries.ViewPage{Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != shared || len(rows) != shared || shared == 0 {
+		t.Fatalf("%d rows (total %d), want the %d tasks both ran", len(rows), total, shared)
+	}
+	share := func(s queries.ViewTaskSide) float64 {
+		if s.Scored == 0 {
+			return math.NaN()
+		}
+		return float64(s.Faithful) / float64(s.Scored)
+	}
+	last, differ := math.Inf(1), 0
+	for _, r := range rows {
+		key := r.Domain + "/" + r.TaskID
+		for _, side := range []struct {
+			sim string
+			got queries.ViewTaskSide
+		}{{a, r.A}, {b, r.B}} {
+			w := by[side.sim][key]
+			if side.got.Episodes != w.episodes || side.got.Scored != w.scored || side.got.Faithful != w.faithful {
+				t.Errorf("%s %s: %+v, the loader counts %+v", side.sim, key, side.got, *w)
+			}
+		}
+		gap := math.Abs(share(r.B) - share(r.A))
+		if math.IsNaN(gap) {
+			gap = 0
+		}
+		if gap > last+1e-12 {
+			t.Errorf("%s: gap %v after %v", key, gap, last)
+		}
+		last = gap
+		if gap > 0 {
+			differ++
+		}
+	}
+	if differ != disagree || differ == 0 {
+		t.Errorf("%d tasks differ, the query says %d", differ, disagree)
+	}
+	var buf bytes.Buffer
+	if err := site.render(ctx, &buf, page(KindCompare, "study", "fid", "sim", a, "sim2", b), liveLinker{}); err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(buf.String(), `<td><a href="/fid/episode?id=`); c != 2*min(PageSize, total) {
+		t.Errorf("the page links %d episodes, want two a task", c)
 	}
 }
