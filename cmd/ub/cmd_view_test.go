@@ -203,6 +203,7 @@ func testPublishSite(t *testing.T, w viewWorkspaces) {
 	reviewed := reviewedWorkspace(t, w.fidelity, 12)
 	for _, tc := range []struct{ name, db, entry, says string }{
 		{"review", reviewed, "review-episodes-", "The first 10 of 12: this published site shows at most 10 rows of each list"},
+		{"userbench compare", w.userbench, "compare-", "The first 10 of 480: this published site shows at most 10 rows of each list"},
 		{"userbench", w.userbench, "ub-sim-", "The first 10 of 20: this published site shows at most 10 rows of each list"},
 		{"fidelity", w.fidelity, "fid-sim-", "this published site shows at most 10 rows of each list"},
 		{"airline", w.airline, "fid-sim-", ""},
@@ -409,7 +410,8 @@ func testViewXSS(t *testing.T, w viewWorkspaces) {
 		}, func(b string) []string {
 			return []string{b + "/", b + "/ub/sim?cond=noprofile&sim=" + url.QueryEscape(hostileSim),
 				b + "/ub/dev?cond=noprofile&dev=dev-0033&sim=" + url.QueryEscape(hostileSim),
-				b + "/ub/moment?k=0&n=14&point=p0a646616468e"}
+				b + "/ub/moment?k=0&n=14&point=p0a646616468e",
+				b + "/compare?cond=noprofile&cond2=noprofile&sim=" + url.QueryEscape(hostileSim) + "&sim2=gpt-5.5&study=ub"}
 		}},
 		{"fidelity", w.fidelity, []string{
 			"UPDATE ep_runs SET user_sim = " + sqlString(hostileUser) + " WHERE user_sim = 'user_simulator:sonnet-4-6@t1'",
@@ -417,9 +419,15 @@ func testViewXSS(t *testing.T, w viewWorkspaces) {
 			"UPDATE ep_tool_calls SET name = " + sqlString(hostileSim) + " WHERE simulation_id = 'synth-sonnet-4-6-airline-0'",
 			"UPDATE ep_verdicts SET reason = " + sqlString(all) + " WHERE simulation_id = 'synth-sonnet-4-6-airline-0'",
 			"UPDATE ep_rubric_criteria SET text = " + sqlString(all) + " WHERE task_id = '0' AND domain = 'airline'",
+			"INSERT INTO rv_decisions (simulation_id, reviewer, kind, outcome, source, decided_at, revision) VALUES ('synth-sonnet-4-6-airline-0', " +
+				sqlString(hostileSim) + ", 'human', 'error', 'web', TIMESTAMP '2026-01-02 03:04:05', 1)",
+			"INSERT INTO rv_errors (simulation_id, reviewer, idx, turn_idx, code, severity, note) VALUES ('synth-sonnet-4-6-airline-0', " +
+				sqlString(hostileSim) + ", 0, 1, " + sqlString(hostileUser) + ", 'minor', " + sqlString(all) + ")",
 		}, func(b string) []string {
 			return []string{b + "/", b + "/fid/sim?sim=" + url.QueryEscape(hostileUser), b + "/fid/sim?domain=airline&sim=" + url.QueryEscape(hostileUser),
-				b + "/fid/episode?id=synth-sonnet-4-6-airline-0", b + "/fid/episode?id=synth-gemma-4-26b-airline-0"}
+				b + "/fid/episode?id=synth-sonnet-4-6-airline-0", b + "/fid/episode?id=synth-gemma-4-26b-airline-0",
+				b + "/review/episodes?domain=airline", b + "/review/episodes?domain=all",
+				b + "/compare?sim=" + url.QueryEscape(hostileUser) + "&sim2=" + url.QueryEscape("user_simulator:gemma-4-26b@t1") + "&study=fid"}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
