@@ -495,3 +495,100 @@ func ViewReviewDecisions(ctx context.Context, db Querier, simID string) ([]ViewD
 	}
 	return out, rows.Err()
 }
+
+// ViewReviewedEpisode is an episode some reviewer decided: its domain,
+// task and user simulator ("" when the episode is not in the workspace),
+// the reviewers with a standing decision, how many of them found a
+// simulator error, and whether an adjudicator decided.
+type ViewReviewedEpisode struct {
+	SimulationID, Domain, TaskID, UserSim string
+	Reviewers, Errors                     int
+	Adjudicated                           bool
+}
+
+// ViewReviewedEpisodes returns one page of the reviewed episodes in a
+// domain ("": every domain; notInWorkspace names the episodes the
+// workspace does not hold), by domain and id, and how many there are.
+func ViewReviewedEpisodes(ctx context.Context, db Querier, domain, notInWorkspace string, p ViewPage) ([]ViewReviewedEpisode, int, error) {
+	rows, err := db.QueryContext(ctx, q("view_review_episodes"), domain, p.Limit, p.Offset, notInWorkspace)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reviewed episodes: %w", err)
+	}
+	defer rows.Close()
+	var out []ViewReviewedEpisode
+	total := 0
+	for rows.Next() {
+		var e ViewReviewedEpisode
+		if err := rows.Scan(&e.SimulationID, &e.Domain, &e.TaskID, &e.UserSim, &e.Reviewers, &e.Errors, &e.Adjudicated, &total); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, e)
+	}
+	return out, total, rows.Err()
+}
+
+// ViewPointPair is a point two UserBench settings both generated at: the
+// real move, and each side's hits, moments (one a trial) and generated
+// moves in trial order ("(failed)" for a failed generation).
+type ViewPointPair struct {
+	Developer, PointID, RealMove string
+	HitsA, MomentsA              int
+	MovesA                       string
+	HitsB, MomentsB              int
+	MovesB                       string
+}
+
+// ViewComparePoints returns one page of the points settings a and b share
+// at the anchor (ViewWarm), where their hit shares differ most first, with
+// how many they share and on how many the shares differ.
+func ViewComparePoints(ctx context.Context, db Querier, a, b ViewSetting, p ViewPage) (rows []ViewPointPair, total, disagree int, err error) {
+	rs, err := db.QueryContext(ctx, q("view_ub_compare"), a.Simulator, a.Condition, b.Simulator, b.Condition, p.Limit, p.Offset)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("compare %s %s with %s %s: %w", a.Simulator, a.Condition, b.Simulator, b.Condition, err)
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var x ViewPointPair
+		if err := rs.Scan(&x.Developer, &x.PointID, &x.RealMove, &x.HitsA, &x.MomentsA, &x.MovesA,
+			&x.HitsB, &x.MomentsB, &x.MovesB, &total, &disagree); err != nil {
+			return nil, 0, 0, err
+		}
+		rows = append(rows, x)
+	}
+	return rows, total, disagree, rs.Err()
+}
+
+// ViewTaskSide is one user simulator's episodes of a task: how many, how
+// many scored, how many faithful (f = 1), the mean reward (NULL: none)
+// and the first episode.
+type ViewTaskSide struct {
+	Episodes, Scored, Faithful int
+	MeanReward                 sql.NullFloat64
+	First                      string
+}
+
+// ViewTaskPair is a task two user simulators both ran, side by side.
+type ViewTaskPair struct {
+	Domain, TaskID string
+	A, B           ViewTaskSide
+}
+
+// ViewCompareTasks returns one page of the tasks user simulators a and b
+// both ran (ViewWarm), where their shares of f = 1 differ most first,
+// with how many they share and on how many the shares differ.
+func ViewCompareTasks(ctx context.Context, db Querier, a, b string, p ViewPage) (rows []ViewTaskPair, total, disagree int, err error) {
+	rs, err := db.QueryContext(ctx, q("view_fid_compare"), a, b, p.Limit, p.Offset)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("compare %s with %s: %w", a, b, err)
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var x ViewTaskPair
+		if err := rs.Scan(&x.Domain, &x.TaskID, &x.A.Episodes, &x.A.Scored, &x.A.Faithful, &x.A.MeanReward, &x.A.First,
+			&x.B.Episodes, &x.B.Scored, &x.B.Faithful, &x.B.MeanReward, &x.B.First, &total, &disagree); err != nil {
+			return nil, 0, 0, err
+		}
+		rows = append(rows, x)
+	}
+	return rows, total, disagree, rs.Err()
+}

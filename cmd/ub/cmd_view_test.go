@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/json"
 	"html"
 	"io"
@@ -24,6 +25,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/ub-bench/ub/judge/review/reviewtest"
+	"github.com/ub-bench/ub/queries"
 )
 
 // viewWorkspaces are the studies the viewer is tested on: the synthetic
@@ -198,7 +200,10 @@ var idAttr = regexp.MustCompile(` id="([^"]*)"`)
 // a list says how many rows the site leaves out; two runs give the same
 // bytes.
 func testPublishSite(t *testing.T, w viewWorkspaces) {
+	reviewed := reviewedWorkspace(t, w.fidelity, 12)
 	for _, tc := range []struct{ name, db, entry, says string }{
+		{"review", reviewed, "review-episodes-", "The first 10 of 12: this published site shows at most 10 rows of each list"},
+		{"userbench compare", w.userbench, "compare-", "The first 10 of 480: this published site shows at most 10 rows of each list"},
 		{"userbench", w.userbench, "ub-sim-", "The first 10 of 20: this published site shows at most 10 rows of each list"},
 		{"fidelity", w.fidelity, "fid-sim-", "this published site shows at most 10 rows of each list"},
 		{"airline", w.airline, "fid-sim-", ""},
@@ -292,6 +297,55 @@ func testPublishSite(t *testing.T, w viewWorkspaces) {
 	}
 }
 
+// reviewedWorkspace is a copy of db with n of its episodes reviewed: two
+// people's decisions on each (one finds an error at turn 1) and an
+// adjudication.
+func reviewedWorkspace(t *testing.T, db string, n int) string {
+	t.Helper()
+	ctx := context.Background()
+	to := filepath.Join(t.TempDir(), "reviewed.duckdb")
+	copyFile(t, db, to)
+	ws, err := queries.Open(ctx, to, queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	rows, err := ws.Conn().QueryContext(ctx, "SELECT simulation_id FROM ep_episodes ORDER BY simulation_id LIMIT ?", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, id := range ids {
+		for _, d := range []queries.Decision{
+			{SimulationID: id, Reviewer: "ann", Kind: "human", Outcome: "error", Source: "web", DecidedAt: at, Errors: []queries.ReviewError{
+				{TurnIdx: sql.NullInt64{Int64: 1, Valid: true}, Code: "hallucination", Severity: "critical_hindered", Note: "made up an id"}}},
+			{SimulationID: id, Reviewer: "bob", Kind: "human", Outcome: "no_error", Source: "web", DecidedAt: at},
+			{SimulationID: id, Reviewer: "zoe", Kind: "adjudicator", Outcome: "error", Source: "web", DecidedAt: at, Errors: []queries.ReviewError{
+				{Code: "hallucination", Severity: "minor"}}},
+		} {
+			if _, err := queries.SaveDecision(ctx, ws, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(ids) != n {
+		t.Fatalf("%d episodes to review, want %d", len(ids), n)
+	}
+	return to
+}
+
 // viewXSS is the review tests' corpus of hostile text
 // (judge/review/xss_test.go): each, if it ran, would set window.__xss or
 // leave an element the pages never make.
@@ -356,7 +410,8 @@ func testViewXSS(t *testing.T, w viewWorkspaces) {
 		}, func(b string) []string {
 			return []string{b + "/", b + "/ub/sim?cond=noprofile&sim=" + url.QueryEscape(hostileSim),
 				b + "/ub/dev?cond=noprofile&dev=dev-0033&sim=" + url.QueryEscape(hostileSim),
-				b + "/ub/moment?k=0&n=14&point=p0a646616468e"}
+				b + "/ub/moment?k=0&n=14&point=p0a646616468e",
+				b + "/compare?cond=noprofile&cond2=noprofile&sim=" + url.QueryEscape(hostileSim) + "&sim2=gpt-5.5&study=ub"}
 		}},
 		{"fidelity", w.fidelity, []string{
 			"UPDATE ep_runs SET user_sim = " + sqlString(hostileUser) + " WHERE user_sim = 'user_simulator:sonnet-4-6@t1'",
@@ -364,9 +419,15 @@ func testViewXSS(t *testing.T, w viewWorkspaces) {
 			"UPDATE ep_tool_calls SET name = " + sqlString(hostileSim) + " WHERE simulation_id = 'synth-sonnet-4-6-airline-0'",
 			"UPDATE ep_verdicts SET reason = " + sqlString(all) + " WHERE simulation_id = 'synth-sonnet-4-6-airline-0'",
 			"UPDATE ep_rubric_criteria SET text = " + sqlString(all) + " WHERE task_id = '0' AND domain = 'airline'",
+			"INSERT INTO rv_decisions (simulation_id, reviewer, kind, outcome, source, decided_at, revision) VALUES ('synth-sonnet-4-6-airline-0', " +
+				sqlString(hostileSim) + ", 'human', 'error', 'web', TIMESTAMP '2026-01-02 03:04:05', 1)",
+			"INSERT INTO rv_errors (simulation_id, reviewer, idx, turn_idx, code, severity, note) VALUES ('synth-sonnet-4-6-airline-0', " +
+				sqlString(hostileSim) + ", 0, 1, " + sqlString(hostileUser) + ", 'minor', " + sqlString(all) + ")",
 		}, func(b string) []string {
 			return []string{b + "/", b + "/fid/sim?sim=" + url.QueryEscape(hostileUser), b + "/fid/sim?domain=airline&sim=" + url.QueryEscape(hostileUser),
-				b + "/fid/episode?id=synth-sonnet-4-6-airline-0", b + "/fid/episode?id=synth-gemma-4-26b-airline-0"}
+				b + "/fid/episode?id=synth-sonnet-4-6-airline-0", b + "/fid/episode?id=synth-gemma-4-26b-airline-0",
+				b + "/review/episodes?domain=airline", b + "/review/episodes?domain=all",
+				b + "/compare?sim=" + url.QueryEscape(hostileUser) + "&sim2=" + url.QueryEscape("user_simulator:gemma-4-26b@t1") + "&study=fid"}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package view
 import (
 	"bytes"
 	"html/template"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -125,7 +126,8 @@ func unescape(s string) string {
 // linkTable links each row of a table that names a simulator: a UserBench
 // simulator with its condition to its developers, a user simulator (with
 // its domain when the row has one) to its episodes, an example episode to
-// its page.
+// its page, a row of the review's error share to the reviewed episodes of
+// its domain.
 func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
 	col := map[string]int{}
 	var rows []ast.Node
@@ -154,6 +156,12 @@ func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
 	epCol, hasEp := col["example episode"]
 	famCol, hasFam := col["family"]
 	probeCol, hasProbe := col["probe"]
+	_, isShare := col["simulator error"]
+	var keys []Page // the compare page of each row against the first, by row (nil: no simulator)
+	var header ast.Node
+	if h, ok := t.FirstChild().(*east.TableHeader); ok {
+		header = h
+	}
 	for _, r := range rows {
 		var cells []ast.Node
 		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
@@ -165,12 +173,15 @@ func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
 			}
 			return cellText(cells[i], src)
 		}
+		var key Page
 		if simCol >= 0 && simCol < len(cells) {
 			sim := at(simCol)
 			switch {
 			case hasCond && s.ubSims[sim][at(condCol)]:
 				wrapLink(cells[simCol], l.link(page(KindUBSim, "sim", sim, "cond", at(condCol))))
+				key = page(KindCompare, "study", "ub", "sim", sim, "cond", at(condCol))
 			case s.userSims[sim] != nil:
+				key = page(KindCompare, "study", "fid", "sim", sim)
 				dom := ""
 				if hasDom && contains(s.userSims[sim], at(domCol)) {
 					dom = at(domCol)
@@ -185,11 +196,71 @@ func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
 				wrapLink(cells[simCol], l.link(page(KindFidSim, "sim", sim, "domain", dom, "family", fam, "probe", probe)))
 			}
 		}
+		if isShare && hasDom && domCol < len(cells) {
+			if dom := at(domCol); dom != "" {
+				wrapLink(cells[domCol], l.link(page(KindReview, "domain", dom)))
+			}
+		}
 		if hasEp && epCol < len(cells) {
 			if id := at(epCol); id != "" {
 				wrapLink(cells[epCol], l.link(page(KindEpisode, "id", id)))
 			}
 		}
+		keys = append(keys, key)
+	}
+	s.compareColumn(header, rows, keys, l)
+}
+
+// compareColumn adds to a table whose rows each name a different
+// simulator a last column linking each row but the first to the page
+// comparing the first row's simulator (A) with its own (B); a table
+// where a row names none, or a simulator twice, is left as it is.
+func (s *Site) compareColumn(header ast.Node, rows []ast.Node, keys []Page, l linker) {
+	if header == nil || len(rows) < 2 {
+		return
+	}
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if k.Kind == "" || seen[k.Q.Encode()] {
+			return
+		}
+		seen[k.Q.Encode()] = true
+	}
+	cell := func(text, href string) ast.Node {
+		c := east.NewTableCell()
+		if text != "" {
+			str := ast.NewString([]byte(text))
+			if href == "" {
+				c.AppendChild(c, str)
+			} else {
+				link := ast.NewLink()
+				link.Destination = []byte(href)
+				link.AppendChild(link, str)
+				c.AppendChild(c, link)
+			}
+		}
+		return c
+	}
+	header.AppendChild(header, cell("compare", ""))
+	ref := keys[0]
+	against := ref.Q.Get("sim")
+	if c := ref.Q.Get("cond"); c != "" {
+		against += " " + c
+	}
+	for i, r := range rows {
+		if i == 0 {
+			r.AppendChild(r, cell("", ""))
+			continue
+		}
+		q := url.Values{}
+		for k, v := range ref.Q {
+			q[k] = v
+		}
+		q.Set("sim2", keys[i].Q.Get("sim"))
+		if c := keys[i].Q.Get("cond"); c != "" {
+			q.Set("cond2", c)
+		}
+		r.AppendChild(r, cell("against "+against, l.link(Page{Kind: KindCompare, Q: q})))
 	}
 }
 

@@ -142,6 +142,8 @@ const (
 	KindMoment  = "ub/moment"
 	KindFidSim  = "fid/sim"
 	KindEpisode = "fid/episode"
+	KindReview  = "review/episodes"
+	KindCompare = "compare"
 )
 
 // Page is one page: its kind and parameters.
@@ -239,6 +241,12 @@ func (s *Site) render(ctx context.Context, w io.Writer, p Page, l linker) error 
 	case KindEpisode:
 		name = "episode"
 		data, err = s.episodeData(ctx, p, l)
+	case KindReview:
+		name = "review"
+		data, err = s.reviewData(ctx, p, l)
+	case KindCompare:
+		name = "compare"
+		data, err = s.compareData(ctx, p, l)
 	default:
 		return ErrNotFound
 	}

@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -393,5 +396,325 @@ func TestEpisodeListFilters(t *testing.T) {
 		if got := ids(tc.f); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.f, got, tc.want)
 		}
+	}
+}
+
+// TestReviewedEpisodes: the error share table's domain cells link to the
+// reviewed episodes of that domain ("all": every domain); each lists every
+// reviewer's decision, the adjudicator last, linked to the episode's page
+// and its turn; an episode the workspace does not hold is listed under its
+// own row but links nowhere; the static site cuts the list and says so.
+func TestReviewedEpisodes(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := reviewtest.Insert(ctx, ws, reviewtest.Three()); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, d := range []queries.Decision{
+		{SimulationID: "sim-a", Reviewer: "zoe", Kind: "adjudicator", Outcome: "no_error", Source: "web", DecidedAt: at},
+		{SimulationID: "sim-a", Reviewer: "ann", Kind: "human", Outcome: "error", Source: "web", DecidedAt: at, Errors: []queries.ReviewError{
+			{TurnIdx: sql.NullInt64{Int64: 1, Valid: true}, Code: "hallucination", Severity: "minor", Note: "<b>made up</b> an id"}}},
+		{SimulationID: "sim-a", Reviewer: "bob", Kind: "human", Outcome: "no_error", Source: "web", DecidedAt: at},
+		{SimulationID: "sim-b", Reviewer: "ann", Kind: "human", Outcome: "no_error", Source: "web", DecidedAt: at},
+	} {
+		if _, err := queries.SaveDecision(ctx, ws, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ws.Conn().ExecContext(ctx, `INSERT INTO rv_decisions (simulation_id, reviewer, kind, outcome, source, decided_at, revision)
+		VALUES ('ghost-1', 'ann', 'human', 'error', 'labels.csv:2', TIMESTAMP '2026-01-02 03:04:05', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	report := "# Report\n\n| domain | n | simulator error | critical error |\n|---|---|---|---|\n| airline | 1 | 0 | 0 |\n| (not in workspace) | 1 | 1 | 0 |\n| all | 3 | 0.333 | 0 |\n"
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{ReportDir: dir, PageSize: 2, Examples: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(p Page, l linker) string {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := site.render(ctx, &buf, p, l); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	index := render(Page{Kind: KindIndex}, liveLinker{})
+	for _, want := range []string{
+		`<a href="/review/episodes?domain=airline">airline</a>`,
+		`<a href="/review/episodes?domain=%28not+in+workspace%29">(not in workspace)</a>`,
+		`<a href="/review/episodes?domain=all">all</a>`,
+	} {
+		if !strings.Contains(index, want) {
+			t.Errorf("the report lacks %s", want)
+		}
+	}
+	listed := func(html string) []string {
+		var out []string
+		for _, id := range []string{"sim-a", "sim-b", "sim-c", "ghost-1"} {
+			if strings.Contains(html, ">"+id+"<") || strings.Contains(html, ">"+id+" (not in the workspace)<") {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		domain string
+		page   string
+		want   string
+		pager  string
+	}{
+		{"airline", "", "sim-a", "1–1 of 1"},
+		{"retail", "", "sim-b", "1–1 of 1"},
+		{"telecom", "", "", "None."},
+		{"(not in workspace)", "", "ghost-1", "1–1 of 1"},
+		{"all", "", "sim-a sim-b", "1–2 of 3"},
+		{"all", "2", "ghost-1", "3–3 of 3"},
+	} {
+		got := render(page(KindReview, "domain", tc.domain, "page", tc.page), liveLinker{})
+		if ids := strings.Join(listed(got), " "); ids != tc.want {
+			t.Errorf("%s page %q lists %q, want %q", tc.domain, tc.page, ids, tc.want)
+		}
+		if !strings.Contains(got, tc.pager) {
+			t.Errorf("%s page %q lacks %q", tc.domain, tc.page, tc.pager)
+		}
+	}
+	a := render(page(KindReview, "domain", "airline"), liveLinker{})
+	ann, bob, zoe := strings.Index(a, "<td>ann</td>"), strings.Index(a, "<td>bob</td>"), strings.Index(a, "<td>zoe</td>")
+	if ann < 0 || bob < 0 || zoe < 0 || !(ann < bob && bob < zoe) {
+		t.Errorf("reviewers at %d, %d, %d: want ann, bob, then the adjudicator zoe", ann, bob, zoe)
+	}
+	for _, want := range []string{`<a href="/fid/episode?id=sim-a">sim-a</a>`, `<a href="/fid/episode?id=sim-a#turn-1">1</a>`,
+		"&lt;b&gt;made up&lt;/b&gt; an id", "error (revision 1)", "no_error (revision 1)", "adjudicator"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("the airline page lacks %q", want)
+		}
+	}
+	g := render(page(KindReview, "domain", "(not in workspace)"), liveLinker{})
+	if strings.Contains(g, "id=ghost-1") || !strings.Contains(g, "ghost-1 (not in the workspace)") {
+		t.Errorf("the episode the workspace lacks is linked or unnamed:\n%s", g)
+	}
+	st := render(page(KindReview, "domain", "all"), &staticLinker{seen: map[string]Page{}})
+	if got := listed(st); len(got) != 1 || !strings.Contains(st, "The first 1 of 3: this published site shows at most 1 rows") {
+		t.Errorf("the static page lists %v and says %q", got, st)
+	}
+}
+
+// TestComparePoints: two UserBench settings side by side share every
+// point of the synthetic study (each simulator generated at all of them),
+// so their hits and moments add up to the leaderboard's per-developer
+// scores (reports.AnchorScores, from the study's aggregates); rows come
+// largest gap first, and the disagreements are the rows whose shares
+// differ. A report table of distinct simulators gets a compare column
+// against its first row; one that names a simulator twice does not.
+func TestComparePoints(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	st, err := queries.LoadStudy(ctx, ws.Conn(), "synth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	report := "# Report\n\n| simulator | condition | accuracy |\n|---|---|---|\n| gpt-5.5 | noprofile | 1 |\n| glm-5.2 | profile | 2 |\n| osim-4b | noprofile | 3 |\n\n" +
+		"| simulator | condition | n |\n|---|---|---|\n| gpt-5.5 | noprofile | 1 |\n| gpt-5.5 | noprofile | 2 |\n"
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth", ReportDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, k := queries.Anchor(st.Settings)
+	a := queries.ViewSetting{Simulator: "gpt-5.5", Condition: "noprofile", N: n, K: k}
+	b := queries.ViewSetting{Simulator: "glm-5.2", Condition: "profile", N: n, K: k}
+	rows, total, disagree, err := queries.ViewComparePoints(ctx, ws.Conn(), a, b, queries.ViewPage{Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != len(rows) || total == 0 {
+		t.Fatalf("%d rows, total %d", len(rows), total)
+	}
+	sum := func(s queries.ViewSetting) (hits, moments int) {
+		for _, d := range reports.AnchorScores(st, s.Simulator, s.Condition) {
+			hits += d.Hits
+			moments += d.N
+		}
+		return hits, moments
+	}
+	var hA, mA, hB, mB, differ int
+	last := math.Inf(1)
+	for _, r := range rows {
+		hA, mA, hB, mB = hA+r.HitsA, mA+r.MomentsA, hB+r.HitsB, mB+r.MomentsB
+		gap := math.Abs(float64(r.HitsB)/float64(r.MomentsB) - float64(r.HitsA)/float64(r.MomentsA))
+		if gap > last+1e-12 {
+			t.Errorf("%s: gap %v after %v: not where they disagree first", r.PointID, gap, last)
+		}
+		last = gap
+		if gap > 0 {
+			differ++
+		}
+		if len(strings.Fields(r.MovesA)) != r.MomentsA || len(strings.Fields(r.MovesB)) != r.MomentsB {
+			t.Errorf("%s: moves %q and %q for %d and %d moments", r.PointID, r.MovesA, r.MovesB, r.MomentsA, r.MomentsB)
+		}
+	}
+	if wh, wm := sum(a); hA != wh || mA != wm {
+		t.Errorf("A: %d hits of %d moments, the leaderboard's %d of %d", hA, mA, wh, wm)
+	}
+	if wh, wm := sum(b); hB != wh || mB != wm {
+		t.Errorf("B: %d hits of %d moments, the leaderboard's %d of %d", hB, mB, wh, wm)
+	}
+	if differ != disagree || differ == 0 || differ == total {
+		t.Errorf("%d rows differ, the query says %d of %d", differ, disagree, total)
+	}
+	var buf bytes.Buffer
+	if err := site.render(ctx, &buf, page(KindCompare, "study", "ub", "sim", a.Simulator, "cond", a.Condition, "sim2", b.Simulator, "cond2", b.Condition), liveLinker{}); err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(buf.String(), `<td><a href="/ub/moment?`); c != min(PageSize, total) {
+		t.Errorf("the page links %d moments, want %d", c, min(PageSize, total))
+	}
+	if !strings.Contains(buf.String(), fmt.Sprintf("They differ on %d of %d.", disagree, total)) {
+		t.Errorf("the page does not say where they differ")
+	}
+	buf.Reset()
+	if err := site.render(ctx, &buf, Page{Kind: KindIndex}, liveLinker{}); err != nil {
+		t.Fatal(err)
+	}
+	index := buf.String()
+	for _, want := range []string{
+		`<a href="/compare?cond=noprofile&amp;cond2=profile&amp;sim=gpt-5.5&amp;sim2=glm-5.2&amp;study=ub">against gpt-5.5 noprofile</a>`,
+		`<a href="/compare?cond=noprofile&amp;cond2=noprofile&amp;sim=gpt-5.5&amp;sim2=osim-4b&amp;study=ub">against gpt-5.5 noprofile</a>`,
+	} {
+		if !strings.Contains(index, want) {
+			t.Errorf("the leaderboard lacks %s", want)
+		}
+	}
+	if c := strings.Count(index, "<th>compare</th>"); c != 1 {
+		t.Errorf("%d tables have a compare column, want the one of distinct simulators", c)
+	}
+	for _, p := range []Page{
+		page(KindCompare, "study", "ub", "sim", "nope", "cond", "profile", "sim2", b.Simulator, "cond2", b.Condition),
+		page(KindCompare, "study", "fid", "sim", "nope", "sim2", "nope"),
+	} {
+		if err := site.render(ctx, &bytes.Buffer{}, p, liveLinker{}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%v: %v, want not found", p, err)
+		}
+	}
+	if err := site.render(ctx, &bytes.Buffer{}, page(KindCompare, "study", "x"), liveLinker{}); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("study x: %v, want a bad request", err)
+	}
+}
+
+// TestCompareTasks: two user simulators side by side on the tasks both
+// ran hold, per task, the scored and faithful episodes that the
+// fidelity study's own loader (queries.LoadFidelity) counts; rows come
+// largest gap first.
+func TestCompareTasks(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := synth.WriteFidelity(ctx, ws, synth.FidelityOptions{Seed: 2, Scale: 1, Sampled: true}); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{Grader: synth.FidelityGrader})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps, err := queries.LoadFidelity(ctx, ws.Conn(), synth.FidelityGrader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type count struct{ episodes, scored, faithful int }
+	by := map[string]map[string]*count{} // simulator -> domain/task
+	for _, e := range eps {
+		if by[e.Simulator] == nil {
+			by[e.Simulator] = map[string]*count{}
+		}
+		key := e.Domain + "/" + e.Task
+		c := by[e.Simulator][key]
+		if c == nil {
+			c = &count{}
+			by[e.Simulator][key] = c
+		}
+		c.episodes++
+		var applicable, failed int
+		for i := range e.Applicable {
+			applicable, failed = applicable+e.Applicable[i], failed+e.Failed[i]
+		}
+		if applicable > 0 && !slices.Contains(e.Probes, "P0") {
+			c.scored++
+			if failed == 0 {
+				c.faithful++
+			}
+		}
+	}
+	sims := sortedKeys(by)
+	if len(sims) < 2 {
+		t.Fatalf("user simulators %v", sims)
+	}
+	a, b := sims[0], sims[1]
+	shared := 0
+	for key := range by[a] {
+		if by[b][key] != nil {
+			shared++
+		}
+	}
+	rows, total, disagree, err := queries.ViewCompareTasks(ctx, ws.Conn(), a, b, queries.ViewPage{Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != shared || len(rows) != shared || shared == 0 {
+		t.Fatalf("%d rows (total %d), want the %d tasks both ran", len(rows), total, shared)
+	}
+	share := func(s queries.ViewTaskSide) float64 {
+		if s.Scored == 0 {
+			return math.NaN()
+		}
+		return float64(s.Faithful) / float64(s.Scored)
+	}
+	last, differ := math.Inf(1), 0
+	for _, r := range rows {
+		key := r.Domain + "/" + r.TaskID
+		for _, side := range []struct {
+			sim string
+			got queries.ViewTaskSide
+		}{{a, r.A}, {b, r.B}} {
+			w := by[side.sim][key]
+			if side.got.Episodes != w.episodes || side.got.Scored != w.scored || side.got.Faithful != w.faithful {
+				t.Errorf("%s %s: %+v, the loader counts %+v", side.sim, key, side.got, *w)
+			}
+		}
+		gap := math.Abs(share(r.B) - share(r.A))
+		if math.IsNaN(gap) {
+			gap = 0
+		}
+		if gap > last+1e-12 {
+			t.Errorf("%s: gap %v after %v", key, gap, last)
+		}
+		last = gap
+		if gap > 0 {
+			differ++
+		}
+	}
+	if differ != disagree || differ == 0 {
+		t.Errorf("%d tasks differ, the query says %d", differ, disagree)
+	}
+	var buf bytes.Buffer
+	if err := site.render(ctx, &buf, page(KindCompare, "study", "fid", "sim", a, "sim2", b), liveLinker{}); err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(buf.String(), `<td><a href="/fid/episode?id=`); c != 2*min(PageSize, total) {
+		t.Errorf("the page links %d episodes, want two a task", c)
 	}
 }

@@ -1,0 +1,56 @@
+package view
+
+import (
+	"context"
+
+	"github.com/ub-bench/ub/analysis"
+	"github.com/ub-bench/ub/queries"
+)
+
+type reviewedRow struct {
+	queries.ViewReviewedEpisode
+	Decisions []queries.ViewDecision
+	Href      string // the episode's page ("" when the workspace does not hold it)
+}
+
+type reviewData struct {
+	frame
+	Domain string // "" every domain
+	Rows   []reviewedRow
+	Pager  pager
+}
+
+// reviewData is one page of the reviewed episodes of a domain (the error
+// share table's row; "all" or none: every domain), each with every
+// reviewer's standing decision and the adjudication, read-only.
+func (s *Site) reviewData(ctx context.Context, p Page, l linker) (reviewData, error) {
+	dom := p.Q.Get("domain")
+	if dom == "all" {
+		dom = ""
+	}
+	pg, n, err := s.pageOf(p, l)
+	if err != nil {
+		return reviewData{}, err
+	}
+	eps, total, err := queries.ViewReviewedEpisodes(ctx, s.db, dom, analysis.NotInWorkspace, pg)
+	if err != nil {
+		return reviewData{}, err
+	}
+	title := "Reviewed episodes"
+	if dom != "" {
+		title += " in " + dom
+	}
+	d := reviewData{frame: s.frame(l, title), Domain: dom}
+	for _, e := range eps {
+		r := reviewedRow{ViewReviewedEpisode: e}
+		if r.Decisions, err = queries.ViewReviewDecisions(ctx, s.db, e.SimulationID); err != nil {
+			return d, err
+		}
+		if e.Domain != "" {
+			r.Href = l.link(page(KindEpisode, "id", e.SimulationID))
+		}
+		d.Rows = append(d.Rows, r)
+	}
+	d.Pager = s.pager(p, l, n, len(eps), total)
+	return d, nil
+}
