@@ -25,8 +25,10 @@
 # At the end, scripts/benchscale prints the whole table with the bound each
 # step is held to: its peak RSS at most that limit plus 256 MiB at every
 # scale, and its time exponent from the smallest to the largest scale of 10
-# or more at most 1.05 (checked when two such scales ran). The script exits
-# 1 naming every step over its bound, or a step that failed.
+# or more at most 1.05 (checked when two such scales ran). A step that
+# fails (out of memory, say) counts as over its bound; the run goes on with
+# the steps that do not need its output. The script exits 1 naming every
+# step over its bound.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scales=("$@")
@@ -46,29 +48,23 @@ unset UB_MEMORY_LIMIT
 checker="$dir/benchscale"
 ${GO:-go} build -o "$checker" ./scripts/benchscale
 
-# verdict: the table of what ran, each step against its bound; exit 1 if a
-# step is over.
-verdict() {
-	echo
-	"$checker" -limit "$limit" "$results"
-}
-
-# step SCALE NAME CMD...: runs CMD, records wall seconds and peak RSS (MiB).
+# step SCALE NAME CMD...: runs CMD, records wall seconds and peak RSS (MiB),
+# and "failed" if it exited non-zero; returns CMD's status.
 step() {
 	local scale=$1 name=$2
 	shift 2
-	local log="$dir/$name-$scale.time"
-	if ! /usr/bin/time -v -o "$log" "$@" >"$dir/$name-$scale.out" 2>"$dir/$name-$scale.err"; then
-		echo "bench-scale: $name at scale $scale failed; see $dir/$name-$scale.err" >&2
-		verdict || true
-		echo "bench-scale: failed: $name at scale $scale" >&2
-		exit 1
+	local log="$dir/$name-$scale.time" status=0 failed=""
+	/usr/bin/time -v -o "$log" "$@" >"$dir/$name-$scale.out" 2>"$dir/$name-$scale.err" || status=$?
+	if [ "$status" -ne 0 ]; then
+		echo "bench-scale: $name at scale $scale failed (exit $status); see $dir/$name-$scale.err" >&2
+		failed=failed
 	fi
 	local wall rss
 	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$log")
 	rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$log")
-	printf '%s\t%s\t%s\t%s\n' "$scale" "$name" "$wall" "$rss" >>"$results"
-	printf '%-6s x%-4s %9.2f s %7d MiB\n' "$name" "$scale" "$wall" "$rss"
+	printf '%s\t%s\t%s\t%s%s\n' "$scale" "$name" "${wall:-0}" "${rss:-0}" "${failed:+	$failed}" >>"$results"
+	printf '%-6s x%-4s %9.2f s %7d MiB %s\n' "$name" "$scale" "${wall:-0}" "${rss:-0}" "$failed"
+	return "$status"
 }
 
 # room SCALE: stops unless BENCH_DIR's file system has the space a scale
@@ -88,12 +84,16 @@ for s in "${scales[@]}"; do
 	room "$s"
 	db="$dir/fidelity-$s.duckdb"
 	rm -f "$db" "$db.wal"
-	step "$s" synth "$UB" --memory-limit "$limit" --db "$db" synth --study fidelity --scale "$s"
-	step "$s" export "$UB" --memory-limit "$limit" --db "$db" export --out "$dir/verdicts-$s.jsonl" \
-		--query "select simulation_id, criterion_id, verdict, turn_idx, reason from ep_verdicts order by simulation_id, criterion_id"
-	step "$s" import "$UB" --memory-limit "$limit" --db "$db" verdicts import --grader bench-import "$dir/verdicts-$s.jsonl"
-	step "$s" probes "$UB" --memory-limit "$limit" --db "$db" probes
-	step "$s" report "$UB" --memory-limit "$limit" --db "$db" report --out "$dir/report-$s"
+	# A step that fails is recorded and the scale goes on where it can:
+	# without a workspace (synth) nothing else can run, at this scale or a
+	# larger one; without the verdict file (export) the import cannot.
+	step "$s" synth "$UB" --memory-limit "$limit" --db "$db" synth --study fidelity --scale "$s" || break
+	if step "$s" export "$UB" --memory-limit "$limit" --db "$db" export --out "$dir/verdicts-$s.jsonl" \
+		--query "select simulation_id, criterion_id, verdict, turn_idx, reason from ep_verdicts order by simulation_id, criterion_id"; then
+		step "$s" import "$UB" --memory-limit "$limit" --db "$db" verdicts import --grader bench-import "$dir/verdicts-$s.jsonl" || true
+	fi
+	step "$s" probes "$UB" --memory-limit "$limit" --db "$db" probes || true
+	step "$s" report "$UB" --memory-limit "$limit" --db "$db" report --out "$dir/report-$s" || true
 	printf '%-6s x%-4s %9s   %7d MiB on disk\n' disk "$s" "" "$(du -sm "$dir" | awk '{print $1}')"
 	rm -f "$dir/verdicts-$s.jsonl"
 	if [ "${BENCH_KEEP:-0}" != 1 ]; then
@@ -101,5 +101,8 @@ for s in "${scales[@]}"; do
 	fi
 done
 
+# The table of what ran, each step against its bound; exits 1 naming
+# every step over it (or failed).
 echo "results: $results"
-verdict
+echo
+"$checker" -limit "$limit" "$results"

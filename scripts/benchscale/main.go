@@ -8,7 +8,9 @@
 //	go run ./scripts/benchscale -limit 512MiB results.tsv
 //
 // results.tsv has one line per step run: scale, step, wall seconds, peak
-// RSS in MiB, separated by tabs.
+// RSS in MiB, separated by tabs, and a fifth field "failed" for a step
+// that exited non-zero (out of memory, say), which counts as over its
+// bound.
 package main
 
 import (
@@ -40,6 +42,7 @@ type run struct {
 	step   string
 	wall   float64 // seconds
 	rssMiB float64
+	failed bool // the step exited non-zero
 }
 
 func main() {
@@ -81,8 +84,9 @@ func parseRuns(r io.Reader, name string) ([]run, error) {
 			continue
 		}
 		f := strings.Split(sc.Text(), "\t")
-		if len(f) != 4 {
-			return nil, fmt.Errorf("%s:%d: want scale, step, seconds and MiB separated by tabs, got %q", name, n, sc.Text())
+		failed := len(f) == 5 && f[4] == "failed"
+		if len(f) != 4 && !failed {
+			return nil, fmt.Errorf("%s:%d: want scale, step, seconds and MiB separated by tabs (and \"failed\" for a step that failed), got %q", name, n, sc.Text())
 		}
 		scale, err1 := strconv.Atoi(f[0])
 		wall, err2 := strconv.ParseFloat(f[2], 64)
@@ -90,7 +94,7 @@ func parseRuns(r io.Reader, name string) ([]run, error) {
 		if err1 != nil || err2 != nil || err3 != nil || scale < 1 || wall < 0 || rss < 0 || f[1] == "" {
 			return nil, fmt.Errorf("%s:%d: want a scale of 1 or more, a step, seconds and MiB, got %q", name, n, sc.Text())
 		}
-		runs = append(runs, run{scale, f[1], wall, rss})
+		runs = append(runs, run{scale, f[1], wall, rss, failed})
 	}
 	return runs, sc.Err()
 }
@@ -119,6 +123,10 @@ func check(w io.Writer, runs []run, limit string, limitMiB float64) []string {
 				verdict = "OVER"
 				overs[s] = append(overs[s], fmt.Sprintf("x%d peak RSS %.0f MiB > %.0f MiB", r.scale, r.rssMiB, bound))
 			}
+			if r.failed {
+				verdict = "FAILED"
+				overs[s] = append(overs[s], fmt.Sprintf("x%d failed", r.scale))
+			}
 			fmt.Fprintf(w, "%-8s %6s %8.2f s %6.0f MiB %6.0f MiB  %s\n", s, "x"+strconv.Itoa(r.scale), r.wall, r.rssMiB, bound, verdict)
 		}
 	}
@@ -126,7 +134,7 @@ func check(w io.Writer, runs []run, limit string, limitMiB float64) []string {
 	for _, s := range steps {
 		var big []run
 		for _, r := range byStep[s] {
-			if r.scale >= exponentFrom {
+			if r.scale >= exponentFrom && !r.failed {
 				big = append(big, r)
 			}
 		}

@@ -48,7 +48,7 @@ func TestCheckBounds(t *testing.T) {
 // no time exponent is checked, however steep, and a step within its RSS
 // bound passes; the bound follows the limit (128 MiB: 384 MiB).
 func TestCheckOneLargeScale(t *testing.T) {
-	runs := []run{{1, "report", 0.1, 100}, {10, "report", 10, 380}, {1, "probes", 0.1, 100}, {10, "probes", 1, 390}}
+	runs := []run{{1, "report", 0.1, 100, false}, {10, "report", 10, 380, false}, {1, "probes", 0.1, 100, false}, {10, "probes", 1, 390, false}}
 	var out strings.Builder
 	over := check(&out, runs, "128MiB", 128)
 	if want := []string{"probes (x10 peak RSS 390 MiB > 384 MiB)"}; !reflect.DeepEqual(over, want) {
@@ -59,10 +59,30 @@ func TestCheckOneLargeScale(t *testing.T) {
 	}
 }
 
+// TestCheckFailedStep: a step that exited non-zero (the import out of
+// memory at x100) is named as over its bound whatever its RSS, and its
+// time does not enter the exponent, which is then not checked.
+func TestCheckFailedStep(t *testing.T) {
+	runs, err := parseRuns(strings.NewReader("10\timport\t1.6\t227\n100\timport\t3.0\t600\tfailed\n"), "results.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	over := check(&out, runs, "512MiB", 512)
+	if want := []string{"import (x100 failed)"}; !reflect.DeepEqual(over, want) {
+		t.Errorf("over = %q, want %q\n%s", over, want, out.String())
+	}
+	for _, line := range []string{"import     x100     3.00 s    600 MiB    768 MiB  FAILED", "import   time exponent not checked: 1 scale(s)"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("table:\n%s\nlacks %q", out.String(), line)
+		}
+	}
+}
+
 // TestParseRunsNamesTheLine: a malformed line is an error naming the file
 // and the line.
 func TestParseRunsNamesTheLine(t *testing.T) {
-	for _, bad := range []string{"1\tsynth\t0.4\t1\n10\tsynth\tx\t3\n", "1\tsynth\t0.4\t1\n10\tsynth\t1\n"} {
+	for _, bad := range []string{"1\tsynth\t0.4\t1\n10\tsynth\tx\t3\n", "1\tsynth\t0.4\t1\n10\tsynth\t1\n", "1\tsynth\t0.4\t1\n10\tsynth\t1\t2\tok\n"} {
 		_, err := parseRuns(strings.NewReader(bad), "r.tsv")
 		if err == nil || !strings.HasPrefix(err.Error(), "r.tsv:2: ") {
 			t.Errorf("%q: error %v, want one naming r.tsv:2", bad, err)
