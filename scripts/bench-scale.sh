@@ -18,13 +18,17 @@
 # verdict file and report are removed after its steps (the million-episode
 # workspace is several GB) unless BENCH_KEEP=1; before each scale the script
 # checks that BENCH_DIR's file system has room for it (about 12 MB per unit
-# of scale, twice over) and stops with a message if not. Every step runs at
-# ub's default --memory-limit (512MiB), but for the two that need more above
-# scale 100, which run at 3GiB there: the verdict import of millions of
-# verdicts and the probes (both stop with an out-of-memory error at 512MiB
-# at one million episodes: the primary keys of ep_verdicts and of the
-# probes' applicability rows are held in memory whole). UB_MEMORY_LIMIT set
-# in the environment applies to every step of every scale instead.
+# of scale, twice over) and stops with a message if not.
+#
+# Every step of every scale runs at one --memory-limit: MEMORY_LIMIT if set
+# (UB_MEMORY_LIMIT, ub's own variable, if not), else ub's default 512MiB.
+# At the end, scripts/benchscale prints the whole table with the bound each
+# step is held to: its peak RSS at most that limit plus 256 MiB at every
+# scale, and its time exponent from the smallest to the largest scale of 10
+# or more at most 1.05 (checked when two such scales ran). A step that
+# fails (out of memory, say) counts as over its bound; the run goes on with
+# the steps that do not need its output. The script exits 1 naming every
+# step over its bound.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scales=("$@")
@@ -39,21 +43,28 @@ dir=${BENCH_DIR:-$(mktemp -d -t ub-bench-scale-XXXXXX)}
 mkdir -p "$dir"
 results="$dir/results.tsv"
 : >"$results"
+limit=${MEMORY_LIMIT:-${UB_MEMORY_LIMIT:-512MiB}}
+unset UB_MEMORY_LIMIT
+checker="$dir/benchscale"
+${GO:-go} build -o "$checker" ./scripts/benchscale
 
-# step SCALE NAME CMD...: runs CMD, records wall seconds and peak RSS (MiB).
+# step SCALE NAME CMD...: runs CMD, records wall seconds and peak RSS (MiB),
+# and "failed" if it exited non-zero; returns CMD's status.
 step() {
 	local scale=$1 name=$2
 	shift 2
-	local log="$dir/$name-$scale.time"
-	if ! /usr/bin/time -v -o "$log" "$@" >"$dir/$name-$scale.out" 2>"$dir/$name-$scale.err"; then
-		echo "bench-scale: $name at scale $scale failed; see $dir/$name-$scale.err" >&2
-		exit 1
+	local log="$dir/$name-$scale.time" status=0 failed=""
+	/usr/bin/time -v -o "$log" "$@" >"$dir/$name-$scale.out" 2>"$dir/$name-$scale.err" || status=$?
+	if [ "$status" -ne 0 ]; then
+		echo "bench-scale: $name at scale $scale failed (exit $status); see $dir/$name-$scale.err" >&2
+		failed=failed
 	fi
 	local wall rss
 	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$log")
 	rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$log")
-	printf '%s\t%s\t%s\t%s\n' "$scale" "$name" "$wall" "$rss" >>"$results"
-	printf '%-6s x%-4s %9.2f s %7d MiB\n' "$name" "$scale" "$wall" "$rss"
+	printf '%s\t%s\t%s\t%s%s\n' "$scale" "$name" "${wall:-0}" "${rss:-0}" "${failed:+	$failed}" >>"$results"
+	printf '%-6s x%-4s %9.2f s %7d MiB %s\n' "$name" "$scale" "${wall:-0}" "${rss:-0}" "$failed"
+	return "$status"
 }
 
 # room SCALE: stops unless BENCH_DIR's file system has the space a scale
@@ -69,26 +80,20 @@ room() {
 	fi
 }
 
-user_limit=${UB_MEMORY_LIMIT:-}
 for s in "${scales[@]}"; do
-	# big: the limit of the steps that hold a primary key of millions of rows.
-	if [ -n "$user_limit" ]; then
-		export UB_MEMORY_LIMIT=$user_limit
-		big=$user_limit
-	else
-		unset UB_MEMORY_LIMIT
-		big=512MiB
-		[ "$s" -gt 100 ] && big=3GiB
-	fi
 	room "$s"
 	db="$dir/fidelity-$s.duckdb"
 	rm -f "$db" "$db.wal"
-	step "$s" synth "$UB" --db "$db" synth --study fidelity --scale "$s"
-	step "$s" export "$UB" --db "$db" export --out "$dir/verdicts-$s.jsonl" \
-		--query "select simulation_id, criterion_id, verdict, turn_idx, reason from ep_verdicts order by simulation_id, criterion_id"
-	step "$s" import "$UB" --memory-limit "$big" --db "$db" verdicts import --grader bench-import "$dir/verdicts-$s.jsonl"
-	step "$s" probes "$UB" --memory-limit "$big" --db "$db" probes
-	step "$s" report "$UB" --db "$db" report --out "$dir/report-$s"
+	# A step that fails is recorded and the scale goes on where it can:
+	# without a workspace (synth) nothing else can run, at this scale or a
+	# larger one; without the verdict file (export) the import cannot.
+	step "$s" synth "$UB" --memory-limit "$limit" --db "$db" synth --study fidelity --scale "$s" || break
+	if step "$s" export "$UB" --memory-limit "$limit" --db "$db" export --out "$dir/verdicts-$s.jsonl" \
+		--query "select simulation_id, criterion_id, verdict, turn_idx, reason from ep_verdicts order by simulation_id, criterion_id"; then
+		step "$s" import "$UB" --memory-limit "$limit" --db "$db" verdicts import --grader bench-import "$dir/verdicts-$s.jsonl" || true
+	fi
+	step "$s" probes "$UB" --memory-limit "$limit" --db "$db" probes || true
+	step "$s" report "$UB" --memory-limit "$limit" --db "$db" report --out "$dir/report-$s" || true
 	printf '%-6s x%-4s %9s   %7d MiB on disk\n' disk "$s" "" "$(du -sm "$dir" | awk '{print $1}')"
 	rm -f "$dir/verdicts-$s.jsonl"
 	if [ "${BENCH_KEEP:-0}" != 1 ]; then
@@ -96,17 +101,8 @@ for s in "${scales[@]}"; do
 	fi
 done
 
-# The growth exponent: episodes are 2,625 per unit of scale.
-echo
-echo "growth exponent (log-log slope over scales ${scales[*]}; 1 is linear, 0 flat)"
-awk -F'\t' '
-	{ x = log($1 * 2625); n[$2]++; sx[$2] += x; sxx[$2] += x * x
-	  st[$2] += log($3 > 0 ? $3 : 0.01); sxt[$2] += x * log($3 > 0 ? $3 : 0.01)
-	  sr[$2] += log($4); sxr[$2] += x * log($4); if (!($2 in seen)) { seen[$2] = 1; order[++k] = $2 } }
-	END {
-		printf "%-8s %6s %6s\n", "step", "time", "rss"
-		for (i = 1; i <= k; i++) { s = order[i]; d = n[s] * sxx[s] - sx[s] * sx[s]
-			if (n[s] < 2 || d == 0) { printf "%-8s %6s %6s\n", s, "-", "-"; continue }
-			printf "%-8s %6.2f %6.2f\n", s, (n[s] * sxt[s] - sx[s] * st[s]) / d, (n[s] * sxr[s] - sx[s] * sr[s]) / d }
-	}' "$results"
+# The table of what ran, each step against its bound; exits 1 naming
+# every step over it (or failed).
 echo "results: $results"
+echo
+"$checker" -limit "$limit" "$results"
