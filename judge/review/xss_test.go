@@ -9,46 +9,21 @@ import (
 	"github.com/ub-bench/ub/judge/review/reviewtest"
 )
 
-// xssPayloads is the corpus of hostile conversation text: each, if it
-// ran, would set window.__xss or leave an element the page never makes.
-var xssPayloads = []string{
-	`<script>window.__xss=1</script>`,
-	`<img src=x onerror="window.__xss=2">`,
-	`<svg onload=window.__xss=3>`,
-	`<a id="jsurl" href="javascript:window.__xss=4">click me</a>`,
-	`"><script>window.__xss=5</script>`,
-	`'><img src=x onerror=window.__xss=6>`,
-	`</pre></article></section><script>window.__xss=7</script>`,
-	`<iframe src="javascript:window.top.__xss=8"></iframe>`,
-	`<body onload=window.__xss=9>`,
-	`<math><mtext><table><mglyph><style><img src=x onerror=window.__xss=10>`,
-	`<details open ontoggle=window.__xss=11>`,
-	`javascript:window.__xss=12`,
-	`<input autofocus onfocus=window.__xss=13>`,
-	`<style>body{display:none}</style><link rel=stylesheet href=data:,x>`,
-	`{{.CSRF}} <!-- <script>window.__xss=14</script> -->`,
-	`<scr<script>ipt>window.__xss=15</scr</script>ipt>`,
-	"\u202Eexe.gnp\u202C <bdo dir=rtl>evil</bdo>",
-	`<object data="javascript:window.__xss=16"></object>`,
-	`<form action="javascript:window.__xss=17"><button id=xb>go</button></form>`,
-	`<meta http-equiv="refresh" content="0;url=javascript:window.__xss=18">`,
-}
-
 func hostileEpisode() reviewtest.Fixture {
-	all := strings.Join(xssPayloads, "\n")
+	all := strings.Join(reviewtest.XSS, "\n")
 	var msgs []reviewtest.Message
 	msgs = append(msgs, reviewtest.Message{Role: "assistant", Content: "Hello"})
-	for i, p := range xssPayloads {
+	for i, p := range reviewtest.XSS {
 		msgs = append(msgs, reviewtest.Message{Role: "user", Content: p})
 		msgs = append(msgs, reviewtest.Message{Role: "assistant", Content: p, Calls: []reviewtest.Call{{Name: p, Arguments: `{"q": "` + strings.ReplaceAll(p, `"`, `\"`) + `"}`}}})
 		msgs = append(msgs, reviewtest.Message{Role: "tool", Requestor: "assistant", Content: p})
 		_ = i
 	}
 	var probes []reviewtest.Probe
-	for i, p := range xssPayloads {
+	for i, p := range reviewtest.XSS {
 		probes = append(probes, reviewtest.Probe{Probe: "P1", Turn: 1 + 3*i, Evidence: p})
 	}
-	probes = append(probes, reviewtest.Probe{Probe: "P2", Turn: -1, Evidence: xssPayloads[1]})
+	probes = append(probes, reviewtest.Probe{Probe: "P2", Turn: -1, Evidence: reviewtest.XSS[1]})
 	return reviewtest.Fixture{ID: `x"><img src=x onerror=window.__xss=99>`, Domain: `<b onmouseover=window.__xss=98>d</b>`, TaskID: `<script>window.__xss=97</script>`,
 		Reward: 0, Reason: all, Known: all, Messages: msgs, Probes: probes}
 }
@@ -102,7 +77,7 @@ func TestXSSCorpusDoesNotExecute(t *testing.T) {
 	}
 	check("episode page")
 	text := runT(t, ctx, chromedp.Text(chromedp.CSS(`#conversation`)))
-	for _, p := range xssPayloads {
+	for _, p := range reviewtest.XSS {
 		shown := strings.ReplaceAll(strings.ReplaceAll(p, "\u202E", "[U+202E]"), "\u202C", "[U+202C]")
 		if !strings.Contains(text, strings.SplitN(shown, "\n", 2)[0]) {
 			t.Errorf("payload not shown as text: %q", p)
