@@ -310,51 +310,67 @@ func readDiscarded(path string) (map[string][]string, *ParseError) {
 	}
 	defer fh.Close()
 	out := map[string][]string{}
-	s := newJSONStream(path, bufio.NewReaderSize(fh, 1<<16))
-	bad := func(err error) (map[string][]string, *ParseError) { return nil, s.syntaxError(err) }
+	pe := eachResultSimulation(path, fh, "discarded attempts", func(s *jsonStream, i int) *ParseError {
+		var sim struct {
+			ID     string          `json:"id"`
+			TaskID json.RawMessage `json:"task_id"`
+			Trial  *int            `json:"trial"`
+		}
+		raw, line, err := s.decode(&sim)
+		if raw == nil {
+			return s.syntaxError(err)
+		}
+		task, ok := idString(sim.TaskID)
+		if err != nil || sim.ID == "" || !ok {
+			return &ParseError{Path: path, Line: line, Reason: fmt.Sprintf("discarded attempt %d: want an id and a task_id", i)}
+		}
+		k := attemptKey(task, sim.Trial)
+		out[k] = append(out[k], sim.ID)
+		return nil
+	})
+	if pe != nil {
+		return nil, pe
+	}
+	return out, nil
+}
+
+// eachResultSimulation streams the tau2 result file path (read from r):
+// every key but "simulations" is passed over, and each simulation of that
+// array is handed to each with its index, which decodes it from s. what
+// names the file's role in the errors.
+func eachResultSimulation(path string, r io.Reader, what string, each func(s *jsonStream, i int) *ParseError) *ParseError {
+	s := newJSONStream(path, bufio.NewReaderSize(r, 1<<16))
 	if t, err := s.token(); err != nil {
-		return bad(err)
+		return s.syntaxError(err)
 	} else if t != json.Delim('{') {
-		return nil, &ParseError{Path: path, Line: 1, Reason: "discarded attempts: not a tau2 result file"}
+		return &ParseError{Path: path, Line: 1, Reason: what + ": not a tau2 result file"}
 	}
 	for s.more() {
 		t, err := s.token()
 		if err != nil {
-			return bad(err)
+			return s.syntaxError(err)
 		}
 		if t != "simulations" {
 			if _, _, err := s.value(); err != nil {
-				return bad(err)
+				return s.syntaxError(err)
 			}
 			continue
 		}
 		if t, err := s.token(); err != nil {
-			return bad(err)
+			return s.syntaxError(err)
 		} else if t != json.Delim('[') {
-			return nil, &ParseError{Path: path, Line: s.line(), Reason: `discarded attempts: "simulations" is not an array`}
+			return &ParseError{Path: path, Line: s.line(), Reason: what + `: "simulations" is not an array`}
 		}
 		for i := 0; s.more(); i++ {
-			var sim struct {
-				ID     string          `json:"id"`
-				TaskID json.RawMessage `json:"task_id"`
-				Trial  *int            `json:"trial"`
+			if pe := each(s, i); pe != nil {
+				return pe
 			}
-			raw, line, err := s.decode(&sim)
-			if raw == nil {
-				return bad(err)
-			}
-			task, ok := idString(sim.TaskID)
-			if err != nil || sim.ID == "" || !ok {
-				return nil, &ParseError{Path: path, Line: line, Reason: fmt.Sprintf("discarded attempt %d: want an id and a task_id", i)}
-			}
-			k := attemptKey(task, sim.Trial)
-			out[k] = append(out[k], sim.ID)
 		}
 		if _, err := s.token(); err != nil {
-			return bad(err)
+			return s.syntaxError(err)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 func attemptKey(task string, trial *int) string {
@@ -490,50 +506,27 @@ func ReadTau2Reviewed(dir string) (map[string]Tau2Reviews, *ParseError) {
 	}
 	defer fh.Close()
 	out := map[string]Tau2Reviews{}
-	s := newJSONStream(path, bufio.NewReaderSize(fh, 1<<16))
-	bad := func(err error) (map[string]Tau2Reviews, *ParseError) { return nil, s.syntaxError(err) }
-	if t, err := s.token(); err != nil {
-		return bad(err)
-	} else if t != json.Delim('{') {
-		return nil, &ParseError{Path: path, Line: 1, Reason: "reviewed results: not a tau2 result file"}
-	}
-	for s.more() {
-		t, err := s.token()
-		if err != nil {
-			return bad(err)
+	pe := eachResultSimulation(path, fh, "reviewed results", func(s *jsonStream, i int) *ParseError {
+		var sim struct {
+			ID             string          `json:"id"`
+			Review         json.RawMessage `json:"review"`
+			UserOnlyReview json.RawMessage `json:"user_only_review"`
 		}
-		if t != "simulations" {
-			if _, _, err := s.value(); err != nil {
-				return bad(err)
-			}
-			continue
+		raw, line, err := s.decode(&sim)
+		if raw == nil {
+			return s.syntaxError(err)
 		}
-		if t, err := s.token(); err != nil {
-			return bad(err)
-		} else if t != json.Delim('[') {
-			return nil, &ParseError{Path: path, Line: s.line(), Reason: `reviewed results: "simulations" is not an array`}
+		if err != nil || sim.ID == "" {
+			return &ParseError{Path: path, Line: line, Reason: fmt.Sprintf("reviewed simulation %d: want an id", i)}
 		}
-		for i := 0; s.more(); i++ {
-			var sim struct {
-				ID             string          `json:"id"`
-				Review         json.RawMessage `json:"review"`
-				UserOnlyReview json.RawMessage `json:"user_only_review"`
-			}
-			raw, line, err := s.decode(&sim)
-			if raw == nil {
-				return bad(err)
-			}
-			if err != nil || sim.ID == "" {
-				return nil, &ParseError{Path: path, Line: line, Reason: fmt.Sprintf("reviewed simulation %d: want an id", i)}
-			}
-			r := Tau2Reviews{Review: nullRaw(sim.Review), UserOnlyReview: nullRaw(sim.UserOnlyReview)}
-			if r.Review != nil || r.UserOnlyReview != nil {
-				out[sim.ID] = Tau2Reviews{Review: bytes.Clone(r.Review), UserOnlyReview: bytes.Clone(r.UserOnlyReview)}
-			}
+		r := Tau2Reviews{Review: nullRaw(sim.Review), UserOnlyReview: nullRaw(sim.UserOnlyReview)}
+		if r.Review != nil || r.UserOnlyReview != nil {
+			out[sim.ID] = Tau2Reviews{Review: bytes.Clone(r.Review), UserOnlyReview: bytes.Clone(r.UserOnlyReview)}
 		}
-		if _, err := s.token(); err != nil {
-			return bad(err)
-		}
+		return nil
+	})
+	if pe != nil {
+		return nil, pe
 	}
 	return out, nil
 }

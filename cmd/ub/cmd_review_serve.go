@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -111,7 +112,16 @@ func runReviewServe(c *cli.Context, sio *streams) error {
 	for _, u := range srv.URLs("http://" + ln.Addr().String()) {
 		fmt.Fprintf(sio.out, "  %-12s %s\n", u.Reviewer, u.URL)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	return serveUntilSignal(sigCtx, ln, srv, func() {
+		fmt.Fprintf(sio.err, "ub review serve: stopped; every decision is saved in %s (each was committed before the page said so)\n", c.String("db"))
+	})
+}
+
+// serveUntilSignal serves h on ln until the server fails (its error) or
+// sigCtx is done: then it shuts the server down, letting requests in
+// flight finish for up to 5 s, calls stopped and returns errStopped.
+func serveUntilSignal(sigCtx context.Context, ln net.Listener, h http.Handler, stopped func()) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
@@ -121,7 +131,7 @@ func runReviewServe(c *cli.Context, sio *streams) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		hs.Shutdown(ctx)
-		fmt.Fprintf(sio.err, "ub review serve: stopped; every decision is saved in %s (each was committed before the page said so)\n", c.String("db"))
+		stopped()
 		return errStopped
 	}
 }

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"sort"
 	"syscall"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -101,19 +98,7 @@ func runView(c *cli.Context, sio *streams) error {
 	logf("%s, read-only: %d developers, %d points, %d generations, %d labels, %d episodes, %d verdicts",
 		c.String("db"), counts.Developers, counts.Points, counts.Generations, counts.Labels, counts.Episodes, counts.Verdicts)
 	fmt.Fprintf(sio.out, "ub view on http://%s (Ctrl-C stops; it writes nothing to %s)\n  %s\n", ln.Addr(), c.String("db"), srv.URL("http://"+ln.Addr().String()))
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-sigCtx.Done():
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		hs.Shutdown(ctx)
-		logf("stopped")
-		return errStopped
-	}
+	return serveUntilSignal(sigCtx, ln, srv, func() { logf("stopped") })
 }
 
 // publishSite writes the bundle's static site into dir/site from the
