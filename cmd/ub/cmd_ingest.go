@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -72,6 +74,11 @@ func runIngest(c *cli.Context, sio *streams, opts ingestOptions) error {
 	}
 	if err := requireInputFiles("ingest", opts.prices); err != nil {
 		return err
+	}
+	for _, f := range []struct{ flag, value string }{{"--domain", opts.tau1.Domain}, {"--agent", opts.tau1.Agent}, {"--user-simulator", opts.tau1.User}} {
+		if !utf8.ValidString(f.value) || strings.ContainsFunc(f.value, unicode.IsControl) {
+			return usagef("ingest: %s %s: a name of valid UTF-8 without control characters", f.flag, visible.Quote(f.value))
+		}
 	}
 	for _, p := range opts.paths {
 		if run, ok := ingest.Tau2RunOfSimulations(p); ok {
