@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -43,6 +45,11 @@ func newReviewImportCommand(sio *streams) *cli.Command {
 func runReviewImport(c *cli.Context, sio *streams, path string) error {
 	if err := requireFiles("review import", path); err != nil {
 		return err
+	}
+	// A dir-format run is named by its folder; anything else must be a
+	// file: a device (/dev/zero) would be read without end.
+	if st, err := os.Stat(path); err == nil && st.Mode()&fs.ModeDevice != 0 {
+		return usagef("review import: %s: a device, not a file", path)
 	}
 	f, err := review.ParseFile(path, review.FileOptions{Format: c.String("format"), Reviewer: c.String("reviewer"), At: time.Now().UTC(), Run: tau2DirRun,
 		Annotator: c.Int("annotator"), Model: c.String("reviewer-model")})
