@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -154,7 +156,17 @@ func openWorkspace(c *cli.Context, readOnly bool) (*queries.Workspace, error) {
 // it if it does not exist: for the commands that bring data in (ingest,
 // the imports).
 func createWorkspace(c *cli.Context) (*queries.Workspace, error) {
-	return openExplained(c, c.String("db"), queries.Options{})
+	path := c.String("db")
+	// A workspace is created in a folder that exists: a mistyped folder is
+	// the flag's fault (exit 2), not a fault of the machine.
+	if dir := filepath.Dir(path); path != "" && path != ":memory:" {
+		if st, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			return nil, usagef("--db %s: no folder %s to create the workspace in", path, dir)
+		} else if err == nil && !st.IsDir() {
+			return nil, usagef("--db %s: %s is not a folder", path, dir)
+		}
+	}
+	return openExplained(c, path, queries.Options{})
 }
 
 // openExplained opens the workspace at path; a lock held by ub review serve
