@@ -43,6 +43,7 @@ type Appender struct {
 	strs  stringArena
 	err   error // the first error; the appender appends nothing after it
 	done  bool
+	jbuf  []byte // a JSON value compacted, until setString copies it
 }
 
 // appendColumn is one column of the chunk and where its memory is.
@@ -296,6 +297,13 @@ func (a *Appender) set(c *appendColumn, row int, v driver.Value) error {
 	switch c.typ {
 	case mapping.TypeVarchar:
 		if c.json {
+			if raw, ok := v.(json.RawMessage); ok {
+				// What json.Marshal writes of it, without its scanner.
+				if b, ok := appendCompactJSON(a.jbuf[:0], raw); ok {
+					a.jbuf = b
+					return a.setString(c, row, unsafe.String(unsafe.SliceData(b), len(b)), true)
+				}
+			}
 			b, err := json.Marshal(v)
 			if err != nil {
 				return err
