@@ -186,7 +186,12 @@ func (s *jsonStream) decode(v any) (raw []byte, line int, err error) {
 		lr.keep = append(lr.keep[:0], s.fast.UnreadBuffer()...)
 		start := s.fast.InputOffset()
 		lr.nokeep = false
-		err := jsonv2.UnmarshalDecode(s.fast, v, fastOptions)
+		var err error
+		if sim, ok := v.(*t2Sim); ok {
+			err = decodeT2Sim(s.fast, sim) // without reflection
+		} else {
+			err = jsonv2.UnmarshalDecode(s.fast, v, fastOptions)
+		}
 		lr.nokeep = true
 		if err != nil {
 			return nil, 0, err
