@@ -107,6 +107,12 @@ func TestFastPassAgrees(t *testing.T) {
 		{"escapes", FormatTau2, sim(`{"id": "s3", "task_id": "0", "messages": [{"role": "user", "content": "caf\u00e9 \ud83d\ude00 \"q\" \\ \/ \b\f\n\r\t"}]}`), true},
 		{"CRLF lines", FormatTau1, "[\r\n{\"task_id\": 0, \"traj\": [{\"role\": \"user\", \"content\": \"hi\"}]},\r\n\r\n {\"task_id\": 1,\r\n \"traj\": []}\r\n]\r\n", true},
 		{"tau1", FormatTau1, `[{"task_id": 0, "trial": 0, "reward": 1.0, "traj": [{"role": "user", "content": "hi", "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{}"}}]}], "info": {"task": {"user_id": "a_b_123", "instruction": "x", "actions": [{"name": "f", "kwargs": {"a": [1, 2.5e3, -0, true]}}]}, "source": "user"}}]`, true},
+		// A v1 episode's task and reward info are decoded in the fast
+		// pass too; reward info that encoding/json reads in part (its
+		// error ignored) sends the file to the exact pass.
+		{"tau1 reward info", FormatTau1, `[{"task_id": 0, "traj": [], "info": {"task": {"user_id": "u", "outputs": ["9"]}, "reward_info": {"reward": 1, "info": {"r_actions": 1.0, "outputs": {"9": true, "8": false}, "other": null}}}}]`, true},
+		{"tau1 reward info without info", FormatTau1, `[{"task_id": 0, "traj": [], "info": {"reward_info": {"reward": 0}}}]`, true},
+		{"tau1 reward info of another type", FormatTau1, `[{"task_id": 0, "traj": [], "info": {"reward_info": {"info": {"r_actions": "1", "outputs": {"9": true}}}}}]`, false},
 		{"tasks", "tasks", `[{"id": "0", "user_scenario": {"instructions": "one string"}},
   {"id": 1, "evaluation_criteria": {"actions": [{"name": "a", "arguments": {"k": false}, "compare_args": null}], "env_assertions": [{"env_type": "user", "func_name": "f", "assert_value": true}]}}]`, true},
 		// The fast pass fails on what the exact pass reports and on what
