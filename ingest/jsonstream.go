@@ -187,9 +187,12 @@ func (s *jsonStream) decode(v any) (raw []byte, line int, err error) {
 		start := s.fast.InputOffset()
 		lr.nokeep = false
 		var err error
-		if sim, ok := v.(*t2Sim); ok {
-			err = decodeT2Sim(s.fast, sim) // without reflection
-		} else {
+		switch v := v.(type) { // without reflection
+		case *t2Sim:
+			err = decodeT2Sim(s.fast, v)
+		case *t1Episode:
+			err = decodeT1Episode(s.fast, v)
+		default:
 			err = jsonv2.UnmarshalDecode(s.fast, v, fastOptions)
 		}
 		lr.nokeep = true

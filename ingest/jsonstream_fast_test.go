@@ -110,6 +110,11 @@ func TestFastPassAgrees(t *testing.T) {
 		// A v1 episode's task and reward info are decoded in the fast
 		// pass too; reward info that encoding/json reads in part (its
 		// error ignored) sends the file to the exact pass.
+		{"every tau1 field", FormatTau1, `[{"TASK_ID": "7", "trial": 2, "reward": 0.5, "info": {"task": {"user_id": "a_b_1", "instruction": "x", "actions": [{"name": "f", "kwargs": null}]},
+			"source": "transfer", "user_cost": 0.01, "reward_info": null, "extra": [true]},
+			"traj": [{"role": "assistant", "content": null, "tool_calls": [{"id": "c", "function": null}, {"function": {"name": "g", "arguments": "not json"}}, {"id": null, "function": {"Name": "h"}}]},
+				{"role": "tool", "content": "r", "tool_call_id": "c"}, {"role": "user", "content": "é", "tool_calls": null}]}]`, true},
+		{"tau1 tool call of another type", FormatTau1, `[{"task_id": 0, "traj": [{"role": "user", "tool_calls": [{"function": {"name": 1}}]}]}]`, false},
 		{"tau1 reward info", FormatTau1, `[{"task_id": 0, "traj": [], "info": {"task": {"user_id": "u", "outputs": ["9"]}, "reward_info": {"reward": 1, "info": {"r_actions": 1.0, "outputs": {"9": true, "8": false}, "other": null}}}}]`, true},
 		{"tau1 reward info without info", FormatTau1, `[{"task_id": 0, "traj": [], "info": {"reward_info": {"reward": 0}}}]`, true},
 		{"tau1 reward info of another type", FormatTau1, `[{"task_id": 0, "traj": [], "info": {"reward_info": {"info": {"r_actions": "1", "outputs": {"9": true}}}}}]`, false},

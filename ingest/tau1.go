@@ -18,28 +18,36 @@ type t1Episode struct {
 	Trial  *int            `json:"trial"`
 	Reward *float64        `json:"reward"`
 	Traj   *[]t1Message    `json:"traj"`
-	Info   *struct {
-		Task       json.RawMessage `json:"task"`
-		Source     *string         `json:"source"`
-		UserCost   *float64        `json:"user_cost"`
-		RewardInfo *struct {
-			Reward *float64        `json:"reward"`
-			Info   json.RawMessage `json:"info"`
-		} `json:"reward_info"`
-	} `json:"info"`
+	Info   *t1Info         `json:"info"`
+}
+
+type t1Info struct {
+	Task       json.RawMessage `json:"task"`
+	Source     *string         `json:"source"`
+	UserCost   *float64        `json:"user_cost"`
+	RewardInfo *t1RewardInfo   `json:"reward_info"`
+}
+
+type t1RewardInfo struct {
+	Reward *float64        `json:"reward"`
+	Info   json.RawMessage `json:"info"`
 }
 
 type t1Message struct {
-	Role      string  `json:"role"`
-	Content   *string `json:"content"`
-	ToolCalls []struct {
-		ID       *string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
-	ToolCallID *string `json:"tool_call_id"`
+	Role       string       `json:"role"`
+	Content    *string      `json:"content"`
+	ToolCalls  []t1ToolCall `json:"tool_calls"`
+	ToolCallID *string      `json:"tool_call_id"`
+}
+
+type t1ToolCall struct {
+	ID       *string    `json:"id"`
+	Function t1Function `json:"function"`
+}
+
+type t1Function struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 type t1Task struct {

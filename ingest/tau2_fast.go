@@ -11,11 +11,12 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// The fast pass's reader of a tau2 simulation (decodeT2Sim): the tokens of
+// The fast pass's reader of a tau2 simulation (decodeT2Sim) and of a
+// tau-bench v1 episode (decodeT1Episode): the tokens of
 // the decoder (jsontext, with fastOptions: UTF-8 and repeated names
 // checked there) set the fields of t2Sim directly, as
 // jsonv2.UnmarshalDecode with fastOptions does through reflection, at
-// about half its CPU (the simulations are most of a tau2 ingest's input).
+// about half its CPU (they are most of a tau2 ingest's input).
 // It reads as encoding/json does: a name matches its field exactly or
 // else without regard to case (strings.EqualFold), an unknown name is
 // skipped, null leaves a pointer or slice nil and a string "", and a
@@ -383,6 +384,58 @@ var (
 		fastField[t2Sim]{"mode", func(d *jsontext.Decoder, v *t2Sim) error { return readRaw(d, &v.Mode) }},
 	)
 )
+
+var (
+	fastT1Function = newFastFields(
+		fastField[t1Function]{"name", func(d *jsontext.Decoder, v *t1Function) error { return readString(d, &v.Name) }},
+		fastField[t1Function]{"arguments", func(d *jsontext.Decoder, v *t1Function) error { return readString(d, &v.Arguments) }},
+	)
+	fastT1ToolCall = newFastFields(
+		fastField[t1ToolCall]{"id", func(d *jsontext.Decoder, v *t1ToolCall) error { return readStringPtr(d, &v.ID) }},
+		fastField[t1ToolCall]{"function", func(d *jsontext.Decoder, v *t1ToolCall) error { return readObject(d, &v.Function, fastT1Function) }},
+	)
+	fastT1Message = newFastFields(
+		fastField[t1Message]{"role", func(d *jsontext.Decoder, v *t1Message) error { return readString(d, &v.Role) }},
+		fastField[t1Message]{"content", func(d *jsontext.Decoder, v *t1Message) error { return readStringPtr(d, &v.Content) }},
+		fastField[t1Message]{"tool_calls", func(d *jsontext.Decoder, v *t1Message) error {
+			return readSlice(d, &v.ToolCalls, func(d *jsontext.Decoder, c *t1ToolCall) error { return readObject(d, c, fastT1ToolCall) })
+		}},
+		fastField[t1Message]{"tool_call_id", func(d *jsontext.Decoder, v *t1Message) error { return readStringPtr(d, &v.ToolCallID) }},
+	)
+	fastT1RewardInfo = newFastFields(
+		fastField[t1RewardInfo]{"reward", func(d *jsontext.Decoder, v *t1RewardInfo) error { return readFloatPtr(d, &v.Reward) }},
+		fastField[t1RewardInfo]{"info", func(d *jsontext.Decoder, v *t1RewardInfo) error { return readRaw(d, &v.Info) }},
+	)
+	fastT1Info = newFastFields(
+		fastField[t1Info]{"task", func(d *jsontext.Decoder, v *t1Info) error { return readRaw(d, &v.Task) }},
+		fastField[t1Info]{"source", func(d *jsontext.Decoder, v *t1Info) error { return readStringPtr(d, &v.Source) }},
+		fastField[t1Info]{"user_cost", func(d *jsontext.Decoder, v *t1Info) error { return readFloatPtr(d, &v.UserCost) }},
+		fastField[t1Info]{"reward_info", func(d *jsontext.Decoder, v *t1Info) error {
+			return readPtr(d, &v.RewardInfo, func(d *jsontext.Decoder, r *t1RewardInfo) error { return readObject(d, r, fastT1RewardInfo) })
+		}},
+	)
+	fastT1Episode = newFastFields(
+		fastField[t1Episode]{"task_id", func(d *jsontext.Decoder, v *t1Episode) error { return readRaw(d, &v.TaskID) }},
+		fastField[t1Episode]{"trial", func(d *jsontext.Decoder, v *t1Episode) error { return readIntPtr(d, &v.Trial) }},
+		fastField[t1Episode]{"reward", func(d *jsontext.Decoder, v *t1Episode) error { return readFloatPtr(d, &v.Reward) }},
+		fastField[t1Episode]{"traj", func(d *jsontext.Decoder, v *t1Episode) error {
+			return readPtr(d, &v.Traj, func(d *jsontext.Decoder, m *[]t1Message) error {
+				return readSlice(d, m, func(d *jsontext.Decoder, m *t1Message) error { return readObject(d, m, fastT1Message) })
+			})
+		}},
+		fastField[t1Episode]{"info", func(d *jsontext.Decoder, v *t1Episode) error {
+			return readPtr(d, &v.Info, func(d *jsontext.Decoder, i *t1Info) error { return readObject(d, i, fastT1Info) })
+		}},
+	)
+)
+
+// decodeT1Episode reads one tau-bench v1 episode (an object) into e.
+func decodeT1Episode(d *jsontext.Decoder, e *t1Episode) error {
+	if d.PeekKind() != '{' {
+		return errFastSim
+	}
+	return readObject(d, e, fastT1Episode)
+}
 
 func readMessage(d *jsontext.Decoder, m *t2Message) error   { return readObject(d, m, fastMessage) }
 func readToolCall(d *jsontext.Decoder, c *t2ToolCall) error { return readObject(d, c, fastToolCall) }
