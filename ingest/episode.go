@@ -75,22 +75,6 @@ func sha(parts ...[]byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// canonical re-encodes JSON with sorted keys and no spacing, so the same
-// content hashes the same whatever the file's layout.
-func canonical(raw json.RawMessage) []byte {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return raw
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return raw
-	}
-	return b
-}
-
 // TaskKey is sha256 over domain, task id and the canonical JSON of the task.
 func TaskKey(domain, taskID string, raw json.RawMessage) string {
 	return sha([]byte(domain), []byte(taskID), canonical(raw))

@@ -186,7 +186,15 @@ func (s *jsonStream) decode(v any) (raw []byte, line int, err error) {
 		lr.keep = append(lr.keep[:0], s.fast.UnreadBuffer()...)
 		start := s.fast.InputOffset()
 		lr.nokeep = false
-		err := jsonv2.UnmarshalDecode(s.fast, v, fastOptions)
+		var err error
+		switch v := v.(type) { // without reflection
+		case *t2Sim:
+			err = decodeT2Sim(s.fast, v)
+		case *t1Episode:
+			err = decodeT1Episode(s.fast, v)
+		default:
+			err = jsonv2.UnmarshalDecode(s.fast, v, fastOptions)
+		}
 		lr.nokeep = true
 		if err != nil {
 			return nil, 0, err

@@ -87,9 +87,37 @@ func TestFastPassAgrees(t *testing.T) {
 		// a slice nil, a string "".
 		{"nulls", FormatTau2, sim(`{"id": "s3", "task_id": "0", "trial": null, "reward_info": {"reward": null, "reward_basis": null, "action_checks": null},
 			"user_only_review": null, "messages": [{"role": "user", "content": null, "tool_calls": null}, {"role": "assistant", "tool_calls": [{"name": "f", "arguments": null}]}]}`), true},
+		// Every field of a simulation the fast pass reads without
+		// reflection (decodeT2Sim), full-duplex ticks included.
+		{"every simulation field", FormatTau2, sim(`{"id": "s3", "task_id": 7, "trial": -0, "seed": -12, "start_time": "t0", "timestamp": "t1",
+			"duration": 1.5e2, "termination_reason": "user_stop", "agent_cost": null, "agent_usage": {"cost": 0.25, "other": [1]}, "user_cost": 0,
+			"reward_info": {"reward": 1, "reward_basis": ["DB", "ACTION"], "reward_breakdown": {"DB": 1.0},
+				"db_check": {"db_match": true, "db_reward": 1.0}, "env_assertions": [{"env_assertion": {"func_name": "f"}, "met": false, "reward": 0}],
+				"action_checks": [{"action": {"name": "g", "requestor": "user"}, "action_match": true, "action_reward": 1}],
+				"communicate_checks": [{"met": true}, "x"], "nl_assertions": [], "info": {"k": "v"}},
+			"hallucination_retries_used": 2, "user_only_review": {"a": [1, {"b": null}]}, "review": "r", "mode": "voice",
+			"ticks": [{"tick_id": 2, "timestamp": "b", "agent_chunk": {"content": "late", "cost": 0.5, "usage": {"prompt_tokens": 3, "completion_tokens": 4}},
+				"agent_tool_calls": [{"id": "c1", "name": "f", "arguments": {"x": 1}, "requestor": "assistant"}],
+				"agent_tool_results": [{"role": "tool", "id": "c1", "content": "ok", "error": false}]},
+				{"tick_id": 1, "timestamp": "a", "user_chunk": {"content": "early", "is_audio": false}, "user_tool_calls": [], "user_tool_results": null}],
+			"messages": null}`), true},
+		{"a pointer and a slice of other JSON types", FormatTau2, sim(`{"id": "s3", "task_id": "0", "agent_usage": [], "messages": []}`), false},
+		{"a null message", FormatTau2, sim(`{"id": "s3", "task_id": "0", "messages": [null]}`), false},
+		{"a name folding to another (U+017F)", FormatTau2, sim(`{"id": "s3", "task_id": "0", "ſeed": 4, "messages": []}`), true},
 		{"escapes", FormatTau2, sim(`{"id": "s3", "task_id": "0", "messages": [{"role": "user", "content": "caf\u00e9 \ud83d\ude00 \"q\" \\ \/ \b\f\n\r\t"}]}`), true},
 		{"CRLF lines", FormatTau1, "[\r\n{\"task_id\": 0, \"traj\": [{\"role\": \"user\", \"content\": \"hi\"}]},\r\n\r\n {\"task_id\": 1,\r\n \"traj\": []}\r\n]\r\n", true},
 		{"tau1", FormatTau1, `[{"task_id": 0, "trial": 0, "reward": 1.0, "traj": [{"role": "user", "content": "hi", "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{}"}}]}], "info": {"task": {"user_id": "a_b_123", "instruction": "x", "actions": [{"name": "f", "kwargs": {"a": [1, 2.5e3, -0, true]}}]}, "source": "user"}}]`, true},
+		// A v1 episode's task and reward info are decoded in the fast
+		// pass too; reward info that encoding/json reads in part (its
+		// error ignored) sends the file to the exact pass.
+		{"every tau1 field", FormatTau1, `[{"TASK_ID": "7", "trial": 2, "reward": 0.5, "info": {"task": {"user_id": "a_b_1", "instruction": "x", "actions": [{"name": "f", "kwargs": null}]},
+			"source": "transfer", "user_cost": 0.01, "reward_info": null, "extra": [true]},
+			"traj": [{"role": "assistant", "content": null, "tool_calls": [{"id": "c", "function": null}, {"function": {"name": "g", "arguments": "not json"}}, {"id": null, "function": {"Name": "h"}}]},
+				{"role": "tool", "content": "r", "tool_call_id": "c"}, {"role": "user", "content": "é", "tool_calls": null}]}]`, true},
+		{"tau1 tool call of another type", FormatTau1, `[{"task_id": 0, "traj": [{"role": "user", "tool_calls": [{"function": {"name": 1}}]}]}]`, false},
+		{"tau1 reward info", FormatTau1, `[{"task_id": 0, "traj": [], "info": {"task": {"user_id": "u", "outputs": ["9"]}, "reward_info": {"reward": 1, "info": {"r_actions": 1.0, "outputs": {"9": true, "8": false}, "other": null}}}}]`, true},
+		{"tau1 reward info without info", FormatTau1, `[{"task_id": 0, "traj": [], "info": {"reward_info": {"reward": 0}}}]`, true},
+		{"tau1 reward info of another type", FormatTau1, `[{"task_id": 0, "traj": [], "info": {"reward_info": {"info": {"r_actions": "1", "outputs": {"9": true}}}}}]`, false},
 		{"tasks", "tasks", `[{"id": "0", "user_scenario": {"instructions": "one string"}},
   {"id": 1, "evaluation_criteria": {"actions": [{"name": "a", "arguments": {"k": false}, "compare_args": null}], "env_assertions": [{"env_type": "user", "func_name": "f", "assert_value": true}]}}]`, true},
 		// The fast pass fails on what the exact pass reports and on what

@@ -348,3 +348,18 @@ func TestRunCopiesAcrossBatches(t *testing.T) {
 		t.Errorf("%d sessions stored, want %d", got, 3+fillers)
 	}
 }
+
+// TestRunClearsErrorsItRecorded: a file's errors are cleared before it is
+// read again within one run too, in a later transaction (the writer skips
+// the clearing statement only for files with no error stored, in the
+// workspace or by the run), so a file given twice leaves its errors once.
+func TestRunClearsErrorsItRecorded(t *testing.T) {
+	ws := memWorkspace(t)
+	ctx := context.Background()
+	bad := "testdata/jsonl/bad.jsonl"
+	// BatchTurns 1: each file in batches of its own.
+	Run(ctx, ws, []string{bad, "testdata/jsonl/good.jsonl", bad}, Options{NewProber: testProber, BatchTurns: 1})
+	if got := count(t, ws, `SELECT count(*) FROM ingest_errors`); got != 3 {
+		t.Errorf("ingest_errors rows = %d, want bad.jsonl's 3", got)
+	}
+}

@@ -18,28 +18,36 @@ type t1Episode struct {
 	Trial  *int            `json:"trial"`
 	Reward *float64        `json:"reward"`
 	Traj   *[]t1Message    `json:"traj"`
-	Info   *struct {
-		Task       json.RawMessage `json:"task"`
-		Source     *string         `json:"source"`
-		UserCost   *float64        `json:"user_cost"`
-		RewardInfo *struct {
-			Reward *float64        `json:"reward"`
-			Info   json.RawMessage `json:"info"`
-		} `json:"reward_info"`
-	} `json:"info"`
+	Info   *t1Info         `json:"info"`
+}
+
+type t1Info struct {
+	Task       json.RawMessage `json:"task"`
+	Source     *string         `json:"source"`
+	UserCost   *float64        `json:"user_cost"`
+	RewardInfo *t1RewardInfo   `json:"reward_info"`
+}
+
+type t1RewardInfo struct {
+	Reward *float64        `json:"reward"`
+	Info   json.RawMessage `json:"info"`
 }
 
 type t1Message struct {
-	Role      string  `json:"role"`
-	Content   *string `json:"content"`
-	ToolCalls []struct {
-		ID       *string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
-	ToolCallID *string `json:"tool_call_id"`
+	Role       string       `json:"role"`
+	Content    *string      `json:"content"`
+	ToolCalls  []t1ToolCall `json:"tool_calls"`
+	ToolCallID *string      `json:"tool_call_id"`
+}
+
+type t1ToolCall struct {
+	ID       *string    `json:"id"`
+	Function t1Function `json:"function"`
+}
+
+type t1Function struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 type t1Task struct {
@@ -201,7 +209,7 @@ func parseTau1(s *jsonStream, sink EpisodeSink) error {
 		if raw == nil {
 			return err
 		}
-		ep, task, err := tau1Decoded(&e, err, raw, run, i, stem, key)
+		ep, task, err := tau1Decoded(&e, err, raw, run, i, stem, key, s.fast != nil)
 		if err != nil {
 			errs = append(errs, &ParseError{Path: path, Line: line, Reason: err.Error()})
 			return nil
@@ -253,8 +261,9 @@ func parseTau1(s *jsonStream, sink EpisodeSink) error {
 const tau1IDPrefix = "tau1:"
 
 // tau1Decoded makes the episode of an array element decoded into ep, with
-// decErr the decoding error, raw its JSON.
-func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *ub.Run, idx int, stem string, key taskKeyFunc) (*ub.Episode, *ub.Task, error) {
+// decErr the decoding error, raw its JSON; fast: read in the fast pass
+// (unmarshal).
+func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *ub.Run, idx int, stem string, key taskKeyFunc, fast bool) (*ub.Episode, *ub.Task, error) {
 	e := *ep1
 	where := fmt.Sprintf("episode %d", idx)
 	if decErr != nil {
@@ -283,7 +292,7 @@ func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *ub.Run, idx int,
 		ep.UserCost = e.Info.UserCost
 		if tr := nullRaw(e.Info.Task); tr != nil {
 			var t t1Task
-			if err := json.Unmarshal(tr, &t); err != nil {
+			if err := unmarshal(fast, tr, &t); err != nil {
 				return nil, nil, fmt.Errorf("%s: info.task: %v", where, err)
 			}
 			task = &ub.Task{Domain: run.Domain, TaskID: taskID, Format: FormatTau1,
@@ -301,7 +310,11 @@ func tau1Decoded(ep1 *t1Episode, decErr error, raw []byte, run *ub.Run, idx int,
 				GTHash    *string         `json:"gt_data_hash"`
 				rawIgnore json.RawMessage
 			}
-			_ = json.Unmarshal(ri.Info, &in)
+			if err := unmarshal(fast, ri.Info, &in); err != nil && fast && len(ri.Info) > 0 {
+				// The exact pass ignores the error; the fast one need
+				// not decide what encoding/json makes of it.
+				return nil, nil, fmt.Errorf("%s: info.reward_info.info: %v", where, err)
+			}
 			if in.RActions != nil {
 				met := *in.RActions == 1
 				ep.DBMatch = &met

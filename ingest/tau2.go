@@ -92,13 +92,11 @@ type t2Sim struct {
 	// AgentUsage is the agent's provider usage of a voice run (newer
 	// tau2): its cost is the agent's when agent_cost is null; null
 	// itself when a record could not be priced.
-	AgentUsage *struct {
-		Cost *float64 `json:"cost"`
-	} `json:"agent_usage"`
-	UserCost   *float64     `json:"user_cost"`
-	RewardInfo *t2Reward    `json:"reward_info"`
-	Messages   *[]t2Message `json:"messages"`
-	Ticks      *[]t2Tick    `json:"ticks"` // full-duplex: the conversation when messages is null
+	AgentUsage *t2AgentUsage `json:"agent_usage"`
+	UserCost   *float64      `json:"user_cost"`
+	RewardInfo *t2Reward     `json:"reward_info"`
+	Messages   *[]t2Message  `json:"messages"`
+	Ticks      *[]t2Tick     `json:"ticks"` // full-duplex: the conversation when messages is null
 	// Voice runs re-run a simulation when the hallucination checker fires.
 	HallucinationRetriesUsed *int `json:"hallucination_retries_used"`
 	// Optional fields kept verbatim in extra.
@@ -108,25 +106,40 @@ type t2Sim struct {
 }
 
 type t2Reward struct {
-	Reward          *float64        `json:"reward"`
-	RewardBasis     json.RawMessage `json:"reward_basis"`
-	RewardBreakdown json.RawMessage `json:"reward_breakdown"`
-	DBCheck         *struct {
-		DBMatch  *bool    `json:"db_match"`
-		DBReward *float64 `json:"db_reward"`
-	} `json:"db_check"`
-	EnvAssertions []struct {
-		EnvAssertion json.RawMessage `json:"env_assertion"`
-		Met          *bool           `json:"met"`
-		Reward       *float64        `json:"reward"`
-	} `json:"env_assertions"`
-	ActionChecks []struct {
-		Action      json.RawMessage `json:"action"`
-		ActionMatch *bool           `json:"action_match"`
-		Reward      *float64        `json:"action_reward"`
-	} `json:"action_checks"`
+	Reward            *float64          `json:"reward"`
+	RewardBasis       json.RawMessage   `json:"reward_basis"`
+	RewardBreakdown   json.RawMessage   `json:"reward_breakdown"`
+	DBCheck           *t2DBCheck        `json:"db_check"`
+	EnvAssertions     []t2EnvCheck      `json:"env_assertions"`
+	ActionChecks      []t2ActionCheck   `json:"action_checks"`
 	CommunicateChecks []json.RawMessage `json:"communicate_checks"`
 	NLAssertions      []json.RawMessage `json:"nl_assertions"`
+}
+
+type t2AgentUsage struct {
+	Cost *float64 `json:"cost"`
+}
+
+type t2DBCheck struct {
+	DBMatch  *bool    `json:"db_match"`
+	DBReward *float64 `json:"db_reward"`
+}
+
+type t2EnvCheck struct {
+	EnvAssertion json.RawMessage `json:"env_assertion"`
+	Met          *bool           `json:"met"`
+	Reward       *float64        `json:"reward"`
+}
+
+type t2ActionCheck struct {
+	Action      json.RawMessage `json:"action"`
+	ActionMatch *bool           `json:"action_match"`
+	Reward      *float64        `json:"action_reward"`
+}
+
+type t2Usage struct {
+	PromptTokens     *int64 `json:"prompt_tokens"`
+	CompletionTokens *int64 `json:"completion_tokens"`
 }
 
 type t2Message struct {
@@ -136,14 +149,11 @@ type t2Message struct {
 	TurnIdx   *int         `json:"turn_idx"`
 	Timestamp *string      `json:"timestamp"`
 	Cost      *float64     `json:"cost"`
-	Usage     *struct {
-		PromptTokens     *int64 `json:"prompt_tokens"`
-		CompletionTokens *int64 `json:"completion_tokens"`
-	} `json:"usage"`
-	ID        *string `json:"id"`
-	Requestor *string `json:"requestor"`
-	Error     *bool   `json:"error"`
-	IsAudio   *bool   `json:"is_audio"` // content is base64 audio, not text
+	Usage     *t2Usage     `json:"usage"`
+	ID        *string      `json:"id"`
+	Requestor *string      `json:"requestor"`
+	Error     *bool        `json:"error"`
+	IsAudio   *bool        `json:"is_audio"` // content is base64 audio, not text
 }
 
 // t2Tick is one tick of a full-duplex simulation (tau2 message.py Tick).

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"maps"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -83,6 +84,12 @@ type writer struct {
 	// wroteTurns: the run appended sessions (appendSessions), whose
 	// text the last checkpoint compresses with FSST.
 	wroteTurns bool
+	// errsStored: the workspace held ingest errors when the run began;
+	// errPaths: the files the run recorded errors of. A file's earlier
+	// errors are cleared (a statement per file) only when one of them
+	// says it may have some.
+	errsStored bool
+	errPaths   map[string]bool
 }
 
 // batch is what one transaction writes.
@@ -145,6 +152,10 @@ func newWriter(ctx context.Context, ws *queries.Workspace, opts Options, st *Sta
 	if w.storedAny, err = queries.SessionsAny(ctx, ws.Conn()); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
+	if w.errsStored, err = queries.IngestErrorsAny(ctx, ws.Conn()); err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	w.errPaths = map[string]bool{}
 	w.written = map[uint64]struct{}{}
 	w.tau1Content = map[string]string{}
 	for id, h := range w.epHashes {
@@ -360,11 +371,17 @@ func (w *writer) writeBatches(c *sql.Conn, b *batch) (last bool, err error) {
 // writeBatch writes one batch in the open transaction.
 func (w *writer) writeBatch(c *sql.Conn, b *batch) error {
 	for _, p := range b.clear {
+		if !w.errsStored && !w.errPaths[p] {
+			continue // no error of it stored
+		}
 		if err := queries.ClearIngestErrors(w.ctx, c, p); err != nil {
 			return err
 		}
 	}
 	for _, d := range b.clearUnder {
+		if !w.errsStored && !w.errorUnder(d) {
+			continue
+		}
 		if err := queries.ClearIngestErrorsUnder(w.ctx, c, d); err != nil {
 			return err
 		}
@@ -373,6 +390,7 @@ func (w *writer) writeBatch(c *sql.Conn, b *batch) error {
 		if err := queries.AddIngestError(w.ctx, c, e.Path, e.Line, e.Reason, b.errFormats[i]); err != nil {
 			return err
 		}
+		w.errPaths[e.Path] = true
 	}
 	keep, replace, err := w.decide(c, b)
 	if err != nil {
@@ -407,6 +425,18 @@ func (w *writer) writeBatch(c *sql.Conn, b *batch) error {
 		return err
 	}
 	return w.writeEpisodes(c, b)
+}
+
+// errorUnder reports whether the run recorded errors of a file under the
+// folder dir (ClearIngestErrorsUnder's match).
+func (w *writer) errorUnder(dir string) bool {
+	prefix := filepath.Clean(dir) + string(filepath.Separator)
+	for p := range w.errPaths {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // decide returns the indexes of the batch's sessions to write and the ids of

@@ -384,3 +384,65 @@ func BenchmarkAppender(b *testing.B) {
 		})
 	}
 }
+
+// TestAppenderJSONAndInt64: Row.JSON stores a JSON value as
+// Value(json.RawMessage) does (compacted, HTML characters escaped; empty
+// is NULL), and refuses what is not JSON
+// with json.Marshal's error; Int64 stores a BIGINT and converts into an
+// INTEGER column.
+func TestAppenderJSONAndInt64(t *testing.T) {
+	ctx := context.Background()
+	ws, err := Open(ctx, filepath.Join(t.TempDir(), "a.duckdb"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.Conn().ExecContext(ctx, `CREATE TABLE js (k INTEGER, j JSON, v JSON, s VARCHAR, n BIGINT, i INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	a, err := ws.tableAppender(ctx, "js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := []byte(" {\n \"a\" : [1, \"<b>&</b>\"] }")
+	r := a.Row()
+	r.Int32(1).JSON(raw).Value(json.RawMessage(raw)).String(`{ "x": 1 }`).Int64(1 << 40).Int64(7)
+	if err := r.End(); err != nil {
+		t.Fatal(err)
+	}
+	r = a.Row()
+	r.Int32(2).JSON([]byte{}).JSON(nil).String("short").Int64(0).Int64(0)
+	if err := r.End(); err != nil {
+		t.Fatal(err)
+	}
+	r = a.Row()
+	r.Int32(3).JSON([]byte(`{"a":}`)).JSON(nil).String("").Int64(0).Int64(0)
+	if err := r.End(); err == nil || !strings.Contains(err.Error(), "js column 2: json: error calling MarshalJSON for type json.RawMessage: invalid character '}'") {
+		t.Errorf("not JSON: %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ws.Conn().QueryContext(ctx, `SELECT k, coalesce(j::VARCHAR, 'NULL'), coalesce(v::VARCHAR, 'NULL'), s, n, i FROM js ORDER BY k`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var k int
+		var j, v, s string
+		var n, i int64
+		if err := rows.Scan(&k, &j, &v, &s, &n, &i); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d|%s|%s|%s|%d|%d", k, j, v, s, n, i))
+	}
+	want := []string{
+		`1|{"a":[1,"\u003cb\u003e\u0026\u003c/b\u003e"]}|{"a":[1,"\u003cb\u003e\u0026\u003c/b\u003e"]}|{ "x": 1 }|1099511627776|7`,
+		`2|NULL|NULL|short|0|0`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stored:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

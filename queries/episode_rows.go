@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/ub-bench/ub"
+	"github.com/ub-bench/ub/queries/internal/appender"
 )
 
 // The episode tables (schema 0005 to 0007) store the data model's tau2
@@ -78,11 +79,62 @@ func (w *RowWriter) Episode(e *ub.Episode) error {
 }
 
 // EpMessage appends a row of ep_messages: a message of the episode
-// simulationID.
+// simulationID. The tables with a row per message or call are set column
+// by column (typed setters: no value boxed in an interface).
 func (w *RowWriter) EpMessage(simulationID string, m *ub.Message) error {
-	return w.append("ep_messages", simulationID, int32(m.Idx), int32(m.TurnIdx), m.Role, nptr(m.Content),
-		nptr(m.ToolCallID), nptr(m.Requestor), nptr(m.ToolError), int32(m.NToolCalls), nptr(m.PromptTokens),
-		nptr(m.CompletionTokens), nptr(m.Cost), nptr(m.TS), nint32(m.TickID))
+	return w.appendWith("ep_messages", func(r *appender.Row) {
+		r.String(simulationID).Int32(int32(m.Idx)).Int32(int32(m.TurnIdx)).String(m.Role)
+		optString(r, m.Content)
+		optString(r, m.ToolCallID)
+		optString(r, m.Requestor)
+		optBool(r, m.ToolError)
+		r.Int32(int32(m.NToolCalls))
+		optInt64(r, m.PromptTokens)
+		optInt64(r, m.CompletionTokens)
+		optFloat64(r, m.Cost)
+		optString(r, m.TS)
+		optInt32(r, m.TickID)
+	})
+}
+
+func optString(r *appender.Row, p *string) {
+	if p == nil {
+		r.Value(nil)
+	} else {
+		r.String(*p)
+	}
+}
+
+func optBool(r *appender.Row, p *bool) {
+	if p == nil {
+		r.Value(nil)
+	} else {
+		r.Bool(*p)
+	}
+}
+
+func optInt64(r *appender.Row, p *int64) {
+	if p == nil {
+		r.Value(nil)
+	} else {
+		r.Int64(*p)
+	}
+}
+
+func optInt32(r *appender.Row, p *int) {
+	if p == nil {
+		r.Value(nil)
+	} else {
+		r.Int32(int32(*p))
+	}
+}
+
+func optFloat64(r *appender.Row, p *float64) {
+	if p == nil {
+		r.Value(nil)
+	} else {
+		r.Float64(*p)
+	}
 }
 
 // EpAttempt appends a row of ep_attempts.
@@ -106,20 +158,33 @@ func (w *RowWriter) EpDomain(d ub.DomainPolicy) error {
 // EpToolCall appends a row of ep_tool_calls: a call of the episode
 // simulationID.
 func (w *RowWriter) EpToolCall(simulationID string, c ub.ToolCall) error {
-	return w.append("ep_tool_calls", simulationID, int32(c.MsgIdx), int32(c.CallIdx), nptr(c.CallID), c.Requestor,
-		c.Name, njson(c.Arguments))
+	return w.appendWith("ep_tool_calls", func(r *appender.Row) {
+		r.String(simulationID).Int32(int32(c.MsgIdx)).Int32(int32(c.CallIdx))
+		optString(r, c.CallID)
+		r.String(c.Requestor).String(c.Name).JSON(c.Arguments)
+	})
 }
 
 // EpCheck appends a row of ep_checks: a check of the episode
 // simulationID.
 func (w *RowWriter) EpCheck(simulationID string, c ub.Check) error {
-	return w.append("ep_checks", simulationID, c.Kind, int32(c.Idx), nptr(c.Name), nptr(c.Requestor), nptr(c.Met),
-		nptr(c.Reward), njson(c.Detail))
+	return w.appendWith("ep_checks", func(r *appender.Row) {
+		r.String(simulationID).String(c.Kind).Int32(int32(c.Idx))
+		optString(r, c.Name)
+		optString(r, c.Requestor)
+		optBool(r, c.Met)
+		optFloat64(r, c.Reward)
+		r.JSON(c.Detail)
+	})
 }
 
 // EpProbeFinding appends a row of ep_probe_findings.
 func (w *RowWriter) EpProbeFinding(f ub.ProbeFinding) error {
-	return w.append("ep_probe_findings", f.SimulationID, f.Probe, nint32(f.TurnIdx), f.Evidence, njson(f.Detail))
+	return w.appendWith("ep_probe_findings", func(r *appender.Row) {
+		r.String(f.SimulationID).String(f.Probe)
+		optInt32(r, f.TurnIdx)
+		r.String(f.Evidence).JSON(f.Detail)
+	})
 }
 
 // EpProbeApplicable appends a row of ep_probe_applicable: probe applies to

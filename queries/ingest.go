@@ -82,6 +82,13 @@ func SessionsAny(ctx context.Context, db Querier) (bool, error) {
 	return found, err
 }
 
+// IngestErrorsAny reports whether the workspace holds any ingest error.
+func IngestErrorsAny(ctx context.Context, db Querier) (bool, error) {
+	var found bool
+	err := db.QueryRowContext(ctx, q("ingest_errors_any")).Scan(&found)
+	return found, err
+}
+
 // DeleteSession removes a session and its turns.
 func DeleteSession(ctx context.Context, db Querier, id string) error {
 	if _, err := db.ExecContext(ctx, q("delete_session_turns"), id); err != nil {

@@ -43,6 +43,7 @@ type Appender struct {
 	strs  stringArena
 	err   error // the first error; the appender appends nothing after it
 	done  bool
+	jbuf  []byte // a JSON value compacted, until setString copies it
 }
 
 // appendColumn is one column of the chunk and where its memory is.
@@ -221,6 +222,30 @@ func (r *Row) Float64(v float64) *Row {
 // Int32 sets the next column to v.
 func (r *Row) Int32(v int32) *Row { return setFixed(r, mapping.TypeInteger, v) }
 
+// Int64 sets the next column to v.
+func (r *Row) Int64(v int64) *Row { return setFixed(r, mapping.TypeBigInt, v) }
+
+// JSON sets the next column, a JSON column, to the JSON value b as
+// Value(json.RawMessage(b)) would, without boxing it; empty is NULL.
+func (r *Row) JSON(b []byte) *Row {
+	if len(b) == 0 {
+		return r.Value(nil)
+	}
+	c := r.peek()
+	if c == nil || !c.json {
+		return r.Value(json.RawMessage(b))
+	}
+	out, ok := appendCompactJSON(r.a.jbuf[:0], b)
+	if !ok {
+		return r.Value(json.RawMessage(b)) // json.Marshal's error
+	}
+	r.a.jbuf = out
+	r.col++
+	c.setValid(r.a.rows)
+	r.check(c, r.a.setString(c, r.a.rows, unsafe.String(unsafe.SliceData(out), len(out)), true))
+	return r
+}
+
 // Bool sets the next column to v.
 func (r *Row) Bool(v bool) *Row { return setFixed(r, mapping.TypeBoolean, v) }
 
@@ -296,6 +321,13 @@ func (a *Appender) set(c *appendColumn, row int, v driver.Value) error {
 	switch c.typ {
 	case mapping.TypeVarchar:
 		if c.json {
+			if raw, ok := v.(json.RawMessage); ok {
+				// What json.Marshal writes of it, without its scanner.
+				if b, ok := appendCompactJSON(a.jbuf[:0], raw); ok {
+					a.jbuf = b
+					return a.setString(c, row, unsafe.String(unsafe.SliceData(b), len(b)), true)
+				}
+			}
 			b, err := json.Marshal(v)
 			if err != nil {
 				return err
