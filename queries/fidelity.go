@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -101,7 +102,10 @@ type StoredVerdict struct {
 }
 
 // PutVerdicts stores verdicts in one transaction, replacing a stored
-// verdict of the same (simulation, criterion, grader).
+// verdict of the same (simulation, criterion, grader). vs giving one
+// (simulation, criterion, grader) twice is an error, and nothing is
+// stored: ep_verdicts holds one verdict per key, which no index enforces
+// (schema 0019), so every writer deletes before it inserts.
 func PutVerdicts(ctx context.Context, ws *Workspace, vs []StoredVerdict) error {
 	if len(vs) == 0 {
 		return nil
@@ -126,6 +130,13 @@ func PutVerdicts(ctx context.Context, ws *Workspace, vs []StoredVerdict) error {
 		}
 		if err := app.Close(); err != nil {
 			return fmt.Errorf("stage verdicts: %w", err)
+		}
+		var sim, crit, grader string
+		switch err := c.QueryRowContext(ctx, q("fidelity_put_repeat")).Scan(&sim, &crit, &grader); {
+		case err == nil:
+			return fmt.Errorf("store verdicts: the verdict of %s on %s by %s is given twice", crit, sim, grader)
+		case !errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("store verdicts: %w", err)
 		}
 		if _, err := c.ExecContext(ctx, q("fidelity_delete_verdicts")); err != nil {
 			return err

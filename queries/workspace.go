@@ -638,6 +638,24 @@ const IngestMemoryShare = 0.25
 // block for the turns.
 const IngestMemoryFloor = 32 << 20
 
+// ImportMemoryShare is the share of the workspace's memory_limit that DuckDB
+// keeps while ub verdicts import stages, checks and stores a file
+// (ScaleMemoryLimit), but not less than ImportMemoryFloor: 256 MiB of the
+// default 512 MiB. The rest of the process (the binary, the appender's
+// chunks, DuckDB's memory outside its buffer pool while it joins the staged
+// lines to the workspace and inserts them) took about 300 MiB more at one
+// million episodes. The import of the 5.9 million verdicts of
+// ub synth --study fidelity --scale 381 peaked at 898-983 MiB with DuckDB
+// at the full 512 MiB, 776 MiB at 384 MiB and 578-615 MiB at 256 MiB
+// (CPU time 32-39 s, 43 s and 37-47 s: within the shared machine's noise).
+const ImportMemoryShare = 0.5
+
+// ImportMemoryFloor is the least memory_limit the verdict import gives
+// DuckDB (the workspace's own limit when that is smaller): at
+// --memory-limit 128MiB it keeps the whole limit, under which the import of
+// 1.5 million verdicts (scale 100) peaked at 349 MiB.
+const ImportMemoryFloor = 128 << 20
+
 // ScaleMemoryLimit sets DuckDB's memory_limit on the connection's database
 // to share of its current value, or floor if that is more (but never more
 // than the current value), and returns a function that restores it.

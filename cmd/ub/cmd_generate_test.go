@@ -20,6 +20,7 @@ func runUB(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb strings.Builder
 	code := run(append([]string{"ub"}, args...), testStreams(&out, &errb))
+	checkVerdictKeys(t, args)
 	return code, out.String(), errb.String()
 }
 

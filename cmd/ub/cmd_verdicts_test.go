@@ -87,6 +87,83 @@ func TestVerdictsImportChecks(t *testing.T) {
 	}
 }
 
+// TestVerdictsImportOverlapping: importing the same file twice, then a
+// file that gives some of its keys again with other verdicts and some
+// new ones, then the first file once more, leaves one verdict per
+// (simulation, criterion, grader), each the latest import's. ep_verdicts
+// has no primary key (schema 0019): the import deletes the keys it
+// stores, in the transaction that stores them.
+func TestVerdictsImportOverlapping(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ub.duckdb")
+	fidelityWorkspace(t, db)
+	var rub strings.Builder
+	for task := 1; task <= 2; task++ {
+		for _, c := range []string{"c1", "c2"} {
+			fmt.Fprintf(&rub, `{"task_id": "%d", "domain": "airline", "criterion_id": "a-%d-%s", "family": "goal_deviation", "mode": "accepts_forbidden_outcome", "quote": "You do not accept a fee.", "quote_source": "task_instructions", "text": "t"}`+"\n", task, task, c)
+		}
+	}
+	rubrics := filepath.Join(dir, "r.jsonl")
+	os.WriteFile(rubrics, []byte(rub.String()), 0o644)
+	if code, out, errs := runUB(t, "--db", db, "rubrics", "import", rubrics); code != 0 {
+		t.Fatalf("rubrics import: %d\n%s\n%s", code, out, errs)
+	}
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	os.WriteFile(a, []byte(`{"simulation_id": "c1", "criterion_id": "a-1-c1", "verdict": "pass", "grader": "g"}
+{"simulation_id": "c1", "criterion_id": "a-1-c2", "verdict": "pass", "grader": "g"}
+{"simulation_id": "d1", "criterion_id": "a-1-c1", "verdict": "fail", "turn_idx": 1, "grader": "g"}
+{"simulation_id": "d1", "criterion_id": "a-1-c1", "verdict": "na", "grader": "h"}
+{"simulation_id": "c2", "criterion_id": "a-2-c1", "verdict": "na", "reason": "first", "grader": "g"}
+`), 0o644)
+	os.WriteFile(b, []byte(`{"simulation_id": "c1", "criterion_id": "a-1-c2", "verdict": "fail", "turn_idx": 3, "grader": "g"}
+{"simulation_id": "d2", "criterion_id": "a-2-c2", "verdict": "pass", "grader": "g"}
+{"simulation_id": "d1", "criterion_id": "a-1-c1", "verdict": "pass", "grader": "g"}
+`), 0o644)
+	imp := func(file string, n int) {
+		t.Helper()
+		code, out, errs := runUB(t, "--db", db, "verdicts", "import", file)
+		if want := fmt.Sprintf("%d verdicts imported", n); code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("verdicts import %s: %d\n%s\n%s", file, code, out, errs)
+		}
+	}
+	stored := func() string {
+		t.Helper()
+		code, out, errs := runUB(t, "--db", db, "sql", "--format", "csv", `SELECT simulation_id, criterion_id, grader, verdict, turn_idx, reason,
+			regexp_extract(source_file, '[ab][.]jsonl$') AS file, source_line FROM ep_verdicts ORDER BY ALL`)
+		if code != 0 {
+			t.Fatalf("sql: %s", errs)
+		}
+		return out
+	}
+	const head = "simulation_id,criterion_id,grader,verdict,turn_idx,reason,file,source_line\n"
+	fromA := head + `c1,a-1-c1,g,pass,,,a.jsonl,1
+c1,a-1-c2,g,pass,,,a.jsonl,2
+c2,a-2-c1,g,na,,first,a.jsonl,5
+d1,a-1-c1,g,fail,1,,a.jsonl,3
+d1,a-1-c1,h,na,,,a.jsonl,4
+`
+	imp(a, 5)
+	imp(a, 5)
+	if got := stored(); got != fromA {
+		t.Fatalf("after importing a.jsonl twice:\n%s\nwant:\n%s", got, fromA)
+	}
+	imp(b, 3)
+	if got, want := stored(), head+`c1,a-1-c1,g,pass,,,a.jsonl,1
+c1,a-1-c2,g,fail,3,,b.jsonl,1
+c2,a-2-c1,g,na,,first,a.jsonl,5
+d1,a-1-c1,g,pass,,,b.jsonl,3
+d1,a-1-c1,h,na,,,a.jsonl,4
+d2,a-2-c2,g,pass,,,b.jsonl,2
+`; got != want {
+		t.Fatalf("after b.jsonl:\n%s\nwant:\n%s", got, want)
+	}
+	imp(a, 5)
+	if got, want := stored(), fromA+"d2,a-2-c2,g,pass,,,b.jsonl,2\n"; got != want {
+		t.Fatalf("after a.jsonl again:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // TestVerdictsImportHeapFlat guards the import's memory: the Go heap it
 // takes for a file of ten graders' verdicts (156k lines) is within 1.2x
 // (plus 4 MiB of slack for the runtime's own rounding) of what it takes

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,7 +54,16 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	testscript.Main(withFixtures{m}, map[string]func(){
-		"ub": func() { os.Exit(Main()) },
+		"ub": func() {
+			code := Main()
+			// ep_verdicts holds one row per key after every ub
+			// (verdict_keys_test.go); exit 97 says it did not.
+			if msg := scriptVerdictKeys(); msg != "" {
+				fmt.Fprintln(os.Stderr, "ub test: "+msg)
+				os.Exit(97)
+			}
+			os.Exit(code)
+		},
 	})
 }
 

@@ -82,7 +82,8 @@ func ImportRubricFile(ctx context.Context, ws *queries.Workspace, path string, s
 // lines are recorded in ingest_errors (format "verdicts") and the others
 // stored. The lines are staged in DuckDB as they are read and checked by
 // one query over all of them (queries.VerdictStage), so that the import
-// takes the same memory for any size of file.
+// takes the same memory for any size of file; DuckDB is given
+// queries.ImportMemoryShare of the workspace's memory_limit meanwhile.
 func ImportVerdictFile(ctx context.Context, ws *queries.Workspace, path, grader string) (ImportedFile, error) {
 	res := ImportedFile{Path: path}
 	f, err := os.Open(path)
@@ -90,6 +91,10 @@ func ImportVerdictFile(ctx context.Context, ws *queries.Workspace, path, grader 
 		return res, err
 	}
 	defer f.Close()
+	restore, err := queries.ApplySettings(ctx, ws.Conn(), queries.MemoryShare(queries.ImportMemoryShare, queries.ImportMemoryFloor))
+	if err != nil {
+		return res, err
+	}
 	err = ws.InTx(ctx, func(*sql.Conn) error {
 		st, err := queries.StageVerdicts(ctx, ws)
 		if err != nil {
@@ -127,6 +132,9 @@ func ImportVerdictFile(ctx context.Context, ws *queries.Workspace, path, grader 
 		}
 		return st.Close(ctx)
 	})
+	if rerr := restore(context.WithoutCancel(ctx)); err == nil {
+		err = rerr
+	}
 	if err != nil {
 		return ImportedFile{Path: path}, err
 	}
