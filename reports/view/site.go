@@ -247,6 +247,9 @@ func (s *Site) render(ctx context.Context, w io.Writer, p Page, l linker) error 
 	case KindCompare:
 		name = "compare"
 		data, err = s.compareData(ctx, p, l)
+	case KindSearch:
+		name = "search"
+		data, err = s.searchData(ctx, p, l)
 	default:
 		return ErrNotFound
 	}
