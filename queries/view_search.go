@@ -2,6 +2,8 @@ package queries
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -127,8 +129,10 @@ func ViewSearchDeveloper(ctx context.Context, db Querier, name string) (bool, er
 	return ok, nil
 }
 
-// ViewSearchWindow returns at most limit messages of one source at
-// storage positions from up to to that pass the filter, by position.
+// ViewSearchWindow returns (after ViewWarm, whose episode list narrows
+// the messages) at most limit messages of one source at
+// storage positions from up to to that pass the filter, by position;
+// what each belongs to is not filled in (ViewSearch does).
 func ViewSearchWindow(ctx context.Context, db Querier, f ViewSearchFilter, source int, from, to int64, limit int) ([]SearchHit, error) {
 	var out []SearchHit
 	switch source {
@@ -140,21 +144,26 @@ func ViewSearchWindow(ctx context.Context, db Querier, f ViewSearchFilter, sourc
 		defer rows.Close()
 		for rows.Next() {
 			h := SearchHit{Source: source}
-			if err := rows.Scan(&h.Pos, &h.SessionID, &h.Turn, &h.Role, &h.Text, &h.Developer, &h.PointID, &h.PointTurn); err != nil {
+			if err := rows.Scan(&h.Pos, &h.SessionID, &h.Turn, &h.Role, &h.Text); err != nil {
 				return nil, err
 			}
 			out = append(out, h)
 		}
 		return out, rows.Err()
 	case SearchMessages:
-		rows, err := db.QueryContext(ctx, q("view_search_messages"), f.Text, from, to, f.Role, f.Simulator, f.Domain, limit)
+		args := []any{f.Text, from, to, f.Role, limit}
+		name := "view_search_messages"
+		if f.Simulator != "" || f.Domain != "" {
+			name, args = "view_search_messages_of", append(args, f.Simulator, f.Domain)
+		}
+		rows, err := db.QueryContext(ctx, q(name), args...)
 		if err != nil {
 			return nil, fmt.Errorf("search: messages: %w", err)
 		}
 		defer rows.Close()
 		for rows.Next() {
 			h := SearchHit{Source: source}
-			if err := rows.Scan(&h.Pos, &h.SimulationID, &h.Idx, &h.Turn, &h.Role, &h.Text, &h.UserSim, &h.Domain, &h.TaskID); err != nil {
+			if err := rows.Scan(&h.Pos, &h.SimulationID, &h.Idx, &h.Turn, &h.Role, &h.Text); err != nil {
 				return nil, err
 			}
 			out = append(out, h)
@@ -168,7 +177,7 @@ func ViewSearchWindow(ctx context.Context, db Querier, f ViewSearchFilter, sourc
 		defer rows.Close()
 		for rows.Next() {
 			h := SearchHit{Source: source, Role: "generation"}
-			if err := rows.Scan(&h.Pos, &h.GenID, &h.PointID, &h.Simulator, &h.Condition, &h.N, &h.K, &h.Trial, &h.Text, &h.Developer); err != nil {
+			if err := rows.Scan(&h.Pos, &h.GenID, &h.PointID, &h.Simulator, &h.Condition, &h.N, &h.K, &h.Trial, &h.Text); err != nil {
 				return nil, err
 			}
 			out = append(out, h)
@@ -176,6 +185,81 @@ func ViewSearchWindow(ctx context.Context, db Querier, f ViewSearchFilter, sourc
 		return out, rows.Err()
 	}
 	return nil, fmt.Errorf("search: source %d", source)
+}
+
+// searchPlaces reads what the hits of a page belong to, each session,
+// episode and point once: a turn's developer and the moment it leads to,
+// a message's user simulator, domain and task, a generation's developer.
+type searchPlaces struct {
+	db       Querier
+	sessions map[string]sessionPlace
+	episodes map[string][3]string
+	points   map[string]string
+}
+
+type sessionPlace struct {
+	developer string
+	turns     []int // the session's points' turns, ascending
+	ids       []string
+}
+
+// place fills in what h belongs to (left empty where the workspace no
+// longer holds it).
+func (p *searchPlaces) place(ctx context.Context, h *SearchHit) error {
+	switch h.Source {
+	case SearchTurns:
+		sp, ok := p.sessions[h.SessionID]
+		if !ok {
+			rows, err := p.db.QueryContext(ctx, q("view_search_turn_at"), h.SessionID)
+			if err != nil {
+				return fmt.Errorf("search: session %s: %w", h.SessionID, err)
+			}
+			for rows.Next() {
+				var turn sql.NullInt64
+				var id sql.NullString
+				if err := rows.Scan(&sp.developer, &turn, &id); err != nil {
+					rows.Close()
+					return err
+				}
+				if turn.Valid {
+					sp.turns, sp.ids = append(sp.turns, int(turn.Int64)), append(sp.ids, id.String)
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			p.sessions[h.SessionID] = sp
+		}
+		h.Developer, h.PointTurn = sp.developer, -1
+		for i, t := range sp.turns {
+			if t >= h.Turn {
+				h.PointID, h.PointTurn = sp.ids[i], t
+				break
+			}
+		}
+	case SearchMessages:
+		e, ok := p.episodes[h.SimulationID]
+		if !ok {
+			err := p.db.QueryRowContext(ctx, q("view_search_message_at"), h.SimulationID).Scan(&e[0], &e[1], &e[2])
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("search: episode %s: %w", h.SimulationID, err)
+			}
+			p.episodes[h.SimulationID] = e
+		}
+		h.UserSim, h.Domain, h.TaskID = e[0], e[1], e[2]
+	case SearchGenerations:
+		d, ok := p.points[h.PointID]
+		if !ok {
+			err := p.db.QueryRowContext(ctx, q("view_search_point_developer"), h.PointID).Scan(&d)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("search: point %s: %w", h.PointID, err)
+			}
+			p.points[h.PointID] = d
+		}
+		h.Developer = d
+	}
+	return nil
 }
 
 // ViewSearchSpanRows returns how many rows of a source lie at storage
@@ -199,22 +283,20 @@ type SearchPage struct {
 	Extent SearchExtent
 }
 
-// searchFirstChunk is the rows the first query of a page reads: a common
-// text fills the page from it; each next query reads four times more, up
-// to the page's window, so a rare text costs a few queries.
-const searchFirstChunk = 4096
+// searchFirstChunk is the rows the first query of a page reads in a
+// source: a common text fills the page from it; the next query reads the
+// rest of the page's window, so a rare text costs two queries a source.
+const searchFirstChunk = 8192
 
-// ViewSearch returns a page of a search from cursor at: it reads the
-// sources the filter can match (ViewSearchFilter.Sources) in order, from
-// at, until it has limit hits or has read window storage positions, and
-// stops there; SearchPage.Next is where the next page goes on. A page
-// reads at most window rows whatever the workspace holds.
-func ViewSearch(ctx context.Context, db Querier, f ViewSearchFilter, at SearchCursor, limit int, window int64) (SearchPage, error) {
-	var pg SearchPage
+// ViewSearch returns a page of a search from cursor at, over sources of
+// extent ext (ViewSearchExtent): it reads the sources the filter can
+// match (ViewSearchFilter.Sources) in order, from at, until it has limit
+// hits or has read window storage positions, and stops there;
+// SearchPage.Next is where the next page goes on. A page reads at most
+// window rows whatever the workspace holds.
+func ViewSearch(ctx context.Context, db Querier, f ViewSearchFilter, at SearchCursor, limit int, window int64, ext SearchExtent) (SearchPage, error) {
+	pg := SearchPage{Extent: ext}
 	var err error
-	if pg.Extent, err = ViewSearchExtent(ctx, db); err != nil {
-		return pg, err
-	}
 	on := f.Sources()
 	src, pos := at.Source, at.Pos
 	budget, chunk := window, int64(searchFirstChunk)
@@ -227,7 +309,7 @@ func ViewSearch(ctx context.Context, db Querier, f ViewSearchFilter, at SearchCu
 	}
 	for src < searchSources && budget > 0 && len(pg.Hits) < limit {
 		if !on[src] || pos >= pg.Extent.End[src] {
-			src, pos = src+1, 0
+			src, pos, chunk = src+1, 0, searchFirstChunk
 			continue
 		}
 		to := pos + min(chunk, budget, pg.Extent.End[src]-pos)
@@ -242,14 +324,25 @@ func ViewSearch(ctx context.Context, db Querier, f ViewSearchFilter, at SearchCu
 		read(pos, to)
 		budget -= to - pos
 		pos = to
-		chunk *= 4
+		chunk = window
 	}
 	for src < searchSources && (!on[src] || pos >= pg.Extent.End[src]) {
 		src, pos = src+1, 0
 	}
 	pg.Next, pg.Done = SearchCursor{Source: src, Pos: pos}, src >= searchSources
+	places := &searchPlaces{db: db, sessions: map[string]sessionPlace{}, episodes: map[string][3]string{}, points: map[string]string{}}
+	for i := range pg.Hits {
+		if err := places.place(ctx, &pg.Hits[i]); err != nil {
+			return pg, err
+		}
+	}
 	for i := range pg.Read {
-		if pg.Read[i].Rows, err = ViewSearchSpanRows(ctx, db, pg.Read[i].Source, pg.Read[i].From, pg.Read[i].To); err != nil {
+		r := &pg.Read[i]
+		if ext.Rows[r.Source] == ext.End[r.Source] { // no row deleted: positions are rows
+			r.Rows = r.To - r.From
+			continue
+		}
+		if r.Rows, err = ViewSearchSpanRows(ctx, db, r.Source, r.From, r.To); err != nil {
 			return pg, err
 		}
 	}

@@ -119,7 +119,7 @@ func searchAll(t *testing.T, site *Site, q url.Values) (hits []queries.SearchHit
 			t.Fatalf("%v: %v", q, err)
 		}
 		pages = append(pages, buf.String())
-		res, err := queries.ViewSearch(ctx, site.db, f, at, SearchHits, searchWindow)
+		res, err := queries.ViewSearch(ctx, site.db, f, at, SearchHits, searchWindow, *site.searchExtent)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,6 +232,7 @@ func TestSearchFindsEveryMessage(t *testing.T) {
 // match in its own case.
 func TestSearchLinks(t *testing.T) {
 	_, site := searchStudy(t)
+	setWindow(t, 1_000_000) // the first page reads every message
 	ctx := context.Background()
 	var buf bytes.Buffer
 	if err := site.render(ctx, &buf, page(KindSearch, "q", "zebra crossing"), liveLinker{}); err != nil {

@@ -65,6 +65,8 @@ type Site struct {
 	// developer's persona once computed (about 1 kB a developer shown).
 	inputs  *sim.Inputs
 	figures []string // the report's figure files, sorted
+	// searchExtent bounds the search (read at the first search).
+	searchExtent *queries.SearchExtent
 }
 
 // NewSite reads what the pages name (the UserBench simulators and their
