@@ -312,6 +312,9 @@ func ViewSearch(ctx context.Context, db Querier, f ViewSearchFilter, at SearchCu
 			src, pos, chunk = src+1, 0, searchFirstChunk
 			continue
 		}
+		if src == SearchMessages && (f.Simulator != "" || f.Domain != "") {
+			chunk = window // each query reads the episode list whole: one a page
+		}
 		to := pos + min(chunk, budget, pg.Extent.End[src]-pos)
 		hits, err := ViewSearchWindow(ctx, db, f, src, pos, to, limit-len(pg.Hits))
 		if err != nil {
