@@ -385,7 +385,8 @@ func testViewXSS(t *testing.T, w viewWorkspaces) {
 			return []string{b + "/", b + "/ub/sim?cond=noprofile&sim=" + url.QueryEscape(hostileSim),
 				b + "/ub/dev?cond=noprofile&dev=dev-0033&sim=" + url.QueryEscape(hostileSim),
 				b + "/ub/moment?k=0&n=14&point=p0a646616468e",
-				b + "/compare?cond=noprofile&cond2=noprofile&sim=" + url.QueryEscape(hostileSim) + "&sim2=gpt-5.5&study=ub"}
+				b + "/compare?cond=noprofile&cond2=noprofile&sim=" + url.QueryEscape(hostileSim) + "&sim2=gpt-5.5&study=ub",
+				b + "/search?q=window.__xss", b + "/search?q=" + url.QueryEscape("<script>") + "&role=generation&sim=" + url.QueryEscape(hostileSim)}
 		}},
 		{"fidelity", w.fidelity, []string{
 			"UPDATE ep_runs SET user_sim = " + sqlString(hostileUser) + " WHERE user_sim = 'user_simulator:sonnet-4-6@t1'",
@@ -401,7 +402,8 @@ func testViewXSS(t *testing.T, w viewWorkspaces) {
 			return []string{b + "/", b + "/fid/sim?sim=" + url.QueryEscape(hostileUser), b + "/fid/sim?domain=airline&sim=" + url.QueryEscape(hostileUser),
 				b + "/fid/episode?id=synth-sonnet-4-6-airline-0", b + "/fid/episode?id=synth-gemma-4-26b-airline-0",
 				b + "/review/episodes?domain=airline", b + "/review/episodes?domain=all",
-				b + "/compare?sim=" + url.QueryEscape(hostileUser) + "&sim2=" + url.QueryEscape("user_simulator:gemma-4-26b@t1") + "&study=fid"}
+				b + "/compare?sim=" + url.QueryEscape(hostileUser) + "&sim2=" + url.QueryEscape("user_simulator:gemma-4-26b@t1") + "&study=fid",
+				b + "/search?q=window.__xss", b + "/search?q=" + url.QueryEscape(`"><script>`) + "&sim=" + url.QueryEscape(hostileUser)}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -567,6 +569,7 @@ func testViewWalk(t *testing.T, w viewWorkspaces) {
 		}
 		v.stop(t)
 	})
+	t.Run("search", func(t *testing.T) { testViewSearch(t, w) })
 	for _, tc := range []struct{ name, db string }{{"fidelity", w.fidelity}, {"airline", w.airline}} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := startView(t, tc.db)
@@ -588,6 +591,52 @@ func testViewWalk(t *testing.T, w viewWorkspaces) {
 			shown := evalT[string](t, ctx, `(document.querySelector(':target .meta') || {textContent: ''}).textContent`)
 			if hash != href || !strings.Contains(target, "role-user") || !strings.Contains(target, "failed") || shown != "#"+turn+" user" {
 				t.Errorf("the failing criterion's link (turn %s) lands on %q (class %q, %q), want %s, that failed user turn", turn, hash, target, shown, href)
+			}
+			v.stop(t)
+		})
+	}
+}
+
+// testViewSearch types a text into the search form of a page's header,
+// narrows it on the search page, and clicks a hit: a generation lands on
+// its moment's generations, a simulated user's message on its episode at
+// that turn, each holding the text.
+func testViewSearch(t *testing.T, w viewWorkspaces) {
+	for _, tc := range []struct {
+		name, db, text, role, lands string
+	}{
+		// The synthetic study's first sessions lead to no moment (their
+		// turns are listed unlinked): narrow to the generations.
+		{"userbench", w.userbench, "retryloop", "generation", "#real-text"},
+		{"fidelity", w.fidelity, "booking", "user", "#transcript"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := startView(t, tc.db)
+			ctx := reviewtest.Browser(t)
+			runStep(t, ctx, "front page", chromedp.Navigate(v.url), chromedp.WaitVisible(chromedp.CSS(`#report`)))
+			runStep(t, ctx, "search from the header", chromedp.SendKeys(chromedp.CSS(`#search input[name=q]`), tc.text),
+				chromedp.Submit(chromedp.CSS(`#search input[name=q]`)), chromedp.WaitVisible(chromedp.CSS(`#searched`)))
+			if n := evalT[int](t, ctx, `document.querySelectorAll('#hits li').length`); n != 20 {
+				t.Errorf("%d hits on the first page, want 20", n)
+			}
+			runStep(t, ctx, "narrow to a role", chromedp.SetValue(chromedp.CSS(`#search-form select[name=role]`), tc.role),
+				chromedp.Submit(chromedp.CSS(`#search-form`)), chromedp.WaitVisible(chromedp.CSS(`#hits a.hitlink`)))
+			roles := evalT[[]string](t, ctx, `Array.from(document.querySelectorAll('#hits .tag.role')).map(e => e.textContent)`)
+			for _, r := range roles {
+				if r != tc.role {
+					t.Errorf("a hit of role %q after narrowing to %s", r, tc.role)
+				}
+			}
+			marked := evalT[string](t, ctx, `document.querySelector('#hits mark').textContent`)
+			if strings.ToLower(marked) != tc.text {
+				t.Errorf("the first hit marks %q, want %q in any case", marked, tc.text)
+			}
+			href := evalT[string](t, ctx, `document.querySelector('#hits a.hitlink').getAttribute('href')`)
+			runStep(t, ctx, "hit", chromedp.Click(chromedp.CSS(`#hits a.hitlink`)), chromedp.WaitVisible(chromedp.CSS(tc.lands)))
+			hash := evalT[string](t, ctx, `location.hash`)
+			target := evalT[string](t, ctx, `(document.querySelector(':target') || {innerText: ''}).innerText`)
+			if hash == "" || !strings.HasSuffix(href, hash) || !strings.Contains(strings.ToLower(target), tc.text) {
+				t.Errorf("the hit %s lands on %q holding %.200q, want its turn holding %q", href, hash, target, tc.text)
 			}
 			v.stop(t)
 		})

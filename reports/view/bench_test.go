@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,6 +84,10 @@ func scalePages(episodes, points int) []struct {
 } {
 	dev := fmt.Sprintf("dev-%05d", 1000)
 	ep := fmt.Sprintf("ep-%07d", episodes/2/2*2)
+	rare := fmt.Sprintf("of episode %d:", episodes/2)
+	further := fmt.Sprintf("messages:%d", max(0, episodes/2*10-SearchWindow/2))
+	rareSim := fmt.Sprintf("user_simulator:sim-%d@t0", episodes/2%7)
+	rareDomain := []string{"airline", "retail", "telecom", "banking"}[episodes/2/7%4]
 	return []struct {
 		name string
 		p    Page
@@ -95,6 +100,16 @@ func scalePages(episodes, points int) []struct {
 		{"episodes", page(KindFidSim, "sim", "user_simulator:sim-3@t0")},
 		{"episodes-domain-f0", page(KindFidSim, "sim", "user_simulator:sim-3@t0", "domain", "retail", "filter", "f0", "page", "3")},
 		{"episode", page(KindEpisode, "id", ep)},
+		// Search: a text most turns hold; a text one episode's messages
+		// hold, from the start (the window ends in the turns) and from
+		// where its messages lie (the window reads 100,000 messages); a
+		// text none holds; the rare text narrowed to a domain, a user
+		// simulator and a role.
+		{"search-common", page(KindSearch, "q", "TEXT")},
+		{"search-rare", page(KindSearch, "q", rare)},
+		{"search-rare-further", page(KindSearch, "q", rare, "at", further)},
+		{"search-none-further", page(KindSearch, "q", "zebra", "at", further)},
+		{"search-rare-filtered", page(KindSearch, "q", rare, "domain", rareDomain, "sim", rareSim, "role", "user")},
 	}
 }
 
@@ -153,6 +168,15 @@ func TestPagesAtScaleSmoke(t *testing.T) {
 			t.Fatalf("%s: %v", pg.name, err)
 		}
 		t.Logf("%s: %v, %d bytes", pg.name, time.Since(start), buf.Len())
+		if pg.p.Kind == KindSearch {
+			if !bytes.Contains(buf.Bytes(), []byte(`id="searched"`)) {
+				t.Errorf("%s: no account of what it searched", pg.name)
+			}
+			if hits := bytes.Contains(buf.Bytes(), []byte(`<li class="hit-row">`)); hits != !strings.Contains(pg.name, "none") {
+				t.Errorf("%s: hits shown %v", pg.name, hits)
+			}
+			continue
+		}
 		if !bytes.Contains(buf.Bytes(), []byte("<table")) {
 			t.Errorf("%s: no table", pg.name)
 		}

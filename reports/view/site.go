@@ -65,6 +65,8 @@ type Site struct {
 	// developer's persona once computed (about 1 kB a developer shown).
 	inputs  *sim.Inputs
 	figures []string // the report's figure files, sorted
+	// searchExtent bounds the search (read at the first search).
+	searchExtent *queries.SearchExtent
 }
 
 // NewSite reads what the pages name (the UserBench simulators and their
@@ -247,6 +249,9 @@ func (s *Site) render(ctx context.Context, w io.Writer, p Page, l linker) error 
 	case KindCompare:
 		name = "compare"
 		data, err = s.compareData(ctx, p, l)
+	case KindSearch:
+		name = "search"
+		data, err = s.searchData(ctx, p, l)
 	default:
 		return ErrNotFound
 	}
