@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"iter"
 	"math"
 	"sort"
 
@@ -42,8 +43,8 @@ func SmallSimulators(ufs []SimUFS) (names []string, scored []int) {
 	return names, scored
 }
 
-// WithoutSimulators returns the episodes whose simulator is not in drop.
-func WithoutSimulators(eps []ub.FidelityEpisode, drop []string) []ub.FidelityEpisode {
+// WithoutSimulators gives the episodes whose simulator is not in drop.
+func WithoutSimulators(eps iter.Seq[ub.FidelityEpisode], drop []string) iter.Seq[ub.FidelityEpisode] {
 	if len(drop) == 0 {
 		return eps
 	}
@@ -51,13 +52,13 @@ func WithoutSimulators(eps []ub.FidelityEpisode, drop []string) []ub.FidelityEpi
 	for _, s := range drop {
 		d[s] = true
 	}
-	var out []ub.FidelityEpisode
-	for _, e := range eps {
-		if !d[e.Simulator] {
-			out = append(out, e)
+	return func(yield func(ub.FidelityEpisode) bool) {
+		for e := range eps {
+			if !d[e.Simulator] && !yield(e) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 // taskAgg is one simulator's scored episodes on one task.
@@ -84,9 +85,9 @@ type fidIndex struct {
 	cell    [][][]taskAgg // [sim][domain][task]
 }
 
-func newFidIndex(eps []ub.FidelityEpisode, threshold float64) *fidIndex {
+func newFidIndex(eps iter.Seq[ub.FidelityEpisode], threshold float64) *fidIndex {
 	simSet, domTasks := map[string]bool{}, map[string]map[string]bool{}
-	for _, e := range eps {
+	for e := range eps {
 		simSet[e.Simulator] = true
 		if domTasks[e.Domain] == nil {
 			domTasks[e.Domain] = map[string]bool{}
@@ -115,7 +116,7 @@ func newFidIndex(eps []ub.FidelityEpisode, threshold float64) *fidIndex {
 			ix.cell[i][d] = make([]taskAgg, len(ix.tasks[d]))
 		}
 	}
-	for _, e := range eps {
+	for e := range eps {
 		if !e.Scored() {
 			continue
 		}
@@ -292,7 +293,7 @@ type FidelityUncertainty struct {
 // stability over the same replicates and the simulators not
 // distinguishable from the choice; the family effects' mean and median over
 // cells. cost gives each simulator's cost per simulation (NaN: unknown).
-func FidelityIntervals(eps []ub.FidelityEpisode, threshold float64, cost map[string]float64, qs []float64, rule FrontierRule, opts BootstrapOptions) FidelityUncertainty {
+func FidelityIntervals(eps iter.Seq[ub.FidelityEpisode], threshold float64, cost map[string]float64, qs []float64, rule FrontierRule, opts BootstrapOptions) FidelityUncertainty {
 	opts = opts.withDefaults()
 	if rule == "" {
 		rule = RulePoint
@@ -500,15 +501,35 @@ type PairComparison struct {
 // family of f while the success family holds same-agent pairs only; a pair
 // with fewer than MinCommonTasks common tasks, or a simulator below
 // MinScored, is listed with the reason and not tested.
-func PairwiseFidelity(eps []ub.FidelityEpisode, threshold float64, opts BootstrapOptions) []PairComparison {
+func PairwiseFidelity(eps iter.Seq[ub.FidelityEpisode], threshold float64, opts BootstrapOptions) []PairComparison {
 	opts = opts.withDefaults()
 	type key struct{ dom, task string }
-	by := map[string]map[key][]ub.FidelityEpisode{}
+	// Of each scored episode, what the pairing and the tests read: 24
+	// bytes, and its id only when the episodes do not come in the order of
+	// their ids (then the order of arrival breaks ties of trial as the ids
+	// would).
+	type paired struct {
+		trial  int
+		reward float64
+		f      int8
+		succ   bool
+		id     string
+	}
+	byID := true
+	prev, first := "", true
+	for e := range eps {
+		if !first && e.ID <= prev {
+			byID = false
+			break
+		}
+		prev, first = e.ID, false
+	}
+	by := map[string]map[key][]paired{}
 	agents := map[string]map[string]bool{}
 	scored := map[string]int{}
-	for _, e := range eps {
+	for e := range eps {
 		if by[e.Simulator] == nil {
-			by[e.Simulator] = map[key][]ub.FidelityEpisode{}
+			by[e.Simulator] = map[key][]paired{}
 			agents[e.Simulator] = map[string]bool{}
 		}
 		agents[e.Simulator][e.Agent] = true
@@ -517,15 +538,19 @@ func PairwiseFidelity(eps []ub.FidelityEpisode, threshold float64, opts Bootstra
 		}
 		scored[e.Simulator]++
 		k := key{e.Domain, e.Task}
-		by[e.Simulator][k] = append(by[e.Simulator][k], e)
+		p := paired{trial: e.Trial, reward: e.Reward, f: int8(e.F()), succ: e.Success(threshold)}
+		if !byID {
+			p.id = e.ID
+		}
+		by[e.Simulator][k] = append(by[e.Simulator][k], p)
 	}
 	for _, m := range by {
 		for _, es := range m {
 			sort.SliceStable(es, func(i, j int) bool {
-				if es[i].Trial != es[j].Trial {
-					return es[i].Trial < es[j].Trial
+				if es[i].trial != es[j].trial {
+					return es[i].trial < es[j].trial
 				}
-				return es[i].ID < es[j].ID
+				return es[i].id < es[j].id
 			})
 		}
 	}
@@ -570,14 +595,14 @@ func PairwiseFidelity(eps []ub.FidelityEpisode, threshold float64, opts Bootstra
 				for t := range min(len(ea), len(eb)) {
 					x, y := ea[t], eb[t]
 					p.n++
-					p.fa += x.F()
-					p.fb += y.F()
-					fx, fy = append(fx, x.F()), append(fy, y.F())
-					if !math.IsNaN(x.Reward) && !math.IsNaN(y.Reward) {
+					p.fa += int(x.f)
+					p.fb += int(y.f)
+					fx, fy = append(fx, int(x.f)), append(fy, int(y.f))
+					if !math.IsNaN(x.reward) && !math.IsNaN(y.reward) {
 						p.rn++
-						p.ra += x.Reward
-						p.rb += y.Reward
-						sx, sy = append(sx, b2i(x.Success(threshold))), append(sy, b2i(y.Success(threshold)))
+						p.ra += x.reward
+						p.rb += y.reward
+						sx, sy = append(sx, b2i(x.succ)), append(sy, b2i(y.succ))
 					}
 				}
 				layout[len(layout)-1] = append(layout[len(layout)-1], p)
@@ -680,10 +705,10 @@ type TrialRow struct {
 // UFS^k) and returns pass^k and UFS^k for k = 1..maxK over the tasks with at
 // least k trials. Repeated trials are the episodes of one (agent, user
 // simulator, task); the simulator label already tells agents apart.
-func FidelityTrials(eps []ub.FidelityEpisode, threshold float64, maxK int) []TrialRow {
+func FidelityTrials(eps iter.Seq[ub.FidelityEpisode], threshold float64, maxK int) []TrialRow {
 	type key struct{ sim, dom, task string }
 	pass, fid := map[key]*TaskTrials{}, map[key]*TaskTrials{}
-	for _, e := range eps {
+	for e := range eps {
 		if !e.Scored() {
 			continue
 		}

@@ -166,17 +166,27 @@ func Graders(ctx context.Context, db Querier) ([]GraderCount, error) {
 // Family counts are over accepted criteria, in the order of
 // ub.FidelityFamilies; an unknown reward or cost is NaN, an unrecorded trial
 // 0. Simulator is the run's user simulator (analysis.LabelSimulators
-// names it for a report).
+// names it for a report). The report reads them through TapeFidelity
+// instead, which holds none of them in memory.
 func LoadFidelity(ctx context.Context, db Querier, grader string) ([]ub.FidelityEpisode, error) {
+	var out []ub.FidelityEpisode
+	err := EachFidelity(ctx, db, grader, func(e ub.FidelityEpisode) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// EachFidelity gives fn the episodes grader graded, one at a time, as
+// LoadFidelity lists them. The names an episode shares with many others
+// (grader, simulator, agent, domain, task, probes) are one copy each: at a
+// million episodes their copies were most of the heap.
+func EachFidelity(ctx context.Context, db Querier, grader string, fn func(ub.FidelityEpisode) error) error {
 	rows, err := db.QueryContext(ctx, q("fidelity_episodes"), grader)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []ub.FidelityEpisode
-	// The names an episode shares with many others (grader, simulator,
-	// agent, domain, task, probes) are kept once: at a million episodes
-	// their copies were most of the heap.
 	in := interner{}
 	probeLists := map[string][]string{}
 	for rows.Next() {
@@ -189,7 +199,7 @@ func LoadFidelity(ctx context.Context, db Querier, grader string) ([]ub.Fidelity
 			&e.Applicable[0], &e.Failed[0], &e.Applicable[1], &e.Failed[1],
 			&e.Applicable[2], &e.Failed[2], &e.Applicable[3], &e.Failed[3],
 			&e.AgentTurns, &e.AgentQuestions, &e.AgentToolCalls, &probes); err != nil {
-			return nil, err
+			return err
 		}
 		e.Grader, e.Simulator, e.Agent, e.Domain, e.Task = in.str(e.Grader), in.str(e.Simulator), in.str(e.Agent), in.str(e.Domain), in.str(e.Task)
 		e.Trial, e.Reward, e.Cost = int(trial.Int64), math.NaN(), math.NaN() // 0 and NaN: not recorded
@@ -207,33 +217,49 @@ func LoadFidelity(ctx context.Context, db Querier, grader string) ([]ub.Fidelity
 			}
 			e.Probes = ps
 		}
-		out = append(out, e)
+		if err := fn(e); err != nil {
+			return err
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // VerdictPairs counts the verdicts graders a and b both gave, per episode,
 // family and pair of verdicts, by simulation id, family, A and B.
 func VerdictPairs(ctx context.Context, db Querier, a, b string) ([]ub.VerdictPair, error) {
+	var out []ub.VerdictPair
+	err := EachVerdictPair(ctx, db, a, b, func(p ub.VerdictPair) error {
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
+// EachVerdictPair gives fn the rows of VerdictPairs one at a time, in its
+// order (by simulation id): the report counts them as they come.
+func EachVerdictPair(ctx context.Context, db Querier, a, b string, fn func(ub.VerdictPair) error) error {
 	rows, err := db.QueryContext(ctx, q("fidelity_verdict_pairs"), a, b)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []ub.VerdictPair
 	in := interner{} // families and verdicts: a few names, millions of pairs
+	last := ""
 	for rows.Next() {
 		var p ub.VerdictPair
 		if err := rows.Scan(&p.SimulationID, &p.Family, &p.A, &p.B, &p.N); err != nil {
-			return nil, err
+			return err
 		}
-		if n := len(out); n > 0 && out[n-1].SimulationID == p.SimulationID { // by simulation: one copy per episode
-			p.SimulationID = out[n-1].SimulationID
+		if p.SimulationID == last { // by simulation: one copy per episode
+			p.SimulationID = last
 		}
+		last = p.SimulationID
 		p.Family, p.A, p.B = in.str(p.Family), in.str(p.A), in.str(p.B)
-		out = append(out, p)
+		if err := fn(p); err != nil {
+			return err
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // UserModelPrices lists the prices of the runs' user models, by model.

@@ -19,7 +19,7 @@ func (r *Report) present(study string) bool {
 		return c.Sessions > 0 || c.Points > 0 || c.Generations > 0 || c.Labels > 0 ||
 			len(r.st.Points) > 0 || len(r.st.Settings) > 0 || r.in.Split != nil
 	case StudyFidelity:
-		return r.in.Episodes != nil || (r.fid != nil && len(r.fid.in.Episodes) > 0)
+		return r.in.Episodes != nil || (r.fid != nil && r.fid.n > 0)
 	case StudyReview:
 		return r.in.Review != nil
 	}
@@ -370,7 +370,7 @@ func (r *Report) fidelityStudy(b *strings.Builder, out []built, sum Summary) {
 	}
 	graded := 0
 	if r.fid != nil {
-		graded = len(r.fid.in.Episodes)
+		graded = r.fid.n
 	}
 	ufs := fmt.Sprintf("the user fidelity score (UFS) of %d graded episodes", graded)
 	if graded == 0 {
@@ -412,7 +412,7 @@ func (r *Report) fidelityLimits(b *strings.Builder) {
 	b.WriteString("### Limitations (user fidelity)\n\n")
 	var ls []string
 	fd := r.fid
-	if fd == nil || len(fd.in.Episodes) == 0 {
+	if fd == nil || fd.n == 0 {
 		ls = append(ls, "No UFS: only the judge-free probes and the reward spread describe the simulators.")
 	} else {
 		if fd.in.GraderImported {
@@ -595,7 +595,7 @@ func (r *Report) rubricSection(b *strings.Builder) {
 // failureModes writes, per mode of the accepted criteria, the episodes
 // the report's grader failed on a criterion of it and one example.
 func (r *Report) failureModes(b *strings.Builder, cells map[dfm]int) {
-	if r.fid == nil || len(r.fid.in.Episodes) == 0 {
+	if r.fid == nil || r.fid.n == 0 {
 		return
 	}
 	grader := r.fid.in.Grader
