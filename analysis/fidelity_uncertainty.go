@@ -779,16 +779,16 @@ type DomainVariance struct {
 // MinCellN in this one; a layout with fewer than
 // two such simulators, or fewer than MinCommonTasks common tasks, is
 // reported with the reason instead.
-func RewardVariance(rows []TrialReward) []DomainVariance {
+func RewardVariance(rows iter.Seq[TrialReward]) []DomainVariance {
 	type key struct{ bench, dom, agent string }
 	by := map[key]map[string][]RewardObs{}
 	total := map[string]int{}
-	for _, e := range rows {
+	for e := range rows {
 		if !math.IsNaN(e.Reward) {
 			total[e.UserSim]++
 		}
 	}
-	for _, e := range rows {
+	for e := range rows {
 		if math.IsNaN(e.Reward) {
 			continue
 		}

@@ -223,7 +223,7 @@ func TestRewardVarianceAndSmallSimulators(t *testing.T) {
 	if len(small) != 1 || small[0] != "tiny" || n[0] != 1 {
 		t.Fatalf("small = %v %v", small, n)
 	}
-	dv := RewardVariance(rows)
+	dv := RewardVariance(slices.Values(rows))
 	if len(dv) != 1 || dv[0].Err != "" || len(dv[0].Excluded) != 1 || dv[0].Excluded[0] != "tiny" {
 		t.Fatalf("got %+v", dv)
 	}

@@ -216,7 +216,7 @@ func Prepare(in Input) *Report {
 		st = aggregate(st)
 	}
 	r := &Report{in: in, st: st, groups: map[groupKey]*group{}}
-	if in.Episodes != nil && len(in.Episodes.Episodes) == 0 {
+	if in.Episodes != nil && in.Episodes.Len() == 0 {
 		r.leftOut, r.in.Episodes = in.Episodes, nil
 	}
 	for _, p := range st.Points {
@@ -291,7 +291,7 @@ func (r *Report) restrictSimulators() {
 		r.simNames[s.Name] = true
 	}
 	if r.in.Episodes != nil {
-		for _, e := range r.in.Episodes.Episodes {
+		for e := range r.in.Episodes.All() {
 			r.simNames[e.UserSim] = true
 		}
 	}

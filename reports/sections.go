@@ -366,7 +366,7 @@ func (r *Report) fidelityStudy(b *strings.Builder, out []built, sum Summary) {
 	fmt.Fprintf(b, "## %s\n\n", studies[1].title)
 	n := 0
 	if r.in.Episodes != nil {
-		n = len(r.in.Episodes.Episodes)
+		n = r.in.Episodes.Len()
 	}
 	graded := 0
 	if r.fid != nil {
