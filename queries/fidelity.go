@@ -404,6 +404,60 @@ func RubricCounts(ctx context.Context, db Querier) ([]RubricCount, error) {
 	return out, rows.Err()
 }
 
+// RubricSummary describes the stored criteria as the report does, in rows
+// that grow with the domains, families, modes and writers, not the tasks
+// (fidelity_rubric_summary.sql).
+type RubricSummary struct {
+	Cells []RubricCell // accepted criteria, by domain, family and mode
+	Whos  []RubricWho  // every criterion, by writer, verifier and status
+	// PerTask counts the tasks with each number of accepted criteria, by
+	// Criteria.
+	PerTask []RubricTasks
+}
+
+// RubricCell is the accepted criteria of one domain, family and mode, and
+// the tasks they are of.
+type RubricCell struct {
+	Domain, Family, Mode string
+	Criteria, Tasks      int
+}
+
+// RubricWho is the criteria of one writer, verifier ("" for imports) and
+// status.
+type RubricWho struct {
+	WrittenBy, VerifiedBy, Status string
+	Criteria                      int
+}
+
+// RubricTasks is the number of tasks with Criteria accepted criteria.
+type RubricTasks struct{ Criteria, Tasks int }
+
+// LoadRubricSummary reads the summary of the stored criteria.
+func LoadRubricSummary(ctx context.Context, db Querier) (*RubricSummary, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_rubric_summary"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	s := &RubricSummary{}
+	for rows.Next() {
+		var kind, a, b, c string
+		var n, m int
+		if err := rows.Scan(&kind, &a, &b, &c, &n, &m); err != nil {
+			return nil, err
+		}
+		switch kind {
+		case "cell":
+			s.Cells = append(s.Cells, RubricCell{Domain: a, Family: b, Mode: c, Criteria: n, Tasks: m})
+		case "who":
+			s.Whos = append(s.Whos, RubricWho{WrittenBy: a, VerifiedBy: b, Status: c, Criteria: n})
+		case "task":
+			s.PerTask = append(s.PerTask, RubricTasks{Criteria: n, Tasks: m})
+		}
+	}
+	return s, rows.Err()
+}
+
 // FailureMode is one grader's failing verdicts of one failure mode: the
 // episodes and verdicts, and an example failing user turn (Turn -1 and
 // Text "" when no failing verdict names a user turn with text).

@@ -110,7 +110,7 @@ func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.
 	if in.Review, err = review.ReportStats(ctx, db); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	if in.Rubrics, err = queries.RubricCounts(ctx, db); err != nil {
+	if in.RubricSummary, err = queries.LoadRubricSummary(ctx, db); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	if in.FailureModes, err = queries.FailureModes(ctx, db); err != nil {
