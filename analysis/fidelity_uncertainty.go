@@ -63,17 +63,19 @@ func WithoutSimulators(eps iter.Seq[ub.FidelityEpisode], drop []string) iter.Seq
 
 // taskAgg is one simulator's scored episodes on one task.
 type taskAgg struct {
-	n, f  int     // scored episodes, and those with f = 1
-	rn    int     // scored episodes with a known R
-	r     float64 // sum of their R
-	succ  int     // scored episodes with success
+	r     float64 // sum of the R of the scored episodes with a known R
+	n, f  int32   // scored episodes, and those with f = 1
+	rn    int32   // scored episodes with a known R
+	succ  int32   // scored episodes with success
 	fam   [4][2]famAgg
 	known bool // any scored episode
 }
 
 // famAgg counts episodes with a known R (n) and successes (pass) for one
-// family absent [0] or present [1].
-type famAgg struct{ n, pass int }
+// family absent [0] or present [1]. A task's episodes of one simulator
+// are far fewer than 2^31: 32 bits halve the index, which has a cell for
+// every (simulator, task).
+type famAgg struct{ n, pass int32 }
 
 // fidIndex lays the scored episodes out as simulator x domain x task, the
 // tasks of a domain being the union over simulators (the bootstrap's
@@ -124,11 +126,11 @@ func newFidIndex(eps iter.Seq[ub.FidelityEpisode], threshold float64) *fidIndex 
 		a := &ix.cell[simI[e.Simulator]][d][taskI[d][e.Task]]
 		a.known = true
 		a.n++
-		a.f += e.F()
+		a.f += int32(e.F())
 		if !math.IsNaN(e.Reward) {
 			a.rn++
 			a.r += e.Reward
-			s := 0
+			s := int32(0)
 			if e.Success(threshold) {
 				s = 1
 			}
@@ -185,9 +187,9 @@ func (ix *fidIndex) ufsR(i int, w [][]int) (ufs, r float64) {
 			}
 			present = true
 			k := w[d][j]
-			n += k * a.n
-			f += k * a.f
-			rn += k * a.rn
+			n += k * int(a.n)
+			f += k * int(a.f)
+			rn += k * int(a.rn)
 			rsum += float64(k) * a.r
 		}
 		if !present {
@@ -339,8 +341,8 @@ func FidelityIntervals(eps iter.Seq[ub.FidelityEpisode], threshold float64, cost
 			present := false
 			for _, a := range ix.cell[i][d] {
 				present = present || a.known
-				n += a.n
-				f += a.f
+				n += int(a.n)
+				f += int(a.f)
 			}
 			if !present {
 				continue
@@ -457,8 +459,8 @@ func (ix *fidIndex) familyEffect(fi int, w [][]int) (mean, med float64) {
 			for j, a := range ix.cell[i][d] {
 				k := w[d][j]
 				for p := range 2 {
-					n[p] += k * a.fam[fi][p].n
-					pass[p] += k * a.fam[fi][p].pass
+					n[p] += k * int(a.fam[fi][p].n)
+					pass[p] += k * int(a.fam[fi][p].pass)
 				}
 			}
 			if n[0] < MinCell || n[1] < MinCell {
@@ -707,24 +709,25 @@ type TrialRow struct {
 // simulator, task); the simulator label already tells agents apart.
 func FidelityTrials(eps iter.Seq[ub.FidelityEpisode], threshold float64, maxK int) []TrialRow {
 	type key struct{ sim, dom, task string }
-	pass, fid := map[key]*TaskTrials{}, map[key]*TaskTrials{}
+	// One entry a (simulator, task), its counts in place: f, then success.
+	type counts struct{ fid, pass TaskTrials }
+	trials := map[key]counts{}
 	for e := range eps {
 		if !e.Scored() {
 			continue
 		}
 		k := key{e.Simulator, e.Domain, e.Task}
-		if fid[k] == nil {
-			fid[k], pass[k] = &TaskTrials{}, &TaskTrials{}
-		}
-		fid[k].N++
-		fid[k].C += e.F()
+		c := trials[k]
+		c.fid.N++
+		c.fid.C += e.F()
 		if !math.IsNaN(e.Reward) {
-			pass[k].N++
-			pass[k].C += b2i(e.Success(threshold))
+			c.pass.N++
+			c.pass.C += b2i(e.Success(threshold))
 		}
+		trials[k] = c
 	}
 	bySim := map[string][]key{}
-	for k := range fid {
+	for k := range trials {
 		bySim[k.sim] = append(bySim[k.sim], k)
 	}
 	var out []TrialRow
@@ -739,10 +742,11 @@ func FidelityTrials(eps iter.Seq[ub.FidelityEpisode], threshold float64, maxK in
 		row := TrialRow{Simulator: s, Tasks: len(ks)}
 		var pt, ft []TaskTrials
 		for _, k := range ks {
-			row.MaxTrials = max(row.MaxTrials, fid[k].N)
-			ft = append(ft, *fid[k])
-			if pass[k].N > 0 {
-				pt = append(pt, *pass[k])
+			c := trials[k]
+			row.MaxTrials = max(row.MaxTrials, c.fid.N)
+			ft = append(ft, c.fid)
+			if c.pass.N > 0 {
+				pt = append(pt, c.pass)
 			}
 		}
 		for k := 1; k <= maxK; k++ {
