@@ -273,6 +273,9 @@ func graderAgreement(in FidelityInput, eps iter.Seq[ub.FidelityEpisode], restric
 
 func prepareFidelity(in FidelityInput, eps iter.Seq[ub.FidelityEpisode], agree agreement) *fidelity {
 	fd := &fidelity{in: in}
+	// The sources are gone over here only: their caller may close them
+	// once SetFidelity returns.
+	fd.in.Source, fd.in.PairSource = nil, nil
 	for range eps {
 		fd.n++
 	}
