@@ -10,6 +10,15 @@ import (
 	"github.com/ub-bench/ub/reports"
 )
 
+// GCPercent is the GOGC that ub report and ub publish run with: the report
+// reads its episodes back from temporary files once per analysis (and
+// figure), and each episode read is garbage as soon as it is counted, so
+// the heap is collected sooner than at Go's default (twice the live heap).
+// At 100x, --memory-limit 128MiB, it took the peak RSS from 444 to 338 MiB
+// for 10% more CPU. It is the command's to set, for its process, not the
+// library's.
+const GCPercent = 25
+
 // Options says which report to load. The zero value loads every study the
 // workspace holds, scored by the default judge and grader.
 type Options struct {
