@@ -708,41 +708,58 @@ type TrialRow struct {
 // least k trials. Repeated trials are the episodes of one (agent, user
 // simulator, task); the simulator label already tells agents apart.
 func FidelityTrials(eps iter.Seq[ub.FidelityEpisode], threshold float64, maxK int) []TrialRow {
-	type key struct{ sim, dom, task string }
-	// One entry a (simulator, task), its counts in place: f, then success.
+	type key struct{ dom, task string }
+	// One entry a task, with the counts of each simulator (by the order
+	// they came in) in place: f, then success. A simulator's counts with
+	// no scored episode (fid.N 0) are not a task of its.
 	type counts struct{ fid, pass TaskTrials }
-	trials := map[key]counts{}
+	simIdx := map[string]int{}
+	trials := map[key][]counts{}
 	for e := range eps {
 		if !e.Scored() {
 			continue
 		}
-		k := key{e.Simulator, e.Domain, e.Task}
-		c := trials[k]
+		si, ok := simIdx[e.Simulator]
+		if !ok {
+			si = len(simIdx)
+			simIdx[e.Simulator] = si
+		}
+		k := key{e.Domain, e.Task}
+		cs := trials[k]
+		if len(cs) <= si {
+			cs = append(cs, make([]counts, si+1-len(cs))...)
+			trials[k] = cs
+		}
+		c := &cs[si]
 		c.fid.N++
 		c.fid.C += e.F()
 		if !math.IsNaN(e.Reward) {
 			c.pass.N++
 			c.pass.C += b2i(e.Success(threshold))
 		}
-		trials[k] = c
 	}
-	bySim := map[string][]key{}
+	ks := make([]key, 0, len(trials))
 	for k := range trials {
-		bySim[k.sim] = append(bySim[k.sim], k)
+		ks = append(ks, k)
 	}
+	sort.Slice(ks, func(i, j int) bool {
+		if ks[i].dom != ks[j].dom {
+			return ks[i].dom < ks[j].dom
+		}
+		return ks[i].task < ks[j].task
+	})
 	var out []TrialRow
-	for _, s := range sortedKeys(bySim) {
-		ks := bySim[s]
-		sort.Slice(ks, func(i, j int) bool {
-			if ks[i].dom != ks[j].dom {
-				return ks[i].dom < ks[j].dom
-			}
-			return ks[i].task < ks[j].task
-		})
-		row := TrialRow{Simulator: s, Tasks: len(ks)}
+	for _, s := range sortedKeys(simIdx) {
+		si := simIdx[s]
+		row := TrialRow{Simulator: s}
 		var pt, ft []TaskTrials
 		for _, k := range ks {
-			c := trials[k]
+			cs := trials[k]
+			if si >= len(cs) || cs[si].fid.N == 0 {
+				continue
+			}
+			c := cs[si]
+			row.Tasks++
 			row.MaxTrials = max(row.MaxTrials, c.fid.N)
 			ft = append(ft, c.fid)
 			if c.pass.N > 0 {
