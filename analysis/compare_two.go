@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/ub-bench/ub"
@@ -155,7 +156,7 @@ func CompareFidelity(eps []ub.FidelityEpisode, a, b string, threshold float64, o
 	if len(paired) == 0 {
 		return out
 	}
-	iv := FidelityIntervals(paired, threshold, nil, nil, RulePoint, opts)
+	iv := FidelityIntervals(slices.Values(paired), threshold, nil, nil, RulePoint, opts)
 	for _, s := range iv.Sims {
 		switch s.Simulator {
 		case "A":
@@ -166,7 +167,7 @@ func CompareFidelity(eps []ub.FidelityEpisode, a, b string, threshold float64, o
 			out.B.Simulator = b
 		}
 	}
-	pcs := PairwiseFidelity(paired, threshold, opts)
+	pcs := PairwiseFidelity(slices.Values(paired), threshold, opts)
 	if len(pcs) != 1 {
 		return out
 	}

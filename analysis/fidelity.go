@@ -1,8 +1,11 @@
 package analysis
 
 import (
+	"iter"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ub-bench/ub"
 )
@@ -61,11 +64,11 @@ type SimUFS struct {
 // domain and as the unweighted mean over domains (SPEC 6.2), with the
 // counts of excluded episodes, mean R and cost per simulation. Simulators
 // come sorted by name. threshold is the success threshold on R.
-func UFSBySimulator(eps []ub.FidelityEpisode, threshold float64) []SimUFS {
+func UFSBySimulator(eps iter.Seq[ub.FidelityEpisode], threshold float64) []SimUFS {
 	return ufsBy(eps, ub.AllFamilies, threshold)
 }
 
-func ufsBy(eps []ub.FidelityEpisode, keep [4]bool, threshold float64) []SimUFS {
+func ufsBy(eps iter.Seq[ub.FidelityEpisode], keep [4]bool, threshold float64) []SimUFS {
 	type acc struct {
 		d          DomainUFS
 		fsum, rsum float64
@@ -73,7 +76,7 @@ func ufsBy(eps []ub.FidelityEpisode, keep [4]bool, threshold float64) []SimUFS {
 	}
 	per := map[string]map[string]*acc{}
 	cost := map[string]*SimUFS{}
-	for _, e := range eps {
+	for e := range eps {
 		if per[e.Simulator] == nil {
 			per[e.Simulator] = map[string]*acc{}
 			cost[e.Simulator] = &SimUFS{}
@@ -282,7 +285,7 @@ type RewardFidelityRow struct {
 // the share of successful episodes with f = 0, and of all episodes with
 // success and f = 0, per simulator and domain, per simulator over its
 // domains (Domain ""), and over everything (Simulator "", Domain "").
-func RewardFidelity(eps []ub.FidelityEpisode, threshold float64) []RewardFidelityRow {
+func RewardFidelity(eps iter.Seq[ub.FidelityEpisode], threshold float64) []RewardFidelityRow {
 	type key struct{ sim, dom string }
 	m := map[key]*RewardFidelityRow{}
 	add := func(k key, e ub.FidelityEpisode) {
@@ -305,7 +308,7 @@ func RewardFidelity(eps []ub.FidelityEpisode, threshold float64) []RewardFidelit
 			r.FailUnfaithful++
 		}
 	}
-	for _, e := range eps {
+	for e := range eps {
 		if !e.Scored() {
 			continue
 		}
@@ -377,7 +380,7 @@ const MinCell = 5
 // and, per (simulator, domain) cell with at least MinCell scored episodes
 // with a known R on each side, the agent pass rate with the family present
 // minus absent; the mean, median, number of cells and of sign changes.
-func FamilyEffects(eps []ub.FidelityEpisode, threshold float64) []FamilyEffect {
+func FamilyEffects(eps iter.Seq[ub.FidelityEpisode], threshold float64) []FamilyEffect {
 	type cell struct {
 		n, pass [2]int // [absent, present]
 	}
@@ -386,7 +389,7 @@ func FamilyEffects(eps []ub.FidelityEpisode, threshold float64) []FamilyEffect {
 	for fi, fam := range ub.FidelityFamilies {
 		fe := FamilyEffect{Family: fam}
 		cells := map[[2]string]*cell{}
-		for _, e := range eps {
+		for e := range eps {
 			if !e.Scored() {
 				continue
 			}
@@ -468,7 +471,7 @@ type Rerank struct {
 // family but disclosure, and with disclosure alone (each an unweighted mean
 // over domains, an episode scored when a criterion of the kept families
 // applied), ranks them under each and correlates the rankings.
-func DisclosureRerank(eps []ub.FidelityEpisode, threshold float64) (Rerank, error) {
+func DisclosureRerank(eps iter.Seq[ub.FidelityEpisode], threshold float64) (Rerank, error) {
 	all := ufsBy(eps, ub.AllFamilies, threshold)
 	non := ufsBy(eps, [4]bool{false, true, true, true}, threshold)
 	disc := ufsBy(eps, [4]bool{true, false, false, false}, threshold)
@@ -542,10 +545,10 @@ type Effort struct {
 // the tasks every simulator completed (a non-P0 episode with a known R for
 // each (domain, task)), each simulator's mean agent turns, UFS and mean R,
 // with Pearson r of turns against UFS and against R across simulators.
-func AgentEffort(eps []ub.FidelityEpisode, threshold float64) (Effort, error) {
+func AgentEffort(eps iter.Seq[ub.FidelityEpisode], threshold float64) (Effort, error) {
 	sims := map[string]bool{}
 	done := map[[2]string]map[string]bool{}
-	for _, e := range eps {
+	for e := range eps {
 		sims[e.Simulator] = true
 		if e.P0() || math.IsNaN(e.Reward) {
 			continue
@@ -565,10 +568,11 @@ func AgentEffort(eps []ub.FidelityEpisode, threshold float64) (Effort, error) {
 	var out Effort
 	out.CommonTasks = len(common)
 	names := sortedKeys(sims)
-	var commonEps []ub.FidelityEpisode
-	for _, e := range eps {
-		if common[[2]string{e.Domain, e.Task}] && !e.P0() && !math.IsNaN(e.Reward) {
-			commonEps = append(commonEps, e)
+	commonEps := func(yield func(ub.FidelityEpisode) bool) {
+		for e := range eps {
+			if common[[2]string{e.Domain, e.Task}] && !e.P0() && !math.IsNaN(e.Reward) && !yield(e) {
+				return
+			}
 		}
 	}
 	cu := map[string]SimUFS{}
@@ -583,7 +587,7 @@ func AgentEffort(eps []ub.FidelityEpisode, threshold float64) (Effort, error) {
 		var n [2]int
 		var ct float64
 		var cn int
-		for _, e := range eps {
+		for e := range eps {
 			if e.Simulator != sim {
 				continue
 			}
@@ -657,9 +661,9 @@ type ProbeOverlapRow struct {
 // those where every applicable criterion nevertheless passed, and folds it
 // into UFS (f_i = 0 where it fired; unweighted over domains); changed says
 // per probe whether the ranking of simulators changes.
-func ProbeOverlap(eps []ub.FidelityEpisode, threshold float64) (rows []ProbeOverlapRow, changed map[string]bool) {
+func ProbeOverlap(eps iter.Seq[ub.FidelityEpisode], threshold float64) (rows []ProbeOverlapRow, changed map[string]bool) {
 	probes := map[string]bool{}
-	for _, e := range eps {
+	for e := range eps {
 		if !e.Scored() {
 			continue
 		}
@@ -672,10 +676,8 @@ func ProbeOverlap(eps []ub.FidelityEpisode, threshold float64) (rows []ProbeOver
 	base := UFSBySimulator(eps, threshold)
 	changed = map[string]bool{}
 	for _, p := range sortedKeys(probes) {
-		folded := make([]ub.FidelityEpisode, len(eps))
-		copy(folded, eps)
 		fired, allPass := map[string]int{}, map[string]int{}
-		for i, e := range folded {
+		for e := range eps {
 			if !e.Scored() || !e.HasProbe(p) {
 				continue
 			}
@@ -683,10 +685,20 @@ func ProbeOverlap(eps []ub.FidelityEpisode, threshold float64) (rows []ProbeOver
 			if e.F() == 1 {
 				allPass[e.Simulator]++
 			}
-			// A synthetic failure of a family-less criterion: one more
-			// applicable and failed count folds f to 0.
-			folded[i].Applicable[0]++
-			folded[i].Failed[0]++
+		}
+		// The episodes as they are, but where the probe fired a synthetic
+		// failure of a family-less criterion: one more applicable and
+		// failed count folds f to 0.
+		folded := func(yield func(ub.FidelityEpisode) bool) {
+			for e := range eps {
+				if e.Scored() && e.HasProbe(p) {
+					e.Applicable[0]++
+					e.Failed[0]++
+				}
+				if !yield(e) {
+					return
+				}
+			}
 		}
 		fu := UFSBySimulator(folded, threshold)
 		rank := func(ss []SimUFS) map[string]int {
@@ -729,64 +741,99 @@ type FamilyAgreement struct {
 // fail, na) between two graders per criterion family and over all, and
 // the number of episodes both graded with the same f (an episode's f from
 // the pairs alone; episodes where nothing applied for either are left out
-// of that count). Families without pairs are omitted.
+// of that count). Families without pairs are omitted. The pairs may come in
+// any order (AgreementCounter counts them as they come, by simulation id).
 func GraderAgreement(pairs []ub.VerdictPair) (fams []FamilyAgreement, sameF, episodes int) {
-	by := map[string]Confusion{}
-	labels := []string{"fail", "na", "pass"}
-	all := ConfusionOf(labels)
-	type ef struct{ appA, failA, appB, failB int }
-	eps := map[string]*ef{}
-	eq := map[string]int{}
-	n := map[string]int{}
-	for _, p := range pairs {
-		k := p.Count()
-		c, ok := by[p.Family]
-		if !ok {
-			c = ConfusionOf(labels)
-		}
-		c.Add(p.A, p.B, k)
-		by[p.Family] = c
-		all.Add(p.A, p.B, k)
-		n[p.Family] += k
-		if p.A == p.B {
-			eq[p.Family] += k
-			eq["all"] += k
-		}
-		n["all"] += k
-		e := eps[p.SimulationID]
-		if e == nil {
-			e = &ef{}
-			eps[p.SimulationID] = e
-		}
-		if p.A != "na" {
-			e.appA += k
-		}
-		if p.A == "fail" {
-			e.failA += k
-		}
-		if p.B != "na" {
-			e.appB += k
-		}
-		if p.B == "fail" {
-			e.failB += k
-		}
+	ps := slices.Clone(pairs)
+	slices.SortStableFunc(ps, func(a, b ub.VerdictPair) int { return strings.Compare(a.SimulationID, b.SimulationID) })
+	var c AgreementCounter
+	for _, p := range ps {
+		c.Add(p)
 	}
+	return c.Result()
+}
+
+// AgreementCounter counts verdict pairs for GraderAgreement as they come,
+// without holding them: the contingency counts of each family and of all,
+// and the current episode's applicable and failed counts (the pairs must
+// come grouped by simulation id, as queries.EachVerdictPair gives them).
+// The zero value counts nothing yet.
+type AgreementCounter struct {
+	by      map[string]*Confusion
+	all     Confusion
+	n, eq   map[string]int
+	any     bool
+	cur     string
+	ep      struct{ appA, failA, appB, failB int }
+	sameF   int
+	episode int
+}
+
+var agreementLabels = []string{"fail", "na", "pass"}
+
+// Add counts p.
+func (c *AgreementCounter) Add(p ub.VerdictPair) {
+	if c.by == nil {
+		c.by, c.n, c.eq = map[string]*Confusion{}, map[string]int{}, map[string]int{}
+		c.all = ConfusionOf(agreementLabels)
+	}
+	if !c.any || p.SimulationID != c.cur {
+		c.flush()
+		c.cur = p.SimulationID
+	}
+	c.any = true
+	k := p.Count()
+	conf := c.by[p.Family]
+	if conf == nil {
+		x := ConfusionOf(agreementLabels)
+		conf = &x
+		c.by[p.Family] = conf
+	}
+	conf.Add(p.A, p.B, k)
+	c.all.Add(p.A, p.B, k)
+	c.n[p.Family] += k
+	if p.A == p.B {
+		c.eq[p.Family] += k
+		c.eq["all"] += k
+	}
+	c.n["all"] += k
+	if p.A != "na" {
+		c.ep.appA += k
+	}
+	if p.A == "fail" {
+		c.ep.failA += k
+	}
+	if p.B != "na" {
+		c.ep.appB += k
+	}
+	if p.B == "fail" {
+		c.ep.failB += k
+	}
+}
+
+// flush ends the current episode.
+func (c *AgreementCounter) flush() {
+	e := c.ep
+	c.ep = struct{ appA, failA, appB, failB int }{}
+	if e.appA == 0 || e.appB == 0 {
+		return
+	}
+	c.episode++
+	if (e.failA == 0) == (e.failB == 0) {
+		c.sameF++
+	}
+}
+
+// Result is GraderAgreement's of the pairs counted so far.
+func (c *AgreementCounter) Result() (fams []FamilyAgreement, sameF, episodes int) {
+	c.flush()
 	for _, f := range ub.FidelityFamilies {
-		if c, ok := by[f]; ok {
-			fams = append(fams, FamilyAgreement{Family: f, N: n[f], Equal: eq[f], Kappa: CohenKappa(c)})
+		if conf, ok := c.by[f]; ok {
+			fams = append(fams, FamilyAgreement{Family: f, N: c.n[f], Equal: c.eq[f], Kappa: CohenKappa(*conf)})
 		}
 	}
-	if len(pairs) > 0 {
-		fams = append(fams, FamilyAgreement{Family: "all", N: n["all"], Equal: eq["all"], Kappa: CohenKappa(all)})
+	if c.any {
+		fams = append(fams, FamilyAgreement{Family: "all", N: c.n["all"], Equal: c.eq["all"], Kappa: CohenKappa(c.all)})
 	}
-	for _, e := range eps {
-		if e.appA == 0 || e.appB == 0 {
-			continue
-		}
-		episodes++
-		if (e.failA == 0) == (e.failB == 0) {
-			sameF++
-		}
-	}
-	return fams, sameF, episodes
+	return fams, c.sameF, c.episode
 }

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/ub-bench/ub"
@@ -32,7 +33,7 @@ func TestUFSBySimulator(t *testing.T) {
 		ep("A", "retail", "1", 1, 3, 1, 0),        // f = 1
 		ep("B", "airline", "1", 1, 0, 1, 1),       // f = 0
 	}
-	got := UFSBySimulator(eps, 1)
+	got := UFSBySimulator(slices.Values(eps), 1)
 	if len(got) != 2 || got[0].Simulator != "A" || got[1].Simulator != "B" {
 		t.Fatalf("simulators %+v", got)
 	}
@@ -119,7 +120,7 @@ func TestFamilyEffects(t *testing.T) {
 	add("B", 5, 4, 0) // absent 4/5 -> +0.2
 	add("C", 4, 0, 1) // 4 present only: no cell
 	add("C", 9, 9, 0)
-	got := FamilyEffects(eps, 1)
+	got := FamilyEffects(slices.Values(eps), 1)
 	g := got[1]
 	if g.Family != "goal_deviation" || len(g.Cells) != 2 {
 		t.Fatalf("%+v", g)
@@ -141,7 +142,7 @@ func TestRewardFidelity(t *testing.T) {
 		ep("A", "y", "1", 0, 0, 1, 1), // fail, f 0
 		ep("A", "y", "2", 1, 0, 1, 1), // success, f 0
 	}
-	got := RewardFidelity(eps, 1)
+	got := RewardFidelity(slices.Values(eps), 1)
 	// Rows: A/x, A/y, A/"", ""/"".
 	if len(got) != 4 || got[2].Domain != "" || got[3].Simulator != "" {
 		t.Fatalf("%+v", got)
@@ -171,7 +172,7 @@ func TestDisclosureRerank(t *testing.T) {
 	eps = append(eps, mk("A", [2]int{0, 0}, [2]int{1, 1})...) // disc 1.0, non 0.0, all 0.0
 	eps = append(eps, mk("B", [2]int{1, 0}, [2]int{0, 0})...) // disc 0.5, non 1.0, all 0.5
 	eps = append(eps, mk("C", [2]int{1, 1}, [2]int{0, 1})...) // disc 0.0, non 0.5, all 0.0
-	r, err := DisclosureRerank(eps, 1)
+	r, err := DisclosureRerank(slices.Values(eps), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestAgentEffort(t *testing.T) {
 		mk("C", "1", 1, 0, 1, 0, 6), mk("C", "2", 1, 0, 1, 0, 6), mk("C", "3", 1, 0, 1, 0, 6), mk("C", "4", 1, 0, 1, 0, 6),
 		mk("C", "5", 1, 0, 1, 0, 100), // only C ran task 5: not common
 	}
-	r, err := AgentEffort(eps, 1)
+	r, err := AgentEffort(slices.Values(eps), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +236,7 @@ func TestProbeOverlap(t *testing.T) {
 		ep("B", "x", "1", 1, 0, 1, 0),
 		ep("B", "x", "2", 1, 0, 1, 1, "P2"), // fires, already failing
 	}
-	rows, changed := ProbeOverlap(eps, 1)
+	rows, changed := ProbeOverlap(slices.Values(eps), 1)
 	// Hand: A UFS 1 -> folded 0.5; B 0.5 -> 0.5. Ranks: A 1, B 2 before;
 	// after a tie at 0.5, broken by name: A 1, B 2: unchanged.
 	if len(rows) != 2 || rows[0].Fired != 1 || rows[0].FiredAllPass != 1 || !fnear(rows[0].Folded, 0.5) || rows[1].FiredAllPass != 0 || changed["P2"] {

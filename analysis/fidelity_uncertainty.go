@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"iter"
 	"math"
 	"sort"
 
@@ -42,8 +43,8 @@ func SmallSimulators(ufs []SimUFS) (names []string, scored []int) {
 	return names, scored
 }
 
-// WithoutSimulators returns the episodes whose simulator is not in drop.
-func WithoutSimulators(eps []ub.FidelityEpisode, drop []string) []ub.FidelityEpisode {
+// WithoutSimulators gives the episodes whose simulator is not in drop.
+func WithoutSimulators(eps iter.Seq[ub.FidelityEpisode], drop []string) iter.Seq[ub.FidelityEpisode] {
 	if len(drop) == 0 {
 		return eps
 	}
@@ -51,28 +52,30 @@ func WithoutSimulators(eps []ub.FidelityEpisode, drop []string) []ub.FidelityEpi
 	for _, s := range drop {
 		d[s] = true
 	}
-	var out []ub.FidelityEpisode
-	for _, e := range eps {
-		if !d[e.Simulator] {
-			out = append(out, e)
+	return func(yield func(ub.FidelityEpisode) bool) {
+		for e := range eps {
+			if !d[e.Simulator] && !yield(e) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 // taskAgg is one simulator's scored episodes on one task.
 type taskAgg struct {
-	n, f  int     // scored episodes, and those with f = 1
-	rn    int     // scored episodes with a known R
-	r     float64 // sum of their R
-	succ  int     // scored episodes with success
+	r     float64 // sum of the R of the scored episodes with a known R
+	n, f  int32   // scored episodes, and those with f = 1
+	rn    int32   // scored episodes with a known R
+	succ  int32   // scored episodes with success
 	fam   [4][2]famAgg
 	known bool // any scored episode
 }
 
 // famAgg counts episodes with a known R (n) and successes (pass) for one
-// family absent [0] or present [1].
-type famAgg struct{ n, pass int }
+// family absent [0] or present [1]. A task's episodes of one simulator
+// are far fewer than 2^31: 32 bits halve the index, which has a cell for
+// every (simulator, task).
+type famAgg struct{ n, pass int32 }
 
 // fidIndex lays the scored episodes out as simulator x domain x task, the
 // tasks of a domain being the union over simulators (the bootstrap's
@@ -84,9 +87,9 @@ type fidIndex struct {
 	cell    [][][]taskAgg // [sim][domain][task]
 }
 
-func newFidIndex(eps []ub.FidelityEpisode, threshold float64) *fidIndex {
+func newFidIndex(eps iter.Seq[ub.FidelityEpisode], threshold float64) *fidIndex {
 	simSet, domTasks := map[string]bool{}, map[string]map[string]bool{}
-	for _, e := range eps {
+	for e := range eps {
 		simSet[e.Simulator] = true
 		if domTasks[e.Domain] == nil {
 			domTasks[e.Domain] = map[string]bool{}
@@ -115,7 +118,7 @@ func newFidIndex(eps []ub.FidelityEpisode, threshold float64) *fidIndex {
 			ix.cell[i][d] = make([]taskAgg, len(ix.tasks[d]))
 		}
 	}
-	for _, e := range eps {
+	for e := range eps {
 		if !e.Scored() {
 			continue
 		}
@@ -123,11 +126,11 @@ func newFidIndex(eps []ub.FidelityEpisode, threshold float64) *fidIndex {
 		a := &ix.cell[simI[e.Simulator]][d][taskI[d][e.Task]]
 		a.known = true
 		a.n++
-		a.f += e.F()
+		a.f += int32(e.F())
 		if !math.IsNaN(e.Reward) {
 			a.rn++
 			a.r += e.Reward
-			s := 0
+			s := int32(0)
 			if e.Success(threshold) {
 				s = 1
 			}
@@ -184,9 +187,9 @@ func (ix *fidIndex) ufsR(i int, w [][]int) (ufs, r float64) {
 			}
 			present = true
 			k := w[d][j]
-			n += k * a.n
-			f += k * a.f
-			rn += k * a.rn
+			n += k * int(a.n)
+			f += k * int(a.f)
+			rn += k * int(a.rn)
 			rsum += float64(k) * a.r
 		}
 		if !present {
@@ -292,7 +295,7 @@ type FidelityUncertainty struct {
 // stability over the same replicates and the simulators not
 // distinguishable from the choice; the family effects' mean and median over
 // cells. cost gives each simulator's cost per simulation (NaN: unknown).
-func FidelityIntervals(eps []ub.FidelityEpisode, threshold float64, cost map[string]float64, qs []float64, rule FrontierRule, opts BootstrapOptions) FidelityUncertainty {
+func FidelityIntervals(eps iter.Seq[ub.FidelityEpisode], threshold float64, cost map[string]float64, qs []float64, rule FrontierRule, opts BootstrapOptions) FidelityUncertainty {
 	opts = opts.withDefaults()
 	if rule == "" {
 		rule = RulePoint
@@ -338,8 +341,8 @@ func FidelityIntervals(eps []ub.FidelityEpisode, threshold float64, cost map[str
 			present := false
 			for _, a := range ix.cell[i][d] {
 				present = present || a.known
-				n += a.n
-				f += a.f
+				n += int(a.n)
+				f += int(a.f)
 			}
 			if !present {
 				continue
@@ -456,8 +459,8 @@ func (ix *fidIndex) familyEffect(fi int, w [][]int) (mean, med float64) {
 			for j, a := range ix.cell[i][d] {
 				k := w[d][j]
 				for p := range 2 {
-					n[p] += k * a.fam[fi][p].n
-					pass[p] += k * a.fam[fi][p].pass
+					n[p] += k * int(a.fam[fi][p].n)
+					pass[p] += k * int(a.fam[fi][p].pass)
 				}
 			}
 			if n[0] < MinCell || n[1] < MinCell {
@@ -500,15 +503,35 @@ type PairComparison struct {
 // family of f while the success family holds same-agent pairs only; a pair
 // with fewer than MinCommonTasks common tasks, or a simulator below
 // MinScored, is listed with the reason and not tested.
-func PairwiseFidelity(eps []ub.FidelityEpisode, threshold float64, opts BootstrapOptions) []PairComparison {
+func PairwiseFidelity(eps iter.Seq[ub.FidelityEpisode], threshold float64, opts BootstrapOptions) []PairComparison {
 	opts = opts.withDefaults()
 	type key struct{ dom, task string }
-	by := map[string]map[key][]ub.FidelityEpisode{}
+	// Of each scored episode, what the pairing and the tests read: 24
+	// bytes, and its id only when the episodes do not come in the order of
+	// their ids (then the order of arrival breaks ties of trial as the ids
+	// would).
+	type paired struct {
+		trial  int
+		reward float64
+		f      int8
+		succ   bool
+		id     string
+	}
+	byID := true
+	prev, first := "", true
+	for e := range eps {
+		if !first && e.ID <= prev {
+			byID = false
+			break
+		}
+		prev, first = e.ID, false
+	}
+	by := map[string]map[key][]paired{}
 	agents := map[string]map[string]bool{}
 	scored := map[string]int{}
-	for _, e := range eps {
+	for e := range eps {
 		if by[e.Simulator] == nil {
-			by[e.Simulator] = map[key][]ub.FidelityEpisode{}
+			by[e.Simulator] = map[key][]paired{}
 			agents[e.Simulator] = map[string]bool{}
 		}
 		agents[e.Simulator][e.Agent] = true
@@ -517,15 +540,19 @@ func PairwiseFidelity(eps []ub.FidelityEpisode, threshold float64, opts Bootstra
 		}
 		scored[e.Simulator]++
 		k := key{e.Domain, e.Task}
-		by[e.Simulator][k] = append(by[e.Simulator][k], e)
+		p := paired{trial: e.Trial, reward: e.Reward, f: int8(e.F()), succ: e.Success(threshold)}
+		if !byID {
+			p.id = e.ID
+		}
+		by[e.Simulator][k] = append(by[e.Simulator][k], p)
 	}
 	for _, m := range by {
 		for _, es := range m {
 			sort.SliceStable(es, func(i, j int) bool {
-				if es[i].Trial != es[j].Trial {
-					return es[i].Trial < es[j].Trial
+				if es[i].trial != es[j].trial {
+					return es[i].trial < es[j].trial
 				}
-				return es[i].ID < es[j].ID
+				return es[i].id < es[j].id
 			})
 		}
 	}
@@ -570,14 +597,14 @@ func PairwiseFidelity(eps []ub.FidelityEpisode, threshold float64, opts Bootstra
 				for t := range min(len(ea), len(eb)) {
 					x, y := ea[t], eb[t]
 					p.n++
-					p.fa += x.F()
-					p.fb += y.F()
-					fx, fy = append(fx, x.F()), append(fy, y.F())
-					if !math.IsNaN(x.Reward) && !math.IsNaN(y.Reward) {
+					p.fa += int(x.f)
+					p.fb += int(y.f)
+					fx, fy = append(fx, int(x.f)), append(fy, int(y.f))
+					if !math.IsNaN(x.reward) && !math.IsNaN(y.reward) {
 						p.rn++
-						p.ra += x.Reward
-						p.rb += y.Reward
-						sx, sy = append(sx, b2i(x.Success(threshold))), append(sy, b2i(y.Success(threshold)))
+						p.ra += x.reward
+						p.rb += y.reward
+						sx, sy = append(sx, b2i(x.succ)), append(sy, b2i(y.succ))
 					}
 				}
 				layout[len(layout)-1] = append(layout[len(layout)-1], p)
@@ -680,44 +707,63 @@ type TrialRow struct {
 // UFS^k) and returns pass^k and UFS^k for k = 1..maxK over the tasks with at
 // least k trials. Repeated trials are the episodes of one (agent, user
 // simulator, task); the simulator label already tells agents apart.
-func FidelityTrials(eps []ub.FidelityEpisode, threshold float64, maxK int) []TrialRow {
-	type key struct{ sim, dom, task string }
-	pass, fid := map[key]*TaskTrials{}, map[key]*TaskTrials{}
-	for _, e := range eps {
+func FidelityTrials(eps iter.Seq[ub.FidelityEpisode], threshold float64, maxK int) []TrialRow {
+	type key struct{ dom, task string }
+	// One entry a task, with the counts of each simulator (by the order
+	// they came in) in place: f, then success. A simulator's counts with
+	// no scored episode (fid.N 0) are not a task of its.
+	type counts struct{ fid, pass TaskTrials }
+	simIdx := map[string]int{}
+	trials := map[key][]counts{}
+	for e := range eps {
 		if !e.Scored() {
 			continue
 		}
-		k := key{e.Simulator, e.Domain, e.Task}
-		if fid[k] == nil {
-			fid[k], pass[k] = &TaskTrials{}, &TaskTrials{}
+		si, ok := simIdx[e.Simulator]
+		if !ok {
+			si = len(simIdx)
+			simIdx[e.Simulator] = si
 		}
-		fid[k].N++
-		fid[k].C += e.F()
+		k := key{e.Domain, e.Task}
+		cs := trials[k]
+		if len(cs) <= si {
+			cs = append(cs, make([]counts, si+1-len(cs))...)
+			trials[k] = cs
+		}
+		c := &cs[si]
+		c.fid.N++
+		c.fid.C += e.F()
 		if !math.IsNaN(e.Reward) {
-			pass[k].N++
-			pass[k].C += b2i(e.Success(threshold))
+			c.pass.N++
+			c.pass.C += b2i(e.Success(threshold))
 		}
 	}
-	bySim := map[string][]key{}
-	for k := range fid {
-		bySim[k.sim] = append(bySim[k.sim], k)
+	ks := make([]key, 0, len(trials))
+	for k := range trials {
+		ks = append(ks, k)
 	}
+	sort.Slice(ks, func(i, j int) bool {
+		if ks[i].dom != ks[j].dom {
+			return ks[i].dom < ks[j].dom
+		}
+		return ks[i].task < ks[j].task
+	})
 	var out []TrialRow
-	for _, s := range sortedKeys(bySim) {
-		ks := bySim[s]
-		sort.Slice(ks, func(i, j int) bool {
-			if ks[i].dom != ks[j].dom {
-				return ks[i].dom < ks[j].dom
-			}
-			return ks[i].task < ks[j].task
-		})
-		row := TrialRow{Simulator: s, Tasks: len(ks)}
+	for _, s := range sortedKeys(simIdx) {
+		si := simIdx[s]
+		row := TrialRow{Simulator: s}
 		var pt, ft []TaskTrials
 		for _, k := range ks {
-			row.MaxTrials = max(row.MaxTrials, fid[k].N)
-			ft = append(ft, *fid[k])
-			if pass[k].N > 0 {
-				pt = append(pt, *pass[k])
+			cs := trials[k]
+			if si >= len(cs) || cs[si].fid.N == 0 {
+				continue
+			}
+			c := cs[si]
+			row.Tasks++
+			row.MaxTrials = max(row.MaxTrials, c.fid.N)
+			ft = append(ft, c.fid)
+			if c.pass.N > 0 {
+				pt = append(pt, c.pass)
 			}
 		}
 		for k := 1; k <= maxK; k++ {
@@ -754,16 +800,16 @@ type DomainVariance struct {
 // MinCellN in this one; a layout with fewer than
 // two such simulators, or fewer than MinCommonTasks common tasks, is
 // reported with the reason instead.
-func RewardVariance(rows []TrialReward) []DomainVariance {
+func RewardVariance(rows iter.Seq[TrialReward]) []DomainVariance {
 	type key struct{ bench, dom, agent string }
 	by := map[key]map[string][]RewardObs{}
 	total := map[string]int{}
-	for _, e := range rows {
+	for e := range rows {
 		if !math.IsNaN(e.Reward) {
 			total[e.UserSim]++
 		}
 	}
-	for _, e := range rows {
+	for e := range rows {
 		if math.IsNaN(e.Reward) {
 			continue
 		}

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"testing"
 
@@ -33,7 +34,7 @@ func TestFidelityIntervalsAgainstAnIndependentBootstrap(t *testing.T) {
 		}
 	}
 	opts := BootstrapOptions{B: 300, Seed: 11}
-	got := FidelityIntervals(eps, 1, map[string]float64{"A": 2, "B": 1}, []float64{0.5}, RulePoint, opts)
+	got := FidelityIntervals(slices.Values(eps), 1, map[string]float64{"A": 2, "B": 1}, []float64{0.5}, RulePoint, opts)
 	// Independent recomputation of A's replicate UFS: replay the documented
 	// draws (domains in order, six draws each), average f over the drawn
 	// tasks per domain, then over domains.
@@ -99,7 +100,7 @@ func TestFidelityIntervalsAgainstAnIndependentBootstrap(t *testing.T) {
 		t.Errorf("chosen %q, want A", st.Chosen)
 	}
 	// The lower rule needs A's lower bound >= .5.
-	low := FidelityIntervals(eps, 1, map[string]float64{"A": 2, "B": 1}, []float64{0.5}, RuleLower, opts)
+	low := FidelityIntervals(slices.Values(eps), 1, map[string]float64{"A": 2, "B": 1}, []float64{0.5}, RuleLower, opts)
 	want := ""
 	if lo >= 0.5 {
 		want = "A"
@@ -132,7 +133,7 @@ func TestPairwiseFidelity(t *testing.T) {
 		c.Agent = "other"
 		eps = append(eps, c)
 	}
-	got := PairwiseFidelity(eps, 1, BootstrapOptions{B: 200, Seed: 5})
+	got := PairwiseFidelity(slices.Values(eps), 1, BootstrapOptions{B: 200, Seed: 5})
 	if len(got) != 3 {
 		t.Fatalf("%d pairs, want 3", len(got))
 	}
@@ -170,7 +171,7 @@ func TestPairwiseFidelity(t *testing.T) {
 			eps = append(eps, c)
 		}
 	}
-	got = PairwiseFidelity(eps, 1, BootstrapOptions{B: 200, Seed: 5})
+	got = PairwiseFidelity(slices.Values(eps), 1, BootstrapOptions{B: 200, Seed: 5})
 	ac := got[1]
 	if ac.B != "C" || !ac.Confounded || ac.Reason != "" || ac.F.B != 0 || ac.F.C != 6 || !math.IsNaN(ac.Success.P) || !math.IsNaN(ac.DiffR.Estimate) {
 		t.Fatalf("A-C = %+v", ac)
@@ -190,7 +191,7 @@ func TestFidelityTrials(t *testing.T) {
 		eps = append(eps, fep("A", "d", "x", k, v[1], float64(v[0])))
 	}
 	eps = append(eps, fep("A", "d", "y", 0, 1, 1), fep("A", "d", "y", 1, 1, 1))
-	rows := FidelityTrials(eps, 1, 3)
+	rows := FidelityTrials(slices.Values(eps), 1, 3)
 	if len(rows) != 1 || rows[0].MaxTrials != 4 || rows[0].Tasks != 2 {
 		t.Fatalf("rows %+v", rows)
 	}
@@ -218,11 +219,11 @@ func TestRewardVarianceAndSmallSimulators(t *testing.T) {
 	}
 	rows = append(rows, TrialReward{"b", "d", "tiny", "agent", "0-0", 0, 0}, TrialReward{"b", "d", "s0", "agent", "0-0", 1, math.NaN()})
 	eps = append(eps, fep("tiny", "d", "0-0", 0, 1, 0))
-	small, n := SmallSimulators(UFSBySimulator(eps, 1))
+	small, n := SmallSimulators(UFSBySimulator(slices.Values(eps), 1))
 	if len(small) != 1 || small[0] != "tiny" || n[0] != 1 {
 		t.Fatalf("small = %v %v", small, n)
 	}
-	dv := RewardVariance(rows)
+	dv := RewardVariance(slices.Values(rows))
 	if len(dv) != 1 || dv[0].Err != "" || len(dv[0].Excluded) != 1 || dv[0].Excluded[0] != "tiny" {
 		t.Fatalf("got %+v", dv)
 	}

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"iter"
 	"maps"
 	"math"
 	"slices"
@@ -43,7 +44,7 @@ type DomainSpread struct {
 // rows (the small-sample rule: a one-episode file does not set a domain's
 // maximum); the others are listed in Small.
 // A domain with one simulator has Min = Max. Domains come sorted by benchmark and name.
-func RewardSpread(rows []EpisodeReward) []DomainSpread {
+func RewardSpread(rows iter.Seq[EpisodeReward]) []DomainSpread {
 	type acc struct {
 		sum    float64
 		n      int
@@ -53,12 +54,12 @@ func RewardSpread(rows []EpisodeReward) []DomainSpread {
 	type dkey struct{ b, d string }
 	by := map[dkey]map[string]*acc{}
 	total := map[string]int{}
-	for _, r := range rows {
+	for r := range rows {
 		if !math.IsNaN(r.Reward) {
 			total[r.UserSim]++
 		}
 	}
-	for _, r := range rows {
+	for r := range rows {
 		k := dkey{r.Benchmark, r.Domain}
 		if by[k] == nil {
 			by[k] = map[string]*acc{}
@@ -155,11 +156,11 @@ type RewardTrialRow struct {
 // 1..maxK with its interval over tasks (MeanCI of the per-task
 // C(c, k) / C(n, k), Student 1908, clipped to pass^k's range [0, 1]).
 // Rows are sorted by user simulator and agent.
-func RewardTrials(rows []TrialReward, threshold float64, maxK int) []RewardTrialRow {
+func RewardTrials(rows iter.Seq[TrialReward], threshold float64, maxK int) []RewardTrialRow {
 	type group struct{ sim, agent string }
 	type task struct{ bench, dom, task string }
 	by := map[group]map[task]*TaskTrials{}
-	for _, r := range rows {
+	for r := range rows {
 		if math.IsNaN(r.Reward) {
 			continue
 		}

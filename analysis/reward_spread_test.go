@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -21,7 +22,7 @@ func TestRewardSpread(t *testing.T) {
 		{"tau2", "airline", "A", "x", "0", 1}, {"tau2", "airline", "B", "y", "0", 0}, {"tau2", "airline", "B", "y", "1", nan},
 		{"tau2", "retail", "A", "x", "0", 1}, {"tau2", "retail", "B", "x", "1", 0},
 	}...)
-	got := RewardSpread(rows)
+	got := RewardSpread(slices.Values(rows))
 	if len(got) != 3 {
 		t.Fatalf("%d domains, want 3", len(got))
 	}
@@ -53,7 +54,7 @@ func TestRewardSpreadSmallSimulator(t *testing.T) {
 		rows = append(rows, EpisodeReward{"tau2", "airline", "D", "x", "t", 0})
 	}
 	rows = append(rows, EpisodeReward{"tau2", "airline", "C", "x", "t", 1})
-	d := RewardSpread(rows)[0]
+	d := RewardSpread(slices.Values(rows))[0]
 	if d.Max != 0.5 || d.Min != 0.5 || len(d.Small) != 2 || d.Small[0] != "C" || d.Small[1] != "D" || d.Sims[1].N != 1 || d.Sims[1].MeanR != 1 {
 		t.Errorf("got %+v, want min = max = .5 with C and D small", d)
 	}
@@ -85,7 +86,7 @@ func TestRewardTrials(t *testing.T) {
 	add("U", "c", 1, 1, 0)
 	add("U", "d", 0, 1, math.NaN())
 	add("V", "a", 1, 0)
-	got := RewardTrials(rows, 1, 3)
+	got := RewardTrials(slices.Values(rows), 1, 3)
 	if len(got) != 2 || got[0].UserSim != "U" || got[0].Tasks != 4 || got[0].MaxTrials != 3 {
 		t.Fatalf("rows %+v", got)
 	}

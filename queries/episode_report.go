@@ -3,6 +3,9 @@ package queries
 import (
 	"context"
 	"database/sql"
+	"iter"
+	"runtime"
+	"slices"
 )
 
 // EpisodeRow is one episode as the report reads it. Nil pointers are NULL.
@@ -23,8 +26,12 @@ type EpisodeRow struct {
 // are drawn from.
 type EpisodeReport struct {
 	// Episodes are those every statistic counts, by simulation_id: not
-	// the placeholders, nor the episodes of solo-mode runs.
+	// the placeholders, nor the episodes of solo-mode runs. LoadEpisodeReport
+	// leaves it nil and writes them to a tape instead (All and Len read
+	// them): the report goes over them several times, and a million of
+	// them held in Go took hundreds of megabytes.
 	Episodes []EpisodeRow
+	tape     *tape
 	Rates    []ProbeRate // per user simulator and probe
 	// Placeholders counts the simulations that never ran (tau2's
 	// termination_reason infrastructure_error, no messages), kept out of
@@ -37,28 +44,40 @@ type EpisodeReport struct {
 
 // LoadEpisodeReport reads the episodes and the probe rates; nil when the
 // workspace has no episode at all. When it holds only placeholders and
-// solo-mode episodes, Episodes is empty and Rates nil: the report says
-// what it left out.
+// solo-mode episodes, Len is 0 and Rates nil: the report says what it left
+// out. The episodes a statistic counts go to a temporary file, unlinked at
+// once and closed when the EpisodeReport is no longer reachable.
 func LoadEpisodeReport(ctx context.Context, db Querier) (*EpisodeReport, error) {
-	rep := &EpisodeReport{}
-	err := epScan(ctx, db, "ep_report_episodes", func(r *sql.Rows) error {
+	t, err := newTape(episodeTapeWhat)
+	if err != nil {
+		return nil, err
+	}
+	rep := &EpisodeReport{tape: t}
+	runtime.AddCleanup(rep, func(t *tape) { t.close() }, t)
+	err = epScan(ctx, db, "ep_report_episodes", func(r *sql.Rows) error {
 		var e EpisodeRow
 		err := r.Scan(&e.SimulationID, &e.Format, &e.Domain, &e.UserSim, &e.Agent, &e.TaskID, &e.Reward, &e.SourceFile,
 			&e.UserCost, &e.CostEstimated, &e.TaskMismatch, &e.GitCommit, &e.Tau2Version, &e.Trial, &e.NoUser, &e.NoRun)
+		if err != nil {
+			return err
+		}
 		switch {
 		case e.NoRun:
 			rep.Placeholders++
 		case e.NoUser:
 			rep.Solo = append(rep.Solo, e)
 		default:
-			rep.Episodes = append(rep.Episodes, e)
+			return writeEpisodeRow(t, e)
 		}
-		return err
+		return nil
 	})
+	if err == nil {
+		err = t.done()
+	}
 	if err != nil {
 		return nil, err
 	}
-	if len(rep.Episodes) == 0 {
+	if t.n == 0 {
 		if rep.Placeholders == 0 && len(rep.Solo) == 0 {
 			return nil, nil
 		}
@@ -68,4 +87,117 @@ func LoadEpisodeReport(ctx context.Context, db Querier) (*EpisodeReport, error) 
 		return nil, err
 	}
 	return rep, nil
+}
+
+const episodeTapeWhat = "episodes"
+
+// optional pointers on a tape: a presence byte, then the value.
+func writeEpisodeRow(t *tape, e EpisodeRow) error {
+	t.str(e.SimulationID)
+	t.name(e.Format)
+	t.name(e.Domain)
+	t.name(e.UserSim)
+	t.name(e.Agent)
+	t.name(e.TaskID)
+	t.name(e.SourceFile)
+	t.bool(e.Reward != nil)
+	if e.Reward != nil {
+		t.float(*e.Reward)
+	}
+	t.bool(e.UserCost != nil)
+	if e.UserCost != nil {
+		t.float(*e.UserCost)
+	}
+	t.bool(e.CostEstimated != nil)
+	if e.CostEstimated != nil {
+		t.bool(*e.CostEstimated)
+	}
+	t.bool(e.TaskMismatch)
+	t.bool(e.GitCommit != nil)
+	if e.GitCommit != nil {
+		t.name(*e.GitCommit)
+	}
+	t.bool(e.Tau2Version != nil)
+	if e.Tau2Version != nil {
+		t.name(*e.Tau2Version)
+	}
+	t.bool(e.Trial != nil)
+	if e.Trial != nil {
+		t.int(*e.Trial)
+	}
+	t.bool(e.NoUser)
+	t.bool(e.NoRun)
+	return t.end()
+}
+
+func readEpisodeRow(r *tapeReader) EpisodeRow {
+	var e EpisodeRow
+	e.SimulationID = r.str()
+	e.Format, e.Domain, e.UserSim, e.Agent, e.TaskID, e.SourceFile = r.name(), r.name(), r.name(), r.name(), r.name(), r.name()
+	if r.bool() {
+		x := r.float()
+		e.Reward = &x
+	}
+	if r.bool() {
+		x := r.float()
+		e.UserCost = &x
+	}
+	if r.bool() {
+		x := r.bool()
+		e.CostEstimated = &x
+	}
+	e.TaskMismatch = r.bool()
+	if r.bool() {
+		x := r.name()
+		e.GitCommit = &x
+	}
+	if r.bool() {
+		x := r.name()
+		e.Tau2Version = &x
+	}
+	if r.bool() {
+		x := r.int()
+		e.Trial = &x
+	}
+	e.NoUser, e.NoRun = r.bool(), r.bool()
+	return e
+}
+
+// Len is the number of episodes every statistic counts.
+func (rep *EpisodeReport) Len() int {
+	if rep.tape != nil {
+		return rep.tape.n
+	}
+	return len(rep.Episodes)
+}
+
+// All gives the episodes every statistic counts, by simulation_id, each
+// time it is ranged over (Episodes, or the tape LoadEpisodeReport wrote);
+// it may be ranged over concurrently. A failure to read the tape back ends
+// the range early and is kept for Err.
+func (rep *EpisodeReport) All() iter.Seq[EpisodeRow] {
+	if rep.tape == nil {
+		return slices.Values(rep.Episodes)
+	}
+	return func(yield func(EpisodeRow) bool) {
+		r := rep.tape.reader()
+		for range rep.tape.n {
+			e := readEpisodeRow(r)
+			if r.err != nil {
+				rep.tape.fail(episodeTapeWhat, r.err)
+				return
+			}
+			if !yield(e) {
+				return
+			}
+		}
+	}
+}
+
+// Err is the first failure to read the episodes back (nil: none).
+func (rep *EpisodeReport) Err() error {
+	if rep.tape == nil {
+		return nil
+	}
+	return rep.tape.failure()
 }

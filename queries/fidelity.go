@@ -177,17 +177,27 @@ func Graders(ctx context.Context, db Querier) ([]GraderCount, error) {
 // Family counts are over accepted criteria, in the order of
 // ub.FidelityFamilies; an unknown reward or cost is NaN, an unrecorded trial
 // 0. Simulator is the run's user simulator (analysis.LabelSimulators
-// names it for a report).
+// names it for a report). The report reads them through TapeFidelity
+// instead, which holds none of them in memory.
 func LoadFidelity(ctx context.Context, db Querier, grader string) ([]ub.FidelityEpisode, error) {
+	var out []ub.FidelityEpisode
+	err := EachFidelity(ctx, db, grader, func(e ub.FidelityEpisode) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// EachFidelity gives fn the episodes grader graded, one at a time, as
+// LoadFidelity lists them. The names an episode shares with many others
+// (grader, simulator, agent, domain, task, probes) are one copy each: at a
+// million episodes their copies were most of the heap.
+func EachFidelity(ctx context.Context, db Querier, grader string, fn func(ub.FidelityEpisode) error) error {
 	rows, err := db.QueryContext(ctx, q("fidelity_episodes"), grader)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []ub.FidelityEpisode
-	// The names an episode shares with many others (grader, simulator,
-	// agent, domain, task, probes) are kept once: at a million episodes
-	// their copies were most of the heap.
 	in := interner{}
 	probeLists := map[string][]string{}
 	for rows.Next() {
@@ -200,7 +210,7 @@ func LoadFidelity(ctx context.Context, db Querier, grader string) ([]ub.Fidelity
 			&e.Applicable[0], &e.Failed[0], &e.Applicable[1], &e.Failed[1],
 			&e.Applicable[2], &e.Failed[2], &e.Applicable[3], &e.Failed[3],
 			&e.AgentTurns, &e.AgentQuestions, &e.AgentToolCalls, &probes); err != nil {
-			return nil, err
+			return err
 		}
 		e.Grader, e.Simulator, e.Agent, e.Domain, e.Task = in.str(e.Grader), in.str(e.Simulator), in.str(e.Agent), in.str(e.Domain), in.str(e.Task)
 		e.Trial, e.Reward, e.Cost = int(trial.Int64), math.NaN(), math.NaN() // 0 and NaN: not recorded
@@ -218,33 +228,49 @@ func LoadFidelity(ctx context.Context, db Querier, grader string) ([]ub.Fidelity
 			}
 			e.Probes = ps
 		}
-		out = append(out, e)
+		if err := fn(e); err != nil {
+			return err
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // VerdictPairs counts the verdicts graders a and b both gave, per episode,
 // family and pair of verdicts, by simulation id, family, A and B.
 func VerdictPairs(ctx context.Context, db Querier, a, b string) ([]ub.VerdictPair, error) {
+	var out []ub.VerdictPair
+	err := EachVerdictPair(ctx, db, a, b, func(p ub.VerdictPair) error {
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
+// EachVerdictPair gives fn the rows of VerdictPairs one at a time, in its
+// order (by simulation id): the report counts them as they come.
+func EachVerdictPair(ctx context.Context, db Querier, a, b string, fn func(ub.VerdictPair) error) error {
 	rows, err := db.QueryContext(ctx, q("fidelity_verdict_pairs"), a, b)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []ub.VerdictPair
 	in := interner{} // families and verdicts: a few names, millions of pairs
+	last := ""
 	for rows.Next() {
 		var p ub.VerdictPair
 		if err := rows.Scan(&p.SimulationID, &p.Family, &p.A, &p.B, &p.N); err != nil {
-			return nil, err
+			return err
 		}
-		if n := len(out); n > 0 && out[n-1].SimulationID == p.SimulationID { // by simulation: one copy per episode
-			p.SimulationID = out[n-1].SimulationID
+		if p.SimulationID == last { // by simulation: one copy per episode
+			p.SimulationID = last
 		}
+		last = p.SimulationID
 		p.Family, p.A, p.B = in.str(p.Family), in.str(p.A), in.str(p.B)
-		out = append(out, p)
+		if err := fn(p); err != nil {
+			return err
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // UserModelPrices lists the prices of the runs' user models, by model.
@@ -387,6 +413,60 @@ func RubricCounts(ctx context.Context, db Querier) ([]RubricCount, error) {
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// RubricSummary describes the stored criteria as the report does, in rows
+// that grow with the domains, families, modes and writers, not the tasks
+// (fidelity_rubric_summary.sql).
+type RubricSummary struct {
+	Cells []RubricCell // accepted criteria, by domain, family and mode
+	Whos  []RubricWho  // every criterion, by writer, verifier and status
+	// PerTask counts the tasks with each number of accepted criteria, by
+	// Criteria.
+	PerTask []RubricTasks
+}
+
+// RubricCell is the accepted criteria of one domain, family and mode, and
+// the tasks they are of.
+type RubricCell struct {
+	Domain, Family, Mode string
+	Criteria, Tasks      int
+}
+
+// RubricWho is the criteria of one writer, verifier ("" for imports) and
+// status.
+type RubricWho struct {
+	WrittenBy, VerifiedBy, Status string
+	Criteria                      int
+}
+
+// RubricTasks is the number of tasks with Criteria accepted criteria.
+type RubricTasks struct{ Criteria, Tasks int }
+
+// LoadRubricSummary reads the summary of the stored criteria.
+func LoadRubricSummary(ctx context.Context, db Querier) (*RubricSummary, error) {
+	rows, err := db.QueryContext(ctx, q("fidelity_rubric_summary"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	s := &RubricSummary{}
+	for rows.Next() {
+		var kind, a, b, c string
+		var n, m int
+		if err := rows.Scan(&kind, &a, &b, &c, &n, &m); err != nil {
+			return nil, err
+		}
+		switch kind {
+		case "cell":
+			s.Cells = append(s.Cells, RubricCell{Domain: a, Family: b, Mode: c, Criteria: n, Tasks: m})
+		case "who":
+			s.Whos = append(s.Whos, RubricWho{WrittenBy: a, VerifiedBy: b, Status: c, Criteria: n})
+		case "task":
+			s.PerTask = append(s.PerTask, RubricTasks{Criteria: n, Tasks: m})
+		}
+	}
+	return s, rows.Err()
 }
 
 // FailureMode is one grader's failing verdicts of one failure mode: the

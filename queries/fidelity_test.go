@@ -4,7 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
+
+	"github.com/ub-bench/ub"
 )
 
 // fidelityFixture: two runs (simulators simA with recorded costs, simB
@@ -125,6 +130,7 @@ func TestFidelityViewsAndLoad(t *testing.T) {
 	if b2 := eps[3]; b2.ID != "b2" || fmt.Sprint(b2.Probes) != "[P0 P1]" || !math.IsNaN(b2.Cost) {
 		t.Errorf("b2 = %+v (cost 0 recorded and no price: unknown)", b2)
 	}
+	checkFidelityTape(t, ws, "g", eps)
 	srcs, err := TaskSources(ctx, ws.Conn())
 	if err != nil {
 		t.Fatal(err)
@@ -165,5 +171,43 @@ func TestFidelityViewsAndLoad(t *testing.T) {
 	rub, err := RubricOf(ctx, ws.Conn(), "", "2")
 	if err != nil || len(rub) != 2 || rub[0].CriterionID != "c3" || rub[0].RejectReason != "redundant" {
 		t.Errorf("RubricOf = %+v, %v", rub, err)
+	}
+}
+
+// checkFidelityTape: the tape of grader's episodes gives want, every time
+// it is ranged over, concurrently too; a tape that cannot be read back
+// whole ends the range and says so in Err.
+func checkFidelityTape(t *testing.T, ws *Workspace, grader string, want []ub.FidelityEpisode) {
+	t.Helper()
+	tape, err := TapeFidelity(context.Background(), ws.Conn(), grader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tape.Close()
+	if tape.Len() != len(want) {
+		t.Errorf("tape of %s: %d episodes, want %d", grader, tape.Len(), len(want))
+	}
+	got := make([][]ub.FidelityEpisode, 3)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = slices.Collect(tape.All()) })
+	}
+	wg.Wait()
+	for i, g := range got {
+		if fmt.Sprintf("%+v", g) != fmt.Sprintf("%+v", want) {
+			t.Errorf("range %d over the tape of %s:\n got %+v\nwant %+v", i, grader, g, want)
+		}
+	}
+	if err := tape.Err(); err != nil {
+		t.Errorf("tape.Err() = %v after whole ranges", err)
+	}
+	if err := tape.t.f.Truncate(tape.t.size - 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(slices.Collect(tape.All())); n != len(want)-1 {
+		t.Errorf("a tape one byte short gave %d episodes, want %d (all but the last)", n, len(want)-1)
+	}
+	if err := tape.Err(); err == nil || !strings.Contains(err.Error(), "reading back the temporary file") {
+		t.Errorf("tape.Err() = %v for a tape one byte short; want it to say the file could not be read back", err)
 	}
 }

@@ -86,7 +86,7 @@ func probeStyle(i int) (color.Color, draw.GlyphDrawer) {
 // episodesOf counts the workspace's episodes per user simulator.
 func (r *Report) episodesOf() map[string]int {
 	n := map[string]int{}
-	for _, e := range r.in.Episodes.Episodes {
+	for e := range r.in.Episodes.All() {
 		n[e.UserSim]++
 	}
 	return n
@@ -189,16 +189,19 @@ func soloNames(names []string) string {
 
 // spreads is the reward spread of the workspace's episodes (SPEC 6.4).
 func (r *Report) spreads() []analysis.DomainSpread {
-	var rows []analysis.EpisodeReward
-	for _, e := range r.in.Episodes.Episodes {
-		rw := math.NaN()
-		if e.Reward != nil {
-			rw = *e.Reward
+	eps := r.in.Episodes.All()
+	return analysis.RewardSpread(func(yield func(analysis.EpisodeReward) bool) {
+		for e := range eps {
+			rw := math.NaN()
+			if e.Reward != nil {
+				rw = *e.Reward
+			}
+			if !yield(analysis.EpisodeReward{Benchmark: benchmarkName(e.Format), Domain: e.Domain,
+				UserSim: e.UserSim, Agent: e.Agent, TaskID: e.TaskID, Reward: rw}) {
+				return
+			}
 		}
-		rows = append(rows, analysis.EpisodeReward{Benchmark: benchmarkName(e.Format), Domain: e.Domain,
-			UserSim: e.UserSim, Agent: e.Agent, TaskID: e.TaskID, Reward: rw})
-	}
-	return analysis.RewardSpread(rows)
+	})
 }
 
 // nRange is the n of a domain's dots: the episodes each simulator's mean
@@ -343,7 +346,7 @@ func (r *Report) userFidelity(b *strings.Builder) {
 	runSeen := map[string]bool{}
 	var runs []analysis.Tau2Run
 	flagged := 0
-	for _, e := range ep.Episodes {
+	for e := range ep.All() {
 		key := fileKey{e.SourceFile, e.Domain, e.UserSim, e.Agent}
 		a := files[key]
 		if a == nil {
@@ -379,7 +382,7 @@ func (r *Report) userFidelity(b *strings.Builder) {
 		}
 	}
 	fmt.Fprintf(b, "%d episodes from %d result %s. %d episodes state another customer's identity (probe P0) and are kept out of fidelity scoring.\n\n",
-		len(ep.Episodes), len(paths), plural(len(paths), "file", "files"), flagged)
+		ep.Len(), len(paths), plural(len(paths), "file", "files"), flagged)
 	if ep.Placeholders > 0 {
 		fmt.Fprintf(b, "%d %s never ran: tau2 recorded %s with termination reason `infrastructure_error` and no messages. "+
 			"As tau2 does, the report leaves them out of every count, mean and probe rate.\n\n",

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"sort"
@@ -24,12 +25,20 @@ import (
 type FidelityInput struct {
 	Grader   string
 	Episodes []ub.FidelityEpisode
+	// Source, when not nil, gives the episodes instead of Episodes, the
+	// same ones in the same order, by simulation id, each time it is
+	// ranged over (queries.FidelityTape through FidelitySource): every
+	// analysis goes over them once or more, and the report holds none of
+	// them.
+	Source iter.Seq[ub.FidelityEpisode]
 	// SecondGrader and Pairs give the agreement between graders; Pairs are
 	// the (episode, criterion) both graded, those of an episode with the
 	// same family and verdicts counted in one ("" and nil: no second
-	// grader).
+	// grader). PairSource, when not nil, gives them instead, by simulation
+	// id (queries.EachVerdictPair), and is ranged over once.
 	SecondGrader string
 	Pairs        []ub.VerdictPair
+	PairSource   iter.Seq[ub.VerdictPair]
 	// Qs are the fidelity levels of the frontier (nil: the seed's 0.75,
 	// 0.84, 0.86); EpochPrompts x EpochRollouts the epoch (0: 1000 x 64).
 	Qs                          []float64
@@ -131,6 +140,7 @@ type fidelity struct {
 	families []analysis.FamilyEffect
 	rerank   analysis.Rerank
 	effort   analysis.Effort
+	n        int // episodes after the split's and the simulators' restriction
 	overlap  []analysis.ProbeOverlapRow
 	changed  map[string]bool
 	agree    []analysis.FamilyAgreement
@@ -170,47 +180,107 @@ func (r *Report) SetFidelity(in FidelityInput) {
 	if r.simNames == nil {
 		r.simNames = map[string]bool{}
 	}
-	for _, e := range in.Episodes {
-		r.simNames[e.Simulator] = true // as labelled: "sim / agent" when it ran with several agents
+	eps := in.Source
+	if eps == nil {
+		eps = slices.Values(in.Episodes)
 	}
+	// The episodes kept: those of the task split's tasks, then of the
+	// simulators named, when any of those episodes is theirs.
+	var inSplit map[[2]string]bool
 	if in.TaskSplit != nil {
-		in.Episodes, in.Pairs = RestrictTaskSplit(in.Episodes, in.Pairs, *in.TaskSplit)
-	}
-	in.Episodes, in.Pairs = restrictEpisodes(in.Episodes, in.Pairs, r.in.Simulators)
-	r.fid = prepareFidelity(in)
-}
-
-// restrictEpisodes keeps the episodes (and verdict pairs) of the named
-// simulators when sims names any of the episodes' simulators.
-func restrictEpisodes(eps []ub.FidelityEpisode, pairs []ub.VerdictPair, sims []string) ([]ub.FidelityEpisode, []ub.VerdictPair) {
-	keep := map[string]bool{}
-	for _, s := range sims {
-		keep[s] = true
-	}
-	var out []ub.FidelityEpisode
-	ids := map[string]bool{}
-	for _, e := range eps {
-		if keep[e.Simulator] {
-			out = append(out, e)
-			ids[e.ID] = true
+		inSplit = map[[2]string]bool{}
+		for _, t := range in.TaskSplit.Tasks {
+			inSplit[[2]string{t.Domain, t.TaskID}] = true
 		}
 	}
-	if len(out) == 0 {
-		return eps, pairs
+	named := map[string]bool{}
+	for _, s := range r.in.Simulators {
+		named[s] = true
 	}
-	var ps []ub.VerdictPair
-	for _, p := range pairs {
-		if ids[p.SimulationID] {
-			ps = append(ps, p)
+	anyNamed := false
+	for e := range eps {
+		r.simNames[e.Simulator] = true // as labelled: "sim / agent" when it ran with several agents
+		if named[e.Simulator] && (inSplit == nil || inSplit[[2]string{e.Domain, e.Task}]) {
+			anyNamed = true
 		}
 	}
-	return out, ps
+	restricted := inSplit != nil || anyNamed
+	if restricted {
+		all := eps
+		eps = func(yield func(ub.FidelityEpisode) bool) {
+			for e := range all {
+				if (inSplit == nil || inSplit[[2]string{e.Domain, e.Task}]) && (!anyNamed || named[e.Simulator]) && !yield(e) {
+					return
+				}
+			}
+		}
+	}
+	r.fid = prepareFidelity(in, eps, graderAgreement(in, eps, restricted))
 }
 
-func prepareFidelity(in FidelityInput) *fidelity {
+// agreement is analysis.GraderAgreement's of the two graders' verdict
+// pairs.
+type agreement struct {
+	fams         []analysis.FamilyAgreement
+	sameF, count int
+}
+
+// graderAgreement counts the verdict pairs of the two graders, those of
+// the episodes kept when restricted. A PairSource is counted as it comes,
+// its pairs of the episodes kept found by walking both in the order of
+// their simulation ids.
+func graderAgreement(in FidelityInput, eps iter.Seq[ub.FidelityEpisode], restricted bool) agreement {
+	var a agreement
+	if in.PairSource == nil {
+		pairs := in.Pairs
+		if restricted {
+			ids := map[string]bool{}
+			for e := range eps {
+				ids[e.ID] = true
+			}
+			pairs = nil
+			for _, p := range in.Pairs {
+				if ids[p.SimulationID] {
+					pairs = append(pairs, p)
+				}
+			}
+		}
+		a.fams, a.sameF, a.count = analysis.GraderAgreement(pairs)
+		return a
+	}
+	var c analysis.AgreementCounter
+	if !restricted {
+		for p := range in.PairSource {
+			c.Add(p)
+		}
+		a.fams, a.sameF, a.count = c.Result()
+		return a
+	}
+	next, stop := iter.Pull(eps)
+	defer stop()
+	e, ok := next()
+	for p := range in.PairSource {
+		for ok && e.ID < p.SimulationID {
+			e, ok = next()
+		}
+		if ok && e.ID == p.SimulationID {
+			c.Add(p)
+		}
+	}
+	a.fams, a.sameF, a.count = c.Result()
+	return a
+}
+
+func prepareFidelity(in FidelityInput, eps iter.Seq[ub.FidelityEpisode], agree agreement) *fidelity {
 	fd := &fidelity{in: in}
+	// The sources are gone over here only: their caller may close them
+	// once SetFidelity returns.
+	fd.in.Source, fd.in.PairSource = nil, nil
+	for range eps {
+		fd.n++
+	}
 	th := in.Threshold
-	fd.ufs = analysis.UFSBySimulator(in.Episodes, th)
+	fd.ufs = analysis.UFSBySimulator(eps, th)
 	pts := make([]analysis.FrontierPoint, len(fd.ufs))
 	for i, s := range fd.ufs {
 		pts[i] = analysis.FrontierPoint{Simulator: s.Simulator, Cost: s.Cost, UFS: s.UFS}
@@ -220,7 +290,7 @@ func prepareFidelity(in FidelityInput) *fidelity {
 	for _, s := range fd.ufs {
 		cost[s.Simulator] = s.Cost
 	}
-	fd.unc = analysis.FidelityIntervals(in.Episodes, th, cost, in.Qs, in.Rule, in.Bootstrap)
+	fd.unc = analysis.FidelityIntervals(eps, th, cost, in.Qs, in.Rule, in.Bootstrap)
 	// The frontier's choices follow the rule; their UFS is the point
 	// estimate whichever rule chose them.
 	point := map[string]float64{}
@@ -234,28 +304,28 @@ func prepareFidelity(in FidelityInput) *fidelity {
 		}
 	}
 	fd.small, fd.smallN = analysis.SmallSimulators(fd.ufs)
-	cross := analysis.WithoutSimulators(in.Episodes, fd.small)
-	fd.rewfid = analysis.RewardFidelity(in.Episodes, th)
-	fd.families = analysis.FamilyEffects(in.Episodes, th)
+	cross := analysis.WithoutSimulators(eps, fd.small)
+	fd.rewfid = analysis.RewardFidelity(eps, th)
+	fd.families = analysis.FamilyEffects(eps, th)
 	fd.rerank, fd.err = analysis.DisclosureRerank(cross, th)
 	if fd.err == nil {
 		fd.effort, fd.err = analysis.AgentEffort(cross, th)
 	}
-	fd.pairs = analysis.PairwiseFidelity(in.Episodes, th, in.Bootstrap)
+	fd.pairs = analysis.PairwiseFidelity(eps, th, in.Bootstrap)
 	fd.maxK = 1
-	for _, t := range analysis.FidelityTrials(in.Episodes, th, 1) {
+	for _, t := range analysis.FidelityTrials(eps, th, 1) {
 		fd.maxK = max(fd.maxK, min(t.MaxTrials, 5))
 	}
-	fd.trials = analysis.FidelityTrials(in.Episodes, th, fd.maxK)
+	fd.trials = analysis.FidelityTrials(eps, th, fd.maxK)
 
-	fd.overlap, fd.changed = analysis.ProbeOverlap(in.Episodes, th)
-	fd.agree, fd.sameF, fd.agreeEps = analysis.GraderAgreement(in.Pairs)
+	fd.overlap, fd.changed = analysis.ProbeOverlap(eps, th)
+	fd.agree, fd.sameF, fd.agreeEps = agree.fams, agree.sameF, agree.count
 	return fd
 }
 
 // graded returns the section's analyses, or a MissingError for fig.
 func (r *Report) graded(fig string) (*fidelity, error) {
-	if r.fid == nil || len(r.fid.in.Episodes) == 0 {
+	if r.fid == nil || r.fid.n == 0 {
 		return nil, missing(fig, "%s", r.ufsMissing())
 	}
 	if r.fid.err != nil {
@@ -785,7 +855,7 @@ func (r *Report) agentEffort() (*figure, error) {
 // analysis, the section's figures and a methods paragraph.
 func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 	fd := r.fid
-	if fd == nil || len(fd.in.Episodes) == 0 {
+	if fd == nil || fd.n == 0 {
 		return
 	}
 	in := fd.in
@@ -796,7 +866,7 @@ func (r *Report) fidelitySection(b *strings.Builder, out []built) {
 	}
 	b.WriteString("### User fidelity score (UFS)\n\n")
 	fmt.Fprintf(b, "User fidelity of %d user simulators over %d episodes graded by %s: %d scored, %d excluded "+
-		"(flagged P0, not their task's conversation, or no applicable criterion).\n\n", len(fd.ufs), len(in.Episodes), mdCode(in.Grader), scored, excluded)
+		"(flagged P0, not their task's conversation, or no applicable criterion).\n\n", len(fd.ufs), fd.n, mdCode(in.Grader), scored, excluded)
 	if s := in.TaskSplit; s != nil {
 		fmt.Fprintf(b, "Only the tasks of task split %s (tau2's split_tasks.json): %d tasks of %s; episodes of other tasks are left out of every table and figure of this section.\n\n",
 			mdCode(s.Name), len(s.Tasks), mdText(strings.Join(s.domains(), ", ")))
@@ -896,7 +966,7 @@ func (r *Report) fidelityMethods(b *strings.Builder) {
 	b.WriteString("Episodes are read from tau2-bench result files (or tau-bench v1 trajectories). The judge-free probes (`ub probes --probe P` defines each) " +
 		"flag what can be told from the transcript alone; probe P0 (the user states another customer's identity) keeps an episode out of fidelity scoring.")
 	fd := r.fid
-	if fd == nil || len(fd.in.Episodes) == 0 {
+	if fd == nil || fd.n == 0 {
 		b.WriteString("\n\n")
 		return
 	}
@@ -951,6 +1021,44 @@ func FidelityEpisodes(eps []ub.FidelityEpisode, grader string) []ub.FidelityEpis
 	}
 	analysis.LabelSimulators(out)
 	return out
+}
+
+// FidelitySource gives the episodes of eps graded by grader, simulators
+// named as analysis.LabelSimulators names them, each time it is ranged
+// over, as FidelityEpisodes keeps them but without holding them: it goes
+// over eps once now to find the simulators that ran with several agents.
+func FidelitySource(eps iter.Seq[ub.FidelityEpisode], grader string) iter.Seq[ub.FidelityEpisode] {
+	agents := map[string]map[string]bool{}
+	for e := range eps {
+		if e.Grader != grader {
+			continue
+		}
+		if agents[e.Simulator] == nil {
+			agents[e.Simulator] = map[string]bool{}
+		}
+		agents[e.Simulator][e.Agent] = true
+	}
+	labels := map[[2]string]string{} // one copy of each "sim / agent"
+	for sim, as := range agents {
+		if len(as) > 1 {
+			for a := range as {
+				labels[[2]string{sim, a}] = sim + " / " + a
+			}
+		}
+	}
+	return func(yield func(ub.FidelityEpisode) bool) {
+		for e := range eps {
+			if e.Grader != grader {
+				continue
+			}
+			if l, ok := labels[[2]string{e.Simulator, e.Agent}]; ok {
+				e.Simulator = l
+			}
+			if !yield(e) {
+				return
+			}
+		}
+	}
 }
 
 // shortNames drops the prefix and suffix every name shares (a run's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/ub-bench/ub/analysis"
@@ -69,13 +70,13 @@ func BenchmarkFidelitySection(b *testing.B) {
 func BenchmarkFidelityUncertainty(b *testing.B) {
 	eps := synthFidelity(b, 1, 1)
 	cost := map[string]float64{}
-	for _, s := range analysis.UFSBySimulator(eps, 1) {
+	for _, s := range analysis.UFSBySimulator(slices.Values(eps), 1) {
 		cost[s.Simulator] = s.Cost
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		analysis.FidelityIntervals(eps, 1, cost, DefaultQs, analysis.RulePoint, analysis.BootstrapOptions{})
-		analysis.PairwiseFidelity(eps, 1, analysis.BootstrapOptions{})
+		analysis.FidelityIntervals(slices.Values(eps), 1, cost, DefaultQs, analysis.RulePoint, analysis.BootstrapOptions{})
+		analysis.PairwiseFidelity(slices.Values(eps), 1, analysis.BootstrapOptions{})
 	}
 }

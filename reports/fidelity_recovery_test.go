@@ -85,7 +85,7 @@ type fidelityChecks struct{ ufs, choice, dom, goal, disc, effort bool }
 // one seed.
 func recoverFidelitySeed(t *testing.T, seed uint64) (res fidelityChecks) {
 	eps := synthFidelity(t, seed, 1)
-	us := analysis.UFSBySimulator(eps, 1)
+	us := analysis.UFSBySimulator(slices.Values(eps), 1)
 	ok := len(us) == len(synth.FidelitySims)
 	var pts []analysis.FrontierPoint
 	for _, u := range us {
@@ -121,13 +121,13 @@ func recoverFidelitySeed(t *testing.T, seed uint64) (res fidelityChecks) {
 		want = append(want, simName(d))
 	}
 	res.dom = slices.Equal(dom, want)
-	fams := analysis.FamilyEffects(eps, 1)
+	fams := analysis.FamilyEffects(slices.Values(eps), 1)
 	// 28 cells of 50-114 episodes; the mean effect's noise is a few
 	// hundredths, so +/-0.15 around the planted effect is generous yet
 	// tells goal deviation (-0.50) from disclosure (-0.03) apart.
 	res.goal = math.Abs(fams[1].Mean-synth.FidelityGoalEffect) < 0.15
 	res.disc = math.Abs(fams[0].Mean-synth.FidelityDisclosureEffect) < 0.10
-	ef, err := analysis.AgentEffort(eps, 1)
+	ef, err := analysis.AgentEffort(slices.Values(eps), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"sort"
 	"strconv"
@@ -213,14 +214,7 @@ func (r *Report) rewardTrials() (trials []analysis.RewardTrialRow, threshold flo
 	if r.in.Episodes == nil {
 		return nil, threshold, 1
 	}
-	var rows []analysis.TrialReward
-	for _, e := range r.in.Episodes.Episodes {
-		if e.TaskMismatch || e.Reward == nil {
-			continue
-		}
-		rows = append(rows, analysis.TrialReward{Benchmark: benchmarkName(e.Format), Domain: e.Domain, UserSim: e.UserSim, Agent: e.Agent,
-			TaskID: e.TaskID, Reward: *e.Reward})
-	}
+	rows := r.trialRewards(false)
 	maxK = 1
 	for _, t := range analysis.RewardTrials(rows, threshold, 1) {
 		maxK = max(maxK, min(t.MaxTrials, 5))
@@ -231,22 +225,32 @@ func (r *Report) rewardTrials() (trials []analysis.RewardTrialRow, threshold flo
 	return analysis.RewardTrials(rows, threshold, maxK), threshold, maxK
 }
 
+// trialRewards gives the rewards of the workspace's episodes, P0 episodes
+// and those without a reward left out, with their trial numbers when
+// trials (0 when not).
+func (r *Report) trialRewards(trials bool) iter.Seq[analysis.TrialReward] {
+	eps := r.in.Episodes.All()
+	return func(yield func(analysis.TrialReward) bool) {
+		for e := range eps {
+			if e.TaskMismatch || e.Reward == nil {
+				continue
+			}
+			trial := 0
+			if trials && e.Trial != nil {
+				trial = int(*e.Trial)
+			}
+			if !yield(analysis.TrialReward{Benchmark: benchmarkName(e.Format), Domain: e.Domain, UserSim: e.UserSim, Agent: e.Agent,
+				TaskID: e.TaskID, Trial: trial, Reward: *e.Reward}) {
+				return
+			}
+		}
+	}
+}
+
 // varianceSection writes the decomposition of R per (benchmark, domain,
 // agent) of the workspace's episodes (graded or not; P0 episodes left out).
 func (r *Report) varianceSection(b *strings.Builder) {
-	var rows []analysis.TrialReward
-	for _, e := range r.in.Episodes.Episodes {
-		if e.TaskMismatch || e.Reward == nil {
-			continue
-		}
-		trial := 0
-		if e.Trial != nil {
-			trial = int(*e.Trial)
-		}
-		rows = append(rows, analysis.TrialReward{Benchmark: benchmarkName(e.Format), Domain: e.Domain, UserSim: e.UserSim, Agent: e.Agent,
-			TaskID: e.TaskID, Trial: trial, Reward: *e.Reward})
-	}
-	variance := analysis.RewardVariance(rows)
+	variance := analysis.RewardVariance(r.trialRewards(true))
 	if len(variance) == 0 {
 		return
 	}

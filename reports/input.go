@@ -83,8 +83,11 @@ type Input struct {
 	Studies []string
 	// Rubrics and FailureModes describe the user-fidelity rubric set and
 	// its failures (queries.RubricCounts, queries.FailureModes); nil: none.
-	Rubrics      []queries.RubricCount
-	FailureModes []queries.FailureMode
+	Rubrics []queries.RubricCount
+	// RubricSummary, when not nil, describes the rubric set instead of
+	// Rubrics (queries.LoadRubricSummary: no row per task).
+	RubricSummary *queries.RubricSummary
+	FailureModes  []queries.FailureMode
 	// Fine is each judge pair's agreement on the 7-way labels and on their
 	// 4-way collapse of the same targets; Fleiss the agreement of three or
 	// more judges on the targets all of them labelled. Empty and nil: none.
@@ -188,7 +191,8 @@ type Report struct {
 	// labelled (or could not read); their generations are not scored.
 	unscoredPoints int
 	caseTexts      *queries.CaseTexts
-	fid            *fidelity // the User fidelity section (SetFidelity); nil: none
+	fid            *fidelity              // the User fidelity section (SetFidelity); nil: none
+	rubrics        *queries.RubricSummary // Input.RubricSummary, or Input.Rubrics summarized
 	cmpMu          sync.Mutex
 	cmp            map[string]*analysis.Comparison // comparison(cond), computed once
 	// simNames are the simulators of every study the report holds, before
@@ -215,8 +219,11 @@ func Prepare(in Input) *Report {
 	if st.Generations != nil {
 		st = aggregate(st)
 	}
-	r := &Report{in: in, st: st, groups: map[groupKey]*group{}}
-	if in.Episodes != nil && len(in.Episodes.Episodes) == 0 {
+	r := &Report{in: in, st: st, groups: map[groupKey]*group{}, rubrics: in.RubricSummary}
+	if r.rubrics == nil {
+		r.rubrics = summarizeRubrics(in.Rubrics)
+	}
+	if in.Episodes != nil && in.Episodes.Len() == 0 {
 		r.leftOut, r.in.Episodes = in.Episodes, nil
 	}
 	for _, p := range st.Points {
@@ -291,7 +298,7 @@ func (r *Report) restrictSimulators() {
 		r.simNames[s.Name] = true
 	}
 	if r.in.Episodes != nil {
-		for _, e := range r.in.Episodes.Episodes {
+		for e := range r.in.Episodes.All() {
 			r.simNames[e.UserSim] = true
 		}
 	}

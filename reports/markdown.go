@@ -98,6 +98,11 @@ func (r *Report) WriteAll(dir string) (Summary, error) {
 		}
 	}
 	text, tables := tablesAsCSV(r.markdown(out, sum))
+	if r.in.Episodes != nil {
+		if err := r.in.Episodes.Err(); err != nil {
+			return sum, err // a statistic went over only some of the episodes: write no report
+		}
+	}
 	csvs, err := writeTableCSVs(dir, tables)
 	if err != nil {
 		return sum, err

@@ -2,6 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,7 +21,7 @@ func (r *Report) present(study string) bool {
 		return c.Sessions > 0 || c.Points > 0 || c.Generations > 0 || c.Labels > 0 ||
 			len(r.st.Points) > 0 || len(r.st.Settings) > 0 || r.in.Split != nil
 	case StudyFidelity:
-		return r.in.Episodes != nil || (r.fid != nil && len(r.fid.in.Episodes) > 0)
+		return r.in.Episodes != nil || (r.fid != nil && r.fid.n > 0)
 	case StudyReview:
 		return r.in.Review != nil
 	}
@@ -366,11 +368,11 @@ func (r *Report) fidelityStudy(b *strings.Builder, out []built, sum Summary) {
 	fmt.Fprintf(b, "## %s\n\n", studies[1].title)
 	n := 0
 	if r.in.Episodes != nil {
-		n = len(r.in.Episodes.Episodes)
+		n = r.in.Episodes.Len()
 	}
 	graded := 0
 	if r.fid != nil {
-		graded = len(r.fid.in.Episodes)
+		graded = r.fid.n
 	}
 	ufs := fmt.Sprintf("the user fidelity score (UFS) of %d graded episodes", graded)
 	if graded == 0 {
@@ -395,10 +397,8 @@ func (r *Report) fidelityStudy(b *strings.Builder, out []built, sum Summary) {
 // ufsMissing says what the UFS lacks and the commands that make it.
 func (r *Report) ufsMissing() string {
 	crit := 0
-	for _, c := range r.in.Rubrics {
-		if c.Status == "accepted" {
-			crit += c.Criteria
-		}
+	for _, c := range r.rubrics.Cells {
+		crit += c.Criteria
 	}
 	if crit == 0 {
 		return "No rubric criteria: import them with ub rubrics import FILE.jsonl (or write them with ub rubrics write), " +
@@ -412,7 +412,7 @@ func (r *Report) fidelityLimits(b *strings.Builder) {
 	b.WriteString("### Limitations (user fidelity)\n\n")
 	var ls []string
 	fd := r.fid
-	if fd == nil || len(fd.in.Episodes) == 0 {
+	if fd == nil || fd.n == 0 {
 		ls = append(ls, "No UFS: only the judge-free probes and the reward spread describe the simulators.")
 	} else {
 		if fd.in.GraderImported {
@@ -506,45 +506,55 @@ func (r *Report) fineAgreementSection(b *strings.Builder) {
 // report's grader (failing episodes per mode, one failing user turn each,
 // quoted from the episode).
 func (r *Report) rubricSection(b *strings.Builder) {
-	rs := r.in.Rubrics
-	if len(rs) == 0 {
+	rs := r.rubrics
+	if len(rs.Whos) == 0 {
 		return
 	}
 	b.WriteString("### Rubric set\n\n")
 	cells := map[dfm]int{}
-	cellTasks := map[dfm]map[string]bool{}
-	perTask := map[[2]string]int{}
+	cellTasks := map[dfm]int{}
 	domains := map[string]bool{}
 	type who struct{ writer, verifier, status string }
 	whos := map[who]int{}
 	accepted, rejected := 0, 0
-	for _, c := range rs {
+	for _, c := range rs.Whos {
 		whos[who{c.WrittenBy, c.VerifiedBy, c.Status}] += c.Criteria
 		if c.Status != "accepted" {
 			rejected += c.Criteria
-			continue
 		}
+	}
+	for _, c := range rs.Cells {
 		accepted += c.Criteria
 		k := dfm{c.Domain, c.Family, c.Mode}
 		cells[k] += c.Criteria
-		if cellTasks[k] == nil {
-			cellTasks[k] = map[string]bool{}
-		}
-		cellTasks[k][c.TaskID] = true
-		perTask[[2]string{c.Domain, c.TaskID}] += c.Criteria
+		cellTasks[k] += c.Tasks
 		domains[c.Domain] = true
 	}
-	var counts []int
-	for _, n := range perTask {
-		counts = append(counts, n)
+	// The tasks' numbers of accepted criteria, in order, from how many
+	// tasks have each.
+	tasks := 0
+	for _, t := range rs.PerTask {
+		tasks += t.Tasks
 	}
-	sortInts(counts)
+	nth := func(i int) int {
+		for _, t := range rs.PerTask {
+			if i < t.Tasks {
+				return t.Criteria
+			}
+			i -= t.Tasks
+		}
+		return 0
+	}
 	perTaskText := "none"
-	if len(counts) > 0 {
-		perTaskText = fmt.Sprintf("min %d, median %s, max %d", counts[0], fnum(medianInt(counts), 1), counts[len(counts)-1])
+	if tasks > 0 {
+		med := float64(nth(tasks / 2))
+		if tasks%2 == 0 {
+			med = float64(nth(tasks/2-1)+nth(tasks/2)) / 2
+		}
+		perTaskText = fmt.Sprintf("min %d, median %s, max %d", nth(0), fnum(med, 1), nth(tasks-1))
 	}
 	fmt.Fprintf(b, "%d accepted criteria (graded) for %d tasks in %d %s, and %d rejected by the verifier (kept, never graded). "+
-		"Accepted criteria per task: %s.\n\n", accepted, len(perTask), len(domains), plural(len(domains), "domain", "domains"), rejected, perTaskText)
+		"Accepted criteria per task: %s.\n\n", accepted, tasks, len(domains), plural(len(domains), "domain", "domains"), rejected, perTaskText)
 	keys := make([]dfm, 0, len(cells))
 	for k := range cells {
 		keys = append(keys, k)
@@ -561,7 +571,7 @@ func (r *Report) rubricSection(b *strings.Builder) {
 	})
 	t := table{header: []string{"domain", "family", "mode", "criteria", "tasks"}}
 	for _, k := range keys {
-		t.add(k.domain, k.family, k.mode, strconv.Itoa(cells[k]), strconv.Itoa(len(cellTasks[k])))
+		t.add(k.domain, k.family, k.mode, strconv.Itoa(cells[k]), strconv.Itoa(cellTasks[k]))
 	}
 	b.WriteString(mdTable(t))
 	b.WriteString("\n")
@@ -595,7 +605,7 @@ func (r *Report) rubricSection(b *strings.Builder) {
 // failureModes writes, per mode of the accepted criteria, the episodes
 // the report's grader failed on a criterion of it and one example.
 func (r *Report) failureModes(b *strings.Builder, cells map[dfm]int) {
-	if r.fid == nil || len(r.fid.in.Episodes) == 0 {
+	if r.fid == nil || r.fid.n == 0 {
 		return
 	}
 	grader := r.fid.in.Grader
@@ -640,13 +650,40 @@ func (r *Report) failureModes(b *strings.Builder, cells map[dfm]int) {
 // dfm is a (domain, family, mode) cell of the rubric set.
 type dfm struct{ domain, family, mode string }
 
-func sortInts(xs []int) { sort.Ints(xs) }
-
-// medianInt is the median of sorted xs.
-func medianInt(xs []int) float64 {
-	n := len(xs)
-	if n%2 == 1 {
-		return float64(xs[n/2])
+// summarizeRubrics is what queries.LoadRubricSummary reads, from the
+// counts of queries.RubricCounts.
+func summarizeRubrics(rs []queries.RubricCount) *queries.RubricSummary {
+	s := &queries.RubricSummary{}
+	type who struct{ writer, verifier, status string }
+	whos := map[who]int{}
+	cells := map[dfm]int{}
+	cellTasks := map[dfm]map[string]bool{}
+	perTask := map[[2]string]int{}
+	for _, c := range rs {
+		whos[who{c.WrittenBy, c.VerifiedBy, c.Status}] += c.Criteria
+		if c.Status != "accepted" {
+			continue
+		}
+		k := dfm{c.Domain, c.Family, c.Mode}
+		cells[k] += c.Criteria
+		if cellTasks[k] == nil {
+			cellTasks[k] = map[string]bool{}
+		}
+		cellTasks[k][c.TaskID] = true
+		perTask[[2]string{c.Domain, c.TaskID}] += c.Criteria
 	}
-	return float64(xs[n/2-1]+xs[n/2]) / 2
+	for k, n := range whos {
+		s.Whos = append(s.Whos, queries.RubricWho{WrittenBy: k.writer, VerifiedBy: k.verifier, Status: k.status, Criteria: n})
+	}
+	for k, n := range cells {
+		s.Cells = append(s.Cells, queries.RubricCell{Domain: k.domain, Family: k.family, Mode: k.mode, Criteria: n, Tasks: len(cellTasks[k])})
+	}
+	hist := map[int]int{}
+	for _, n := range perTask {
+		hist[n]++
+	}
+	for _, n := range slices.Sorted(maps.Keys(hist)) {
+		s.PerTask = append(s.PerTask, queries.RubricTasks{Criteria: n, Tasks: hist[n]})
+	}
+	return s
 }

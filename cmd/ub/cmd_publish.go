@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -121,6 +122,7 @@ func runPublish(c *cli.Context, sio *streams, target string) error {
 		return err
 	}
 	// The report, drawn as ub report draws it by default.
+	defer debug.SetGCPercent(debug.SetGCPercent(load.GCPercent))
 	qs, _ := parseQs("0.75,0.84,0.86")
 	rep, err := loadStudy(c, sio, ws, load.Options{Fidelity: load.Fidelity{Qs: qs, Prompts: 1000, Rollouts: 64}})
 	if err != nil {

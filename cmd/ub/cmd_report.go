@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -115,6 +116,7 @@ func runReport(c *cli.Context, sio *streams, opts reportOptions) error {
 		return err
 	}
 	defer ws.Close()
+	defer debug.SetGCPercent(debug.SetGCPercent(load.GCPercent))
 	if opts.fid.Split, err = chooseTaskSplit(c.Context, ws.Conn(), "report", opts.taskSplit); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package synth_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/ub-bench/ub"
@@ -109,7 +110,7 @@ func TestFidelityCoverage(t *testing.T) {
 		sink := newSink()
 		synth.PlantFidelity(sink, synth.FidelityOptions{Seed: seed, Sampled: true, Twin: true})
 		eps := sink.episodes()
-		unc := analysis.FidelityIntervals(eps, 1, nil, nil, analysis.RulePoint, analysis.BootstrapOptions{Seed: seed})
+		unc := analysis.FidelityIntervals(slices.Values(eps), 1, nil, nil, analysis.RulePoint, analysis.BootstrapOptions{Seed: seed})
 		for _, s := range unc.Sims {
 			cases++
 			if s.UFS.Lo <= planted[s.Simulator] && planted[s.Simulator] <= s.UFS.Hi {
@@ -123,7 +124,7 @@ func TestFidelityCoverage(t *testing.T) {
 				}
 			}
 		}
-		for _, p := range analysis.PairwiseFidelity(eps, 1, analysis.BootstrapOptions{B: 200, Seed: seed}) {
+		for _, p := range analysis.PairwiseFidelity(slices.Values(eps), 1, analysis.BootstrapOptions{B: 200, Seed: seed}) {
 			if p.Reason != "" || p.Confounded {
 				t.Fatalf("seed %d: %s-%s not tested: %+v", seed, p.A, p.B, p)
 			}

@@ -10,6 +10,15 @@ import (
 	"github.com/ub-bench/ub/reports"
 )
 
+// GCPercent is the GOGC that ub report and ub publish run with: the report
+// reads its episodes back from temporary files once per analysis (and
+// figure), and each episode read is garbage as soon as it is counted, so
+// the heap is collected sooner than at Go's default (twice the live heap).
+// At 100x, --memory-limit 128MiB, it took the peak RSS from 444 to 338 MiB
+// for 10% more CPU. It is the command's to set, for its process, not the
+// library's.
+const GCPercent = 25
+
 // Options says which report to load. The zero value loads every study the
 // workspace holds, scored by the default judge and grader.
 type Options struct {
@@ -110,7 +119,7 @@ func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.
 	if in.Review, err = review.ReportStats(ctx, db); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	if in.Rubrics, err = queries.RubricCounts(ctx, db); err != nil {
+	if in.RubricSummary, err = queries.LoadRubricSummary(ctx, db); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	if in.FailureModes, err = queries.FailureModes(ctx, db); err != nil {

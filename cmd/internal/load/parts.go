@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ub-bench/ub"
 	"github.com/ub-bench/ub/judge"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
@@ -176,15 +177,29 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 		}
 		return optionf("--grader %s gave no verdicts (graders: %s)", visible.Quote(opts.Grader), visible.List(names, 10))
 	}
-	rows, err := queries.LoadFidelity(ctx, db, grader)
+	// The episodes go to a tape, not to memory: the analyses read them
+	// back from it, each as often as it needs (a million episodes held in
+	// Go took gigabytes).
+	tape, err := queries.TapeFidelity(ctx, db, grader)
 	if err != nil {
 		return err
 	}
+	defer tape.Close()
 	in := reports.FidelityInput{Grader: grader, SecondGrader: second, Qs: opts.Qs, EpochPrompts: opts.Prompts, EpochRollouts: opts.Rollouts,
 		Rule: opts.Rule, Bootstrap: opts.Bootstrap}
-	in.Episodes = reports.FidelityEpisodes(rows, grader)
+	in.Source = reports.FidelitySource(tape.All(), grader)
 	if opts.Split != nil {
-		if eps, _ := reports.RestrictTaskSplit(in.Episodes, nil, *opts.Split); len(eps) == 0 {
+		inSplit := map[[2]string]bool{}
+		for _, t := range opts.Split.Tasks {
+			inSplit[[2]string{t.Domain, t.TaskID}] = true
+		}
+		any := false
+		for e := range in.Source {
+			if any = inSplit[[2]string{e.Domain, e.Task}]; any {
+				break
+			}
+		}
+		if !any {
 			return optionf("--task-split %s: grader %s graded no episode of its %d tasks", opts.Split.Name, grader, len(opts.Split.Tasks))
 		}
 		in.TaskSplit = opts.Split
@@ -194,12 +209,21 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 			in.GraderImported = g.Graded < g.Verdicts
 		}
 	}
+	var pairsErr error
 	if second != "" {
-		pairs, err := queries.VerdictPairs(ctx, db, grader, second)
-		if err != nil {
-			return err
+		// Counted as they come, once: the pairs are never all in memory.
+		in.PairSource = func(yield func(ub.VerdictPair) bool) {
+			stop := errors.New("stop")
+			err := queries.EachVerdictPair(ctx, db, grader, second, func(p ub.VerdictPair) error {
+				if !yield(p) {
+					return stop
+				}
+				return nil
+			})
+			if err != nil && err != stop {
+				pairsErr = err
+			}
 		}
-		in.Pairs = pairs
 	}
 	prices, err := queries.UserModelPrices(ctx, db)
 	if err != nil {
@@ -215,7 +239,10 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 	}
 	in.Prices = strings.Join(ps, "; ")
 	rep.SetFidelity(in)
-	return nil
+	if pairsErr != nil {
+		return pairsErr
+	}
+	return tape.Err()
 }
 
 // ChooseGraders returns the grader to score with and the grader to compare
