@@ -315,11 +315,14 @@ var probeStage = map[string]string{"ep_probe_findings": "ub_probe_findings", "ep
 // will replace them, and replace once w is closed: it makes the stored
 // findings and applicability rows those staged and drops the staging
 // tables. Only the difference is written: the findings of the episodes
-// whose findings changed, and the applicability rows gone or new. A run
+// whose findings changed, and the applicability rows of the episodes
+// whose applicability rows changed, each deleted then inserted in the
+// transaction, so that (the tables having no key) no row is stored twice
+// and one stored twice is made one again. A run
 // that changes nothing writes nothing; deleting every row and appending
 // it again took a second run of ub probes twice as long as the first, and
-// each later one longer still (the primary key updated twice per row, the
-// deleted rows kept in the file). When neither table holds a row there is
+// each later one longer still (a primary key, since dropped, updated twice
+// per row, the deleted rows kept in the file). When neither table holds a row there is
 // nothing to replace: the rows go straight to their tables and replace
 // does nothing (staged, the first run at 30 times the synthetic fidelity
 // study peaked 77 MiB higher).
@@ -352,10 +355,11 @@ func replaceProbeResults(ctx context.Context, c *sql.Conn) (err error) {
 		for _, stage := range probeStage {
 			drop(stage)
 		}
-		drop("ub_probe_changed") // ep_probe_changed.sql's
+		drop("ub_probe_changed")            // ep_probe_changed.sql's
+		drop("ub_probe_changed_applicable") // ep_probe_changed_applicable.sql's
 	}()
 	for _, name := range []string{"ep_probe_changed", "ep_probe_replace_findings", "ep_probe_insert_findings",
-		"ep_probe_replace_applicable", "ep_probe_insert_applicable"} {
+		"ep_probe_changed_applicable", "ep_probe_replace_applicable", "ep_probe_insert_applicable"} {
 		if _, err := c.ExecContext(ctx, q(name)); err != nil {
 			return fmt.Errorf("replace probe results (%s): %w", name, err)
 		}
