@@ -4,8 +4,8 @@
 -- --memory-limit said. Every writer now keeps one row per (episode,
 -- probe) itself: ingest deletes an episode's rows before it writes the
 -- episode again, ub probes replaces the rows of the episodes whose results
--- changed (ep_probe_changed.sql). DuckDB cannot drop a primary key: the
--- table is made again and its rows copied.
+-- changed (ep_probe_changed_applicable.sql). DuckDB cannot drop a primary
+-- key: the table is made again and its rows copied.
 CREATE TABLE ep_probe_applicable_0020 (
     simulation_id VARCHAR NOT NULL,
     probe         VARCHAR NOT NULL
