@@ -322,3 +322,69 @@ func TestRunProbesLeavesGOGC(t *testing.T) {
 		t.Errorf("GOGC was %d while RunProbes ran, %d before", g, before)
 	}
 }
+
+// TestProbeRowsOncePerKey: the probe tables have no key (0020), so each
+// writer keeps one row per (episode, probe) itself. After an ingest, the
+// same file again, a changed copy and the file in one run (the copy's
+// episodes replaced twice within the run), ub probes, ub probes again,
+// and ub probes over applicability rows stored twice and findings stored
+// twice, every (episode, probe) is stored once and the tables are those
+// of a fresh workspace that read only the file.
+func TestProbeRowsOncePerKey(t *testing.T) {
+	dir := t.TempDir()
+	p1 := filepath.Join(dir, "airline__agent-x__user-y.json")
+	p2 := filepath.Join(dir, "airline__agent-x__user-y-copy.json")
+	changed := strings.Replace(tau2Small, `"content": "I am mia_li_3668"`, `"content": "I need help"`, 1)
+	if changed == tau2Small {
+		t.Fatal("the copy does not differ")
+	}
+	if err := os.WriteFile(p1, []byte(tau2Small), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p2, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// tau2Small holds two bad simulations (Run's error); the others land.
+	fresh := memWorkspace(t)
+	Run(ctx, fresh, []string{p1}, Options{NewProber: testProber})
+	want := probeTables(t, fresh)
+	if !strings.Contains(want, "applies s1 ") || !strings.HasSuffix(want, "applicable rows stored twice: 0\n") {
+		t.Fatalf("the fresh workspace's probe tables:\n%s", want)
+	}
+	ws := memWorkspace(t)
+	check := func(step string) {
+		t.Helper()
+		if got := probeTables(t, ws); got != want {
+			t.Errorf("after %s:\n%s", step, firstDiff(got, want))
+		}
+		if n := count(t, ws, `SELECT count(*) FROM (SELECT simulation_id, probe FROM ep_probe_applicable GROUP BY ALL HAVING count(*) > 1)`); n != 0 {
+			t.Errorf("after %s: %d (episode, probe) stored twice", step, n)
+		}
+	}
+	for i, paths := range [][]string{{p1}, {p1}, {p2, p1}} {
+		Run(ctx, ws, paths, Options{NewProber: testProber})
+		check(fmt.Sprintf("ingest %d", i+1))
+	}
+	for i := range 2 {
+		if _, err := probes.RunStored(ctx, ws); err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("probes %d", i+1))
+	}
+	for _, twice := range []string{
+		`INSERT INTO ep_probe_applicable SELECT * FROM ep_probe_applicable`,
+		`INSERT INTO ep_probe_findings SELECT * FROM ep_probe_findings`,
+	} {
+		if _, err := ws.Conn().ExecContext(ctx, twice); err != nil {
+			t.Fatalf("%s: %v", twice, err)
+		}
+	}
+	if got := probeTables(t, ws); got == want {
+		t.Fatal("storing the rows twice changed nothing")
+	}
+	if _, err := probes.RunStored(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	check("probes over rows stored twice")
+}

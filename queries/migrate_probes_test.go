@@ -46,9 +46,19 @@ func TestMigrationDropsTheProbeList(t *testing.T) {
 	made := regexp.MustCompile(`(?m)^CREATE (TABLE|VIEW) (?:IF NOT EXISTS )?(\w+)`)
 	added := regexp.MustCompile(`(?m)^ALTER TABLE (\w+) ADD COLUMN (?:IF NOT EXISTS )?(\w+)`)
 	indexed := regexp.MustCompile(`(?m)^CREATE INDEX (?:IF NOT EXISTS )?(\w+)`)
+	// A table made to be renamed over one of an earlier migration (0020
+	// makes ep_probe_applicable again) is no new table: left as it is.
+	renamed := regexp.MustCompile(`(?m)^ALTER TABLE (\w+) RENAME TO`)
 	for _, m := range ms {
 		if m.Version > 11 {
+			gone := map[string]bool{}
+			for _, x := range renamed.FindAllStringSubmatch(m.SQL, -1) {
+				gone[x[1]] = true
+			}
 			for _, x := range made.FindAllStringSubmatch(m.SQL, -1) {
+				if gone[x[2]] {
+					continue
+				}
 				later = append([]string{"DROP " + x[1] + " IF EXISTS " + x[2]}, later...)
 			}
 			for _, x := range added.FindAllStringSubmatch(m.SQL, -1) {

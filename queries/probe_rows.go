@@ -50,10 +50,10 @@ type ProbeActionRow struct {
 	Arguments, CompareArgs *string
 }
 
-// ProbeTasks reads the blueprint of every task a stored episode refers to
-// (by task_key) and the gold user actions (by task_key, idx): what the
-// probes read besides the episodes, once per task.
-func ProbeTasks(ctx context.Context, db Querier) ([]ProbeTaskRow, []ProbeActionRow, error) {
+// probeTasks reads the blueprint of every task referred to by an episode
+// whose last row the probes' scan reads at a step in [lo, hi) (by
+// task_key), and their gold user actions (by task_key, idx).
+func probeTasks(ctx context.Context, db Querier, lo, hi int64) ([]ProbeTaskRow, []ProbeActionRow, error) {
 	var tasks []ProbeTaskRow
 	err := epScan(ctx, db, "ep_probe_tasks", func(r *sql.Rows) error {
 		var t ProbeTaskRow
@@ -61,7 +61,7 @@ func ProbeTasks(ctx context.Context, db Querier) ([]ProbeTaskRow, []ProbeActionR
 			&t.Persona, &t.Instruction, &t.UserID, &t.InitialState)
 		tasks = append(tasks, t)
 		return err
-	})
+	}, lo, hi)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,7 +71,7 @@ func ProbeTasks(ctx context.Context, db Querier) ([]ProbeTaskRow, []ProbeActionR
 		err := r.Scan(&a.TaskKey, &a.Idx, &a.Name, &a.Arguments, &a.CompareArgs)
 		actions = append(actions, a)
 		return err
-	})
+	}, lo, hi)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -79,8 +79,13 @@ func ProbeTasks(ctx context.Context, db Querier) ([]ProbeTaskRow, []ProbeActionR
 }
 
 // probeRangeRows is how many rowids of ep_messages StreamProbeEpisodes
-// reads per query (and of ep_tool_calls, the same share of the table).
+// reads per step (and of ep_tool_calls, the same share of the table).
 const probeRangeRows = 8192
+
+// probeWindowSteps is how many steps of StreamProbeEpisodes share one
+// read of the tasks: each read scans ep_tasks, and the tasks read are
+// held until the next.
+const probeWindowSteps = 16
 
 // maxProbeRowID bounds the rowids StreamProbeEpisodes reads: DuckDB gives
 // the rows a transaction has appended and not committed rowids from 2^55.
@@ -89,33 +94,35 @@ const maxProbeRowID = 1 << 50
 // StreamProbeEpisodes calls fn with every stored episode and its messages
 // (by idx, each with its tool calls by call_idx; a call whose message is
 // not stored is left out). It reads ep_messages and ep_tool_calls in
-// storage order, a range of rowids at a time, and hands over an episode
-// as soon as its last row has come (it knows each episode's row counts):
-// memory holds a range and the episodes begun in it, not the workspace,
-// since ub writes an episode's rows together. Episodes come in storage
-// order; those completed by one range (and, first, those without any
-// rows) by simulation_id. No query is open while fn runs, so fn may
-// write on db. Call it in a transaction (Workspace.InTx) that has not
-// appended messages or tool calls, so that the counts and the rows are
-// one snapshot.
-func StreamProbeEpisodes(ctx context.Context, db Querier, fn func(ProbeEpisodeRef, []ProbeMessageRow) error) error {
-	return streamProbeEpisodes(ctx, db, probeRangeRows, fn)
+// storage order, a range of rowids at a time (a step), and hands over an
+// episode as soon as its last row has come: memory holds a range and the
+// episodes begun in it, not the workspace, since ub writes an episode's
+// rows together. Which step completes which episode, and each episode's
+// row counts, are planned in a temporary table (ep_probe_plan.sql), in
+// DuckDB, not in Go. Before the episodes of every few steps it calls
+// tasks with the blueprints and gold user actions of their tasks (and of
+// no other); fn's episodes refer to those until the next call. Episodes
+// come in storage order; those completed by one step (and, first, those
+// without any rows) by simulation_id. No query is open while fn or tasks
+// runs, so they may write on db. Call it in a transaction
+// (Workspace.InTx) that has not appended messages or tool calls, so that
+// the plan and the rows are one snapshot.
+func StreamProbeEpisodes(ctx context.Context, db Querier, tasks func([]ProbeTaskRow, []ProbeActionRow) error,
+	fn func(ProbeEpisodeRef, []ProbeMessageRow) error) error {
+	return streamProbeEpisodes(ctx, db, probeRangeRows, probeWindowSteps, tasks, fn)
 }
 
 // probePending is an episode whose rows are being read.
 type probePending struct {
-	ref          ProbeEpisodeRef
-	needM, needC int
-	msgs         []ProbeMessageRow
-	calls        []probeCallAt
+	ref   ProbeEpisodeRef
+	msgs  []ProbeMessageRow
+	calls []probeCallAt
 }
 
 type probeCallAt struct {
 	msgIdx, callIdx int
 	call            ProbeCallRow
 }
-
-func (p *probePending) complete() bool { return len(p.msgs) == p.needM && len(p.calls) == p.needC }
 
 // messages sorts the episode's messages by idx and gives each the calls
 // made in it, by call_idx.
@@ -140,103 +147,15 @@ func (p *probePending) messages() []ProbeMessageRow {
 	return p.msgs
 }
 
-// probeSize is a stored episode's row counts in ep_messages and
-// ep_tool_calls, and its task key (an index into the keys; -1: none).
-type probeSize struct {
-	needM, needC, task int32
-	noUser, noRun      bool
-}
-
-// streamProbeEpisodes calls fn with each stored episode and its messages,
-// streaming over ep_messages and ep_tool_calls in ranges of rangeRows row
-// ids so that memory holds only the episodes begun. In turn: it reads
-// every episode's number of message and tool-call rows and its task key
-// (sizes); it scans the two tables range by range, gathering each
-// episode's rows and handing the episodes completed in each range to fn,
-// by simulation id; and it fails if any episode is left
-// incomplete, which only rows appended during the scan would cause.
-func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn func(ProbeEpisodeRef, []ProbeMessageRow) error) error {
-	// Every episode is in sizes until its first row comes, then in
-	// pending until its last: sizes holds a few words per episode,
-	// pending the rows of those begun.
-	sizes := map[string]probeSize{}
-	var keys []*string
-	keyIdx := map[string]int32{}
-	pending := map[string]*probePending{}
-	var ready []*probePending
-	begin := func(sim string, sz probeSize) *probePending {
-		p := &probePending{ref: ProbeEpisodeRef{SimulationID: sim, NoUser: sz.noUser, NoRun: sz.noRun}, needM: int(sz.needM), needC: int(sz.needC)}
-		if sz.task >= 0 {
-			p.ref.TaskKey = keys[sz.task]
-		}
-		return p
-	}
-	err := epScan(ctx, db, "ep_probe_episode_sizes", func(r *sql.Rows) error {
-		var sim string
-		var key *string
-		sz := probeSize{task: -1}
-		if err := r.Scan(&sim, &key, &sz.needM, &sz.needC, &sz.noUser, &sz.noRun); err != nil {
-			return err
-		}
-		if key != nil {
-			i, ok := keyIdx[*key]
-			if !ok {
-				i = int32(len(keys))
-				keys = append(keys, key)
-				keyIdx[*key] = i
-			}
-			sz.task = i
-		}
-		if sz.needM == 0 && sz.needC == 0 {
-			ready = append(ready, begin(sim, sz))
-		} else {
-			sizes[sim] = sz
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	keyIdx = nil
-	// row finds the episode a row of sim belongs to (nil: no stored
-	// episode), beginning it at its first row.
-	row := func(sim string) *probePending {
-		if p := pending[sim]; p != nil {
-			return p
-		}
-		sz, ok := sizes[sim]
-		if !ok {
-			return nil
-		}
-		delete(sizes, sim)
-		p := begin(sim, sz)
-		pending[sim] = p
-		return p
-	}
-	// arrived moves p to the ready episodes once its last row has come.
-	arrived := func(p *probePending) {
-		if p.complete() {
-			ready = append(ready, p)
-			delete(pending, p.ref.SimulationID)
-		}
-	}
-	emit := func() error {
-		sort.Slice(ready, func(i, j int) bool { return ready[i].ref.SimulationID < ready[j].ref.SimulationID })
-		for i, p := range ready {
-			if err := fn(p.ref, p.messages()); err != nil {
-				return err
-			}
-			ready[i] = nil
-		}
-		ready = ready[:0]
-		return nil
-	}
-	if err := emit(); err != nil {
-		return err
-	}
-	if len(sizes) == 0 {
-		return nil
-	}
+// streamProbeEpisodes is StreamProbeEpisodes with steps of rangeRows row
+// ids and a read of the tasks every windowSteps steps. In turn: it plans
+// the scan (ep_probe_plan.sql: each simulation id's row counts and the
+// step that brings its last row); then, step by step, it reads the step's
+// ranges of ep_messages and ep_tool_calls, gathering each simulation id's
+// rows, and reads from the plan the ids completed at that step, which it
+// hands to fn (an episode) or drops (rows of no episode).
+func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows, windowSteps int64,
+	tasks func([]ProbeTaskRow, []ProbeActionRow) error, fn func(ProbeEpisodeRef, []ProbeMessageRow) error) (err error) {
 	var extM, extC int64
 	if err := db.QueryRowContext(ctx, q("ep_probe_extent")).Scan(&extM, &extC); err != nil {
 		return err
@@ -245,67 +164,129 @@ func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows int64, fn fu
 		return fmt.Errorf("queries: probes: ep_messages or ep_tool_calls holds rows not committed (rowid %d, %d)", extM, extC)
 	}
 	steps := max(1, (extM+rangeRows-1)/rangeRows, (extC+rangeRows-1)/rangeRows)
-	for k := int64(0); k < steps; k++ {
-		if lo, hi := extM*k/steps, extM*(k+1)/steps; hi > lo {
-			err := epScan(ctx, db, "ep_probe_message_range", func(r *sql.Rows) error {
-				var m ProbeMessageRow
-				if err := r.Scan(&m.SimulationID, &m.Idx, &m.TurnIdx, &m.Role, &m.Content, &m.Requestor, &m.ToolCallID); err != nil {
-					return err
-				}
-				p := row(m.SimulationID)
-				if p == nil {
-					return nil // a message of no stored episode
-				}
-				m.SimulationID = p.ref.SimulationID
-				p.msgs = append(p.msgs, m)
-				arrived(p)
-				return nil
-			}, lo, hi)
+	// Step k reads [k*rm, (k+1)*rm) of ep_messages and [k*rc, (k+1)*rc)
+	// of ep_tool_calls: the same share of each table.
+	rm, rc := max(1, (extM+steps-1)/steps), max(1, (extC+steps-1)/steps)
+	if _, err := db.ExecContext(ctx, q("ep_probe_plan"), rm, rc); err != nil {
+		return fmt.Errorf("queries: probes: plan: %w", err)
+	}
+	defer func() {
+		if _, derr := db.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS temp.ub_probe_plan"); err == nil && derr != nil {
+			err = derr
+		}
+	}()
+	pending := map[string]*probePending{}
+	// row finds the pending rows of sim, beginning them at its first row.
+	row := func(sim string) *probePending {
+		p := pending[sim]
+		if p == nil {
+			p = &probePending{ref: ProbeEpisodeRef{SimulationID: sim}}
+			pending[sim] = p
+		}
+		return p
+	}
+	var ready []*probePending
+	// Step -1 hands over the episodes without any rows.
+	for k := int64(-1); k < steps; k++ {
+		if k == -1 || k%windowSteps == 0 {
+			lo, hi := k, (k/windowSteps+1)*windowSteps
+			ts, acts, err := probeTasks(ctx, db, lo, hi)
 			if err != nil {
 				return err
 			}
-		}
-		if lo, hi := extC*k/steps, extC*(k+1)/steps; hi > lo {
-			err := epScan(ctx, db, "ep_probe_call_range", func(r *sql.Rows) error {
-				var sim, call string
-				var c probeCallAt
-				if err := r.Scan(&sim, &c.msgIdx, &c.callIdx, &call); err != nil {
-					return err
-				}
-				p := row(sim)
-				if p == nil {
-					return nil
-				}
-				if err := json.Unmarshal([]byte(call), &c.call); err != nil {
-					return fmt.Errorf("ep_tool_calls: call %d of %s message %d: %w", c.callIdx, sim, c.msgIdx, err)
-				}
-				p.calls = append(p.calls, c)
-				arrived(p)
-				return nil
-			}, lo, hi)
-			if err != nil {
+			if err := tasks(ts, acts); err != nil {
 				return err
 			}
 		}
-		if err := emit(); err != nil {
+		if k >= 0 {
+			if err := scanProbeRange(ctx, db, k*rm, min((k+1)*rm, extM), k*rc, min((k+1)*rc, extC), row); err != nil {
+				return err
+			}
+		}
+		err := epScan(ctx, db, "ep_probe_plan_step", func(r *sql.Rows) error {
+			var sim string
+			var stored bool
+			var key *string
+			var needM, needC int
+			var noUser, noRun bool
+			if err := r.Scan(&sim, &stored, &key, &needM, &needC, &noUser, &noRun); err != nil {
+				return err
+			}
+			p := pending[sim]
+			delete(pending, sim)
+			if p == nil {
+				p = &probePending{ref: ProbeEpisodeRef{SimulationID: sim}}
+			}
+			if len(p.msgs) != needM || len(p.calls) != needC {
+				// The plan and the rows come from one snapshot: only
+				// rows appended since would leave one incomplete.
+				return fmt.Errorf("queries: probes: %s has %d messages and %d tool calls, read %d and %d", sim, needM, needC, len(p.msgs), len(p.calls))
+			}
+			if stored {
+				p.ref.TaskKey, p.ref.NoUser, p.ref.NoRun = key, noUser, noRun
+				ready = append(ready, p)
+			}
+			return nil
+		}, k)
+		if err != nil {
 			return err
 		}
+		for i, p := range ready {
+			if err := fn(p.ref, p.messages()); err != nil {
+				return err
+			}
+			ready[i] = nil
+		}
+		ready = ready[:0]
 	}
-	if n := len(pending) + len(sizes); n > 0 {
-		// The counts and the rows come from one snapshot: only rows
-		// beyond the extent (appended since) would leave one here.
+	if len(pending) > 0 {
 		first := ""
 		for sim := range pending {
 			if first == "" || sim < first {
 				first = sim
 			}
 		}
-		for sim := range sizes {
-			if first == "" || sim < first {
-				first = sim
+		return fmt.Errorf("queries: probes: %d simulation ids (first %s) have rows the plan does not count", len(pending), first)
+	}
+	return nil
+}
+
+// scanProbeRange reads the rowids [loM, hiM) of ep_messages and [loC,
+// hiC) of ep_tool_calls, each row to the pending rows row gives for its
+// simulation id.
+func scanProbeRange(ctx context.Context, db Querier, loM, hiM, loC, hiC int64, row func(sim string) *probePending) error {
+	if hiM > loM {
+		err := epScan(ctx, db, "ep_probe_message_range", func(r *sql.Rows) error {
+			var m ProbeMessageRow
+			if err := r.Scan(&m.SimulationID, &m.Idx, &m.TurnIdx, &m.Role, &m.Content, &m.Requestor, &m.ToolCallID); err != nil {
+				return err
 			}
+			p := row(m.SimulationID)
+			m.SimulationID = p.ref.SimulationID
+			p.msgs = append(p.msgs, m)
+			return nil
+		}, loM, hiM)
+		if err != nil {
+			return err
 		}
-		return fmt.Errorf("queries: probes: %d episodes (first %s) have rows beyond rowid %d of ep_messages or %d of ep_tool_calls", n, first, extM, extC)
+	}
+	if hiC > loC {
+		err := epScan(ctx, db, "ep_probe_call_range", func(r *sql.Rows) error {
+			var sim, call string
+			var c probeCallAt
+			if err := r.Scan(&sim, &c.msgIdx, &c.callIdx, &call); err != nil {
+				return err
+			}
+			p := row(sim)
+			if err := json.Unmarshal([]byte(call), &c.call); err != nil {
+				return fmt.Errorf("ep_tool_calls: call %d of %s message %d: %w", c.callIdx, sim, c.msgIdx, err)
+			}
+			p.calls = append(p.calls, c)
+			return nil
+		}, loC, hiC)
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -334,11 +315,14 @@ var probeStage = map[string]string{"ep_probe_findings": "ub_probe_findings", "ep
 // will replace them, and replace once w is closed: it makes the stored
 // findings and applicability rows those staged and drops the staging
 // tables. Only the difference is written: the findings of the episodes
-// whose findings changed, and the applicability rows gone or new. A run
+// whose findings changed, and the applicability rows of the episodes
+// whose applicability rows changed, each deleted then inserted in the
+// transaction, so that (the tables having no key) no row is stored twice
+// and one stored twice is made one again. A run
 // that changes nothing writes nothing; deleting every row and appending
 // it again took a second run of ub probes twice as long as the first, and
-// each later one longer still (the primary key updated twice per row, the
-// deleted rows kept in the file). When neither table holds a row there is
+// each later one longer still (a primary key, since dropped, updated twice
+// per row, the deleted rows kept in the file). When neither table holds a row there is
 // nothing to replace: the rows go straight to their tables and replace
 // does nothing (staged, the first run at 30 times the synthetic fidelity
 // study peaked 77 MiB higher).
@@ -371,10 +355,11 @@ func replaceProbeResults(ctx context.Context, c *sql.Conn) (err error) {
 		for _, stage := range probeStage {
 			drop(stage)
 		}
-		drop("ub_probe_changed") // ep_probe_changed.sql's
+		drop("ub_probe_changed")            // ep_probe_changed.sql's
+		drop("ub_probe_changed_applicable") // ep_probe_changed_applicable.sql's
 	}()
 	for _, name := range []string{"ep_probe_changed", "ep_probe_replace_findings", "ep_probe_insert_findings",
-		"ep_probe_replace_applicable", "ep_probe_insert_applicable"} {
+		"ep_probe_changed_applicable", "ep_probe_replace_applicable", "ep_probe_insert_applicable"} {
 		if _, err := c.ExecContext(ctx, q(name)); err != nil {
 			return fmt.Errorf("replace probe results (%s): %w", name, err)
 		}

@@ -31,7 +31,9 @@ ORDER BY m.simulation_id, m.idx`
 // call of no stored message, an episode with only a call and one with no
 // rows: read a range of 1, 2, 3 or 1000 rowids at a time, every episode
 // comes once, with its task key and exactly the messages and calls the
-// sorting query gives (arguments as to_json writes them: 1.50 as 1.5).
+// sorting query gives (arguments as to_json writes them: 1.50 as 1.5),
+// and after the tasks of 1, 2 or 16 steps at a time were given that hold
+// its stored task and user actions (and no task of no stored episode).
 func TestStreamProbeEpisodesStorageOrder(t *testing.T) {
 	ctx := context.Background()
 	ws, err := Open(ctx, "", Options{})
@@ -66,6 +68,12 @@ func TestStreamProbeEpisodesStorageOrder(t *testing.T) {
 			}
 			rw.Episode(&ub.Episode{SimulationID: sim, RunID: "r", SourceFile: "f.json", SourceIndex: i, ContentHash: sim,
 				Domain: "airline", TaskID: "1", TaskKey: key})
+		}
+		for _, key := range []string{"task-e1", "task-e5", "task-zz"} {
+			rw.EpTask(&ub.Task{Key: key, Domain: "airline", TaskID: key, Format: "tau2", ReasonForCall: str("why " + key),
+				Raw: json.RawMessage(`{}`), SourceFile: "tasks.json"})
+			rw.EpTaskAction(key, 0, ub.TaskAction{Requestor: "user", Name: "toggle_" + key})
+			rw.EpTaskAction(key, 1, ub.TaskAction{Requestor: "assistant", Name: "agent_" + key})
 		}
 		msg(rw, "e1", 2, "user")
 		msg(rw, "e2", 0, "user")
@@ -119,34 +127,58 @@ func TestStreamProbeEpisodesStorageOrder(t *testing.T) {
 	}
 	wantKeys := map[string]string{"e1": "task-e1", "e2": "", "e3": "task-e3", "e4": "", "e5": "task-e5", "e6": ""}
 	for _, n := range []int64{1, 2, 3, 1000} {
-		got := map[string][]ProbeMessageRow{}
-		var order []string
-		err := ws.InTx(ctx, func(c *sql.Conn) error {
-			return streamProbeEpisodes(ctx, c, n, func(ref ProbeEpisodeRef, msgs []ProbeMessageRow) error {
-				if _, dup := got[ref.SimulationID]; dup {
-					t.Errorf("range %d: %s came twice", n, ref.SimulationID)
+		for _, window := range []int64{1, 2, 16} {
+			got := map[string][]ProbeMessageRow{}
+			var order []string
+			given := map[string]string{} // task key -> its user action, as last given
+			tasks := func(ts []ProbeTaskRow, acts []ProbeActionRow) error {
+				given = map[string]string{}
+				for _, tk := range ts {
+					given[tk.TaskKey] = ""
 				}
-				key := ""
-				if ref.TaskKey != nil {
-					key = *ref.TaskKey
+				for _, a := range acts {
+					if _, ok := given[a.TaskKey]; !ok {
+						t.Errorf("range %d, window %d: action %s of a task not given", n, window, a.Name)
+					}
+					given[a.TaskKey] = a.Name
 				}
-				if key != wantKeys[ref.SimulationID] {
-					t.Errorf("range %d: %s has task key %q, want %q", n, ref.SimulationID, key, wantKeys[ref.SimulationID])
+				if _, ok := given["task-zz"]; ok {
+					t.Errorf("range %d, window %d: task-zz given, which no stored episode has", n, window)
 				}
-				got[ref.SimulationID] = msgs
-				order = append(order, ref.SimulationID)
 				return nil
+			}
+			err := ws.InTx(ctx, func(c *sql.Conn) error {
+				return streamProbeEpisodes(ctx, c, n, window, tasks, func(ref ProbeEpisodeRef, msgs []ProbeMessageRow) error {
+					if _, dup := got[ref.SimulationID]; dup {
+						t.Errorf("range %d: %s came twice", n, ref.SimulationID)
+					}
+					key := ""
+					if ref.TaskKey != nil {
+						key = *ref.TaskKey
+					}
+					if key != wantKeys[ref.SimulationID] {
+						t.Errorf("range %d: %s has task key %q, want %q", n, ref.SimulationID, key, wantKeys[ref.SimulationID])
+					}
+					if key == "task-e1" || key == "task-e5" {
+						if a, ok := given[key]; !ok || a != "toggle_"+key {
+							t.Errorf("range %d, window %d: %s came with its task %s given %v, user action %q", n, window, ref.SimulationID, key, ok, a)
+						}
+					}
+					got[ref.SimulationID] = msgs
+					order = append(order, ref.SimulationID)
+					return nil
+				})
 			})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(order) != len(wantKeys) {
-			t.Errorf("range %d: episodes %v, want the 6 stored", n, order)
-		}
-		for sim := range wantKeys {
-			if !reflect.DeepEqual(got[sim], want[sim]) {
-				t.Errorf("range %d: %s:\n got  %+v\n want %+v", n, sim, got[sim], want[sim])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(order) != len(wantKeys) {
+				t.Errorf("range %d: episodes %v, want the 6 stored", n, order)
+			}
+			for sim := range wantKeys {
+				if !reflect.DeepEqual(got[sim], want[sim]) {
+					t.Errorf("range %d: %s:\n got  %+v\n want %+v", n, sim, got[sim], want[sim])
+				}
 			}
 		}
 	}

@@ -24,17 +24,15 @@ type Stats struct {
 // transaction (what ub probes does). The result depends only on the stored
 // episodes; it is what ingest stores for each episode it adds (through
 // NewProber). The
-// episodes stream from storage a range of rows at a time
-// (queries.StreamProbeEpisodes) and their results are staged as they come
-// (queries.StageProbeResults), so memory does not grow with the
-// workspace; then only what changed is written.
+// episodes stream from storage a range of rows at a time, with the tasks
+// of the next few ranges (queries.StreamProbeEpisodes), and their results
+// are staged in DuckDB as they come (queries.StageProbeResults), so the
+// Go heap holds a few ranges, not the workspace; then only what changed
+// is written.
 func RunStored(ctx context.Context, ws *queries.Workspace) (Stats, error) {
 	var st Stats
 	err := ws.InTx(ctx, func(c *sql.Conn) error {
-		tasks, err := storedProbeTasks(ctx, c)
-		if err != nil {
-			return err
-		}
+		var tasks *probeTasks
 		rw := queries.NewRowWriter(ctx, ws)
 		replace, err := queries.StageProbeResults(ctx, c, rw)
 		if err != nil {
@@ -47,7 +45,11 @@ func RunStored(ctx context.Context, ws *queries.Workspace) (Stats, error) {
 			res = probeResults{}
 			return rw.FlushLarge(probeFlushRows)
 		}
-		err = queries.StreamProbeEpisodes(ctx, c, func(ref queries.ProbeEpisodeRef, msgs []queries.ProbeMessageRow) error {
+		newTasks := func(rows []queries.ProbeTaskRow, acts []queries.ProbeActionRow) error {
+			tasks = newProbeTasks(rows, acts)
+			return nil
+		}
+		err = queries.StreamProbeEpisodes(ctx, c, newTasks, func(ref queries.ProbeEpisodeRef, msgs []queries.ProbeMessageRow) error {
 			e := &View{SimulationID: ref.SimulationID, Messages: probeMessages(msgs), NoUser: ref.NoUser, NoRun: ref.NoRun}
 			if ref.TaskKey != nil {
 				e.Task = tasks.task(*ref.TaskKey)
@@ -115,21 +117,19 @@ func appendProbeResults(rw *queries.RowWriter, res *probeResults) {
 	}
 }
 
-// probeTasks are the probes' tasks of the stored episodes, made from the
+// probeTasks are the probes' tasks of some stored episodes, made from the
 // stored blueprints and gold user actions, one per task key: the
 // episodes of a task share it (and what the probes derive from it), as
-// parsed ones do (probeEpisodeOf).
+// parsed ones do (probeEpisodeOf). What the probes find depends only on
+// the task's texts, so a task made again for later episodes gives them
+// the same findings.
 type probeTasks struct {
 	made    map[string]*ViewTask
 	actions map[string][]GoldAction
 }
 
-// storedProbeTasks reads the tasks the stored episodes refer to.
-func storedProbeTasks(ctx context.Context, db queries.Querier) (*probeTasks, error) {
-	rows, acts, err := queries.ProbeTasks(ctx, db)
-	if err != nil {
-		return nil, err
-	}
+// newProbeTasks makes the probes' tasks of stored rows.
+func newProbeTasks(rows []queries.ProbeTaskRow, acts []queries.ProbeActionRow) *probeTasks {
 	t := &probeTasks{made: map[string]*ViewTask{}, actions: map[string][]GoldAction{}}
 	for _, a := range acts {
 		var args, cmp []byte
@@ -149,7 +149,7 @@ func storedProbeTasks(ctx context.Context, db queries.Querier) (*probeTasks, err
 		t.made[r.TaskKey] = probeTask([7]*string{r.ReasonForCall, r.KnownInfo, r.UnknownInfo, r.TaskInstructions, r.Persona, r.Instruction, r.UserID},
 			is, t.actions[r.TaskKey])
 	}
-	return t, nil
+	return t
 }
 
 // task is the probes' task of key. A key no stored task has gives a task

@@ -1,4 +1,4 @@
--- The staged applicability rows not stored yet.
+-- The staged applicability rows of the episodes whose rows changed.
 INSERT INTO ep_probe_applicable
 SELECT n.* FROM temp.ub_probe_applicable n
-WHERE NOT EXISTS (SELECT 1 FROM ep_probe_applicable a WHERE a.simulation_id = n.simulation_id AND a.probe = n.probe)
+WHERE n.simulation_id IN (SELECT simulation_id FROM temp.ub_probe_changed_applicable)

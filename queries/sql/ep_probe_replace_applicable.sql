@@ -1,4 +1,4 @@
--- The stored (episode, probe) applicability rows the staged ones
--- (temp.ub_probe_applicable) no longer hold.
-DELETE FROM ep_probe_applicable a
-WHERE NOT EXISTS (SELECT 1 FROM temp.ub_probe_applicable n WHERE n.simulation_id = a.simulation_id AND n.probe = a.probe)
+-- The stored applicability rows of the episodes whose rows changed
+-- (ep_probe_changed_applicable.sql) are deleted; the staged ones are
+-- inserted by ep_probe_insert_applicable.sql.
+DELETE FROM ep_probe_applicable WHERE simulation_id IN (SELECT simulation_id FROM temp.ub_probe_changed_applicable)
