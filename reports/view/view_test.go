@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ub-bench/ub"
+	"github.com/ub-bench/ub/analysis/probes"
 	"github.com/ub-bench/ub/judge/review/reviewtest"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
@@ -219,6 +220,43 @@ func TestMarkEvidence(t *testing.T) {
 		}
 		if b.String() != tc.want || plain.String() != tc.text {
 			t.Errorf("markEvidence(%q, %q) = %q (text %q), want %q", tc.text, tc.evidence, b.String(), plain.String(), tc.want)
+		}
+	}
+}
+
+// TestMarkEvidenceOfATruncatedP1Span: the P1 probe quotes 40 bytes either
+// side of the identifier and cuts the rest with "..."; where the cut falls
+// just after a full stop ("...x. ..." or "...x...."), or in a run of
+// spaces the probe collapsed, the mark is still exactly the quoted text,
+// dot included.
+func TestMarkEvidenceOfATruncatedP1Span(t *testing.T) {
+	task := &probes.ViewTask{KnownInfo: "Your user id is mia_li_3668.", Blueprint: []string{"Your user id is mia_li_3668."}}
+	for _, tc := range []struct {
+		text, want string
+	}{
+		// 40 bytes after the id end with the full stop: the snippet ends "....".
+		{"Good morning, I need help: mia_li_3668 is my user id and I want a new changes. Thanks!",
+			"Good morning, I need help: mia_li_3668 is my user id and I want a new changes."},
+		// Cut at the start one byte after a full stop: the snippet starts "....".
+		{"Hello there. Hi. Well, what I would want to say is mia_li_3668 thanks.",
+			". Hi. Well, what I would want to say is mia_li_3668 thanks."},
+		// Two spaces and a line break the probe collapsed.
+		{"Hi there,  I am\nmia_li_3668 and I want to fly to Seattle tomorrow morning, if you can. Otherwise later.",
+			"Hi there,  I am\nmia_li_3668 and I want to fly to Seattle tomorrow m"},
+	} {
+		e := &probes.View{SimulationID: "s", Task: task, Messages: []probes.ViewMessage{{TurnIdx: 1, Role: "user", Content: tc.text}}}
+		fs := probes.ProbeDisclosure(e, false)
+		if len(fs) != 1 || fs[0].Probe != probes.ProbeP1 {
+			t.Fatalf("%q: findings %+v, want one P1", tc.text, fs)
+		}
+		var marked []string
+		for _, s := range markEvidence(tc.text, []string{fs[0].Evidence}) {
+			if s.Mark {
+				marked = append(marked, s.Text)
+			}
+		}
+		if len(marked) != 1 || marked[0] != tc.want {
+			t.Errorf("evidence %q of %q marks %q, want %q", fs[0].Evidence, tc.text, marked, tc.want)
 		}
 	}
 }
