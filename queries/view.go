@@ -592,3 +592,66 @@ func ViewCompareTasks(ctx context.Context, db Querier, a, b string, p ViewPage) 
 	}
 	return rows, total, disagree, rs.Err()
 }
+
+// ViewCellMoment is one moment of a sweep's setting: the developer, the
+// point, the trial (-1: no generation), the real move, the generated move
+// ("" when missing), failed and hit.
+type ViewCellMoment struct {
+	Developer, PointID  string
+	Trial               int
+	RealMove, Generated string
+	Failed, Hit         bool
+}
+
+// ViewCell returns one page of the moments of a setting at any N and K
+// (a cell of a sweep), as judge scored them, the constant-dose points
+// only when dose, by developer, point and trial, and the number of them.
+// It reads the generations of the setting, not ViewWarm's tables.
+func ViewCell(ctx context.Context, db Querier, judge string, s ViewSetting, dose bool, p ViewPage) ([]ViewCellMoment, int, error) {
+	rows, err := db.QueryContext(ctx, q("view_ub_cell"), judge, s.Simulator, s.Condition, s.N, s.K, dose, p.Limit, p.Offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("moments of %s %s at N = %d, K = %d: %w", s.Simulator, s.Condition, s.N, s.K, err)
+	}
+	defer rows.Close()
+	var out []ViewCellMoment
+	total := 0
+	for rows.Next() {
+		var m ViewCellMoment
+		var trial sql.NullInt64
+		if err := rows.Scan(&m.Developer, &m.PointID, &trial, &m.RealMove, &m.Generated, &m.Failed, &m.Hit, &total); err != nil {
+			return nil, 0, err
+		}
+		m.Trial = -1
+		if trial.Valid {
+			m.Trial = int(trial.Int64)
+		}
+		out = append(out, m)
+	}
+	return out, total, rows.Err()
+}
+
+// ViewCellScore is one developer's hits and moments at a sweep's setting.
+type ViewCellScore struct {
+	Developer     string
+	Hits, Moments int
+}
+
+// ViewCellScores returns every developer's hits and moments at a setting
+// at any N and K, as judge scored them and the report counts them
+// (study_scores), the constant-dose points only when dose, by developer.
+func ViewCellScores(ctx context.Context, db Querier, judge string, s ViewSetting, dose bool) ([]ViewCellScore, error) {
+	rows, err := db.QueryContext(ctx, q("view_ub_cell_developers"), judge, s.Simulator, s.Condition, s.N, s.K, dose)
+	if err != nil {
+		return nil, fmt.Errorf("scores of %s %s at N = %d, K = %d: %w", s.Simulator, s.Condition, s.N, s.K, err)
+	}
+	defer rows.Close()
+	var out []ViewCellScore
+	for rows.Next() {
+		var x ViewCellScore
+		if err := rows.Scan(&x.Developer, &x.Hits, &x.Moments); err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, rows.Err()
+}

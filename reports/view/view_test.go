@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"html/template"
 	"math"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -754,5 +758,148 @@ func TestCompareTasks(t *testing.T) {
 	}
 	if c := strings.Count(buf.String(), `<td><a href="/fid/episode?id=`); c != 2*min(PageSize, total) {
 		t.Errorf("the page links %d episodes, want two a task", c)
+	}
+}
+
+// TestSweepCellsMatchTheReport: on the report drawn from the synthetic
+// study, every row of the context sweep, the history sweep (and its
+// substitution test) and every cell of the N x K surface links to the
+// page of its setting's moments, whose macro accuracy, interval,
+// developers and moments are the report's row (computed again from the
+// moments, another path than the report's aggregates); each moment of the
+// case study links to its page; the published site's cell page lists at
+// most Examples moments and says how many there are.
+func TestSweepCellsMatchTheReport(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	st, err := queries.LoadStudy(ctx, ws.Conn(), "synth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rep := reports.Prepare(reports.Input{Study: st})
+	if dev, n, k, ok := rep.CaseDeveloper(); ok {
+		ct, err := queries.LoadCaseTexts(ctx, ws.Conn(), "synth", dev, n, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep.SetCase(&ct)
+	}
+	if _, err := rep.WriteAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth", ReportDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(p Page, l linker) string {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := site.render(ctx, &buf, p, l); err != nil {
+			t.Fatalf("%s %v: %v", p.Kind, p.Q, err)
+		}
+		return buf.String()
+	}
+	index := render(Page{Kind: KindIndex}, liveLinker{})
+	readCSV := func(name string) []map[string]string {
+		t.Helper()
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		recs, err := csv.NewReader(f).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []map[string]string
+		for _, r := range recs[1:] {
+			m := map[string]string{}
+			for i, h := range recs[0] {
+				m[h] = r[i]
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	field := func(html, id string) string {
+		m := regexp.MustCompile(`id="` + id + `">([^<]*)<`).FindStringSubmatch(html)
+		if m == nil {
+			t.Fatalf("no %s on the page", id)
+		}
+		return m[1]
+	}
+	// The sweeps' simulator, condition and anchor, as the captions name them.
+	sim, cond := "gemini-3.5-flash", "noprofile"
+	n0, k0 := queries.Anchor(st.Settings)
+	type cell struct {
+		n, k               int
+		dose               bool
+		acc, lo, hi        string
+		developers, momnts string
+	}
+	var cells []cell
+	for _, r := range readCSV("context-scaling.csv") {
+		cells = append(cells, cell{atoi(r["setting"]), k0, r["view"] == "constant dose", r["accuracy"], r["ci_lo"], r["ci_hi"], r["developers"], r["moments"]})
+	}
+	for _, r := range readCSV("history-sweep.csv") {
+		n := n0
+		if strings.HasPrefix(r["view"], "substitution at N = ") {
+			n = atoi(strings.TrimPrefix(r["view"], "substitution at N = "))
+		}
+		cells = append(cells, cell{n, atoi(r["setting"]), false, r["accuracy"], r["ci_lo"], r["ci_hi"], r["developers"], r["moments"]})
+	}
+	for _, r := range readCSV("context-heatmap.csv") {
+		if r["kind"] == "cell" {
+			cells = append(cells, cell{atoi(r["n"]), atoi(r["k"]), false, r["value"], r["ci_lo"], r["ci_hi"], r["developers"], ""})
+		}
+	}
+	if len(cells) < 40 {
+		t.Fatalf("%d sweep rows: the synthetic report's sweeps are missing", len(cells))
+	}
+	for _, c := range cells {
+		view := ""
+		if c.dose {
+			view = "dose"
+		}
+		p := page(KindCell, "sim", sim, "cond", cond, "n", strconv.Itoa(c.n), "k", strconv.Itoa(c.k), "view", view)
+		href := template.HTMLEscapeString(liveLinker{}.link(p))
+		if !strings.Contains(index, `<a href="`+href+`">`+c.acc+`</a>`) {
+			t.Errorf("the report's row N = %d, K = %d (dose %v) does not link %s to %s", c.n, c.k, c.dose, c.acc, href)
+			continue
+		}
+		got := render(p, liveLinker{})
+		if a, ci, d := field(got, "cell-accuracy"), field(got, "cell-ci"), field(got, "cell-developers"); a != c.acc || ci != c.lo+" to "+c.hi || d != c.developers {
+			t.Errorf("N = %d, K = %d (dose %v): the page gives %s (%s) over %s developers, the report %s (%s to %s) over %s", c.n, c.k, c.dose, a, ci, d, c.acc, c.lo, c.hi, c.developers)
+		}
+		if m := field(got, "cell-moments"); c.momnts != "" && m != c.momnts {
+			t.Errorf("N = %d, K = %d (dose %v): %s moments, the report %s", c.n, c.k, c.dose, m, c.momnts)
+		}
+		want := fmt.Sprintf(`href="/ub/moment?k=%d&amp;n=%d&amp;point=`, c.k, c.n)
+		if strings.Count(got, want) != min(PageSize, atoi(field(got, "cell-moments"))) {
+			t.Errorf("N = %d, K = %d: the page links %d moments at its N and K", c.n, c.k, strings.Count(got, want))
+		}
+	}
+	// The case study's moments.
+	caseRows := readCSV("case-study.csv")
+	seen := map[string]bool{}
+	for _, r := range caseRows {
+		if seen[r["moment"]] {
+			continue
+		}
+		seen[r["moment"]] = true
+		href := template.HTMLEscapeString(liveLinker{}.link(page(KindMoment, "point", r["point"], "n", strconv.Itoa(n0), "k", strconv.Itoa(k0))))
+		if !strings.Contains(index, `<a href="`+href+`">`+r["moment"]+`</a>`) {
+			t.Errorf("case study moment %s does not link to %s", r["moment"], href)
+		}
+	}
+	if len(seen) == 0 {
+		t.Error("no case study moment")
+	}
+	// The published site: a bounded list that says how long it is.
+	sl := &staticLinker{seen: map[string]Page{}}
+	got := render(page(KindCell, "sim", sim, "cond", cond, "n", "1", "k", "0"), sl)
+	if c := strings.Count(got, `href="ub-moment-`); c != Examples || !strings.Contains(got, fmt.Sprintf("The first %d of ", Examples)) {
+		t.Errorf("the static cell page links %d moments and says %q", c, regexp.MustCompile(`<p class="pager"[^\n]*`).FindString(got))
 	}
 }
