@@ -50,10 +50,20 @@ func ViewDevelopers(ctx context.Context, db Querier, s ViewSetting, p ViewPage) 
 }
 
 // ViewMomentFilter narrows a developer's moments: the real move, the
-// generated move ("" either: any) and the outcome ("hit", "miss", "": any).
+// generated move ("" either: any), the outcome ("hit", "miss", "": any)
+// and the profile lift at the point and trial (LiftProfile: the
+// simulator hit under condition profile and missed under noprofile;
+// LiftNoProfile: the reverse; "": any).
 type ViewMomentFilter struct {
 	Real, Generated, Outcome string
+	Lift                     string
 }
+
+// The profile lifts a ViewMomentFilter names.
+const (
+	LiftProfile   = "profile"
+	LiftNoProfile = "noprofile"
+)
 
 // ViewMoment is one moment of a developer under a setting: the point, the
 // trial (-1: no generation), the real message and its move, the
@@ -73,7 +83,7 @@ type ViewMoment struct {
 // the filter.
 func ViewMoments(ctx context.Context, db Querier, developer string, s ViewSetting, f ViewMomentFilter, p ViewPage) ([]ViewMoment, int, error) {
 	rows, err := db.QueryContext(ctx, q("view_ub_moments"), developer, s.Simulator, s.Condition,
-		f.Real, f.Generated, f.Outcome, p.Limit, p.Offset, s.N, s.K)
+		f.Real, f.Generated, f.Outcome, p.Limit, p.Offset, f.Lift)
 	if err != nil {
 		return nil, 0, fmt.Errorf("moments of %s: %w", developer, err)
 	}

@@ -903,3 +903,78 @@ func TestSweepCellsMatchTheReport(t *testing.T) {
 		t.Errorf("the static cell page links %d moments and says %q", c, regexp.MustCompile(`<p class="pager"[^\n]*`).FindString(got))
 	}
 }
+
+// TestMomentsProfileLift: a developer's moments filtered by profile lift
+// are the points and trials where the simulator's generation under
+// profile hit and its noprofile one missed (or the reverse), as the two
+// conditions' unfiltered lists show them, whichever condition's page
+// asks; the page offers the filter and refuses an unknown lift.
+func TestMomentsProfileLift(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	site, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := "glm-5.2"
+	type key struct {
+		point string
+		trial int
+	}
+	list := func(dev, cond string, f queries.ViewMomentFilter) map[key]bool {
+		t.Helper()
+		ms, total, err := queries.ViewMoments(ctx, ws.Conn(), dev, queries.ViewSetting{Simulator: sim, Condition: cond, N: site.n, K: site.k}, f, queries.ViewPage{Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != len(ms) {
+			t.Fatalf("%d of %d moments", len(ms), total)
+		}
+		out := map[key]bool{}
+		for _, m := range ms {
+			out[key{m.PointID, m.Trial}] = m.Hit
+		}
+		return out
+	}
+	found := map[string]int{}
+	for _, dev := range []string{"dev-0033", "dev-0153", "dev-0042", "dev-0106"} {
+		prof, noprof := list(dev, queries.CondProfile, queries.ViewMomentFilter{}), list(dev, queries.CondNoProfile, queries.ViewMomentFilter{})
+		if len(prof) == 0 {
+			continue
+		}
+		for _, lift := range []string{queries.LiftProfile, queries.LiftNoProfile} {
+			want := map[key]bool{}
+			for k, hit := range prof {
+				other, ok := noprof[k]
+				if ok && ((lift == queries.LiftProfile && hit && !other) || (lift == queries.LiftNoProfile && other && !hit)) {
+					want[k] = true
+				}
+			}
+			for _, cond := range []string{queries.CondProfile, queries.CondNoProfile} {
+				got := list(dev, cond, queries.ViewMomentFilter{Lift: lift})
+				if len(got) != len(want) {
+					t.Errorf("%s %s lift %s: %d moments, want %d", dev, cond, lift, len(got), len(want))
+				}
+				for k := range got {
+					if !want[k] {
+						t.Errorf("%s %s lift %s: %v passed", dev, cond, lift, k)
+					}
+				}
+			}
+			found[lift] += len(want)
+		}
+	}
+	if found[queries.LiftProfile] == 0 || found[queries.LiftNoProfile] == 0 {
+		t.Fatalf("lifts found %v: the test needs moments of both kinds", found)
+	}
+	var buf bytes.Buffer
+	if err := site.render(ctx, &buf, page(KindUBDev, "sim", sim, "cond", "profile", "dev", "dev-0033", "lift", "profile"), liveLinker{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `<option value="profile" selected>hit only with the profile</option>`) {
+		t.Errorf("the page does not offer the chosen lift:\n%s", buf.String())
+	}
+	if err := site.render(ctx, &bytes.Buffer{}, page(KindUBDev, "sim", sim, "cond", "profile", "dev", "dev-0033", "lift", "both"), liveLinker{}); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("lift both: %v, want a bad request", err)
+	}
+}
