@@ -268,7 +268,8 @@ func ViewDomains(ctx context.Context, db Querier, userSim string) ([]ViewDomain,
 // trial and reward (NULL when not recorded), the criteria applicable and
 // failed, f (NULL when not scored), P0 and the failing families.
 type ViewEpisodeRow struct {
-	SimulationID, Domain, TaskID string
+	SimulationID, UserSim        string
+	Domain, TaskID               string
 	Trial                        sql.NullInt64
 	Reward                       sql.NullFloat64
 	Applicable, Failed           int
@@ -287,8 +288,8 @@ type ViewEpisodeFilter struct {
 // ViewEpisodeFilters are the values ViewEpisodes' filter takes.
 var ViewEpisodeFilters = []string{"f1", "f0", "unscored", "success", "failure"}
 
-// ViewEpisodes returns one page of a user simulator's episodes that pass
-// the filter, by domain, task, trial and id, and the number that pass
+// ViewEpisodes returns one page of a user simulator's episodes (userSim
+// "": every user simulator's) that pass the filter, by domain, task, trial and id, and the number that pass
 // (after ViewWarm).
 func ViewEpisodes(ctx context.Context, db Querier, userSim string, f ViewEpisodeFilter, p ViewPage) ([]ViewEpisodeRow, int, error) {
 	rows, err := db.QueryContext(ctx, q("view_fid_episodes"), userSim, f.Domain, f.Filter, p.Limit, p.Offset, f.Family, f.Probe)
@@ -300,7 +301,7 @@ func ViewEpisodes(ctx context.Context, db Querier, userSim string, f ViewEpisode
 	total := 0
 	for rows.Next() {
 		var e ViewEpisodeRow
-		if err := rows.Scan(&e.SimulationID, &e.Domain, &e.TaskID, &e.Trial, &e.Reward, &e.Applicable, &e.Failed,
+		if err := rows.Scan(&e.SimulationID, &e.UserSim, &e.Domain, &e.TaskID, &e.Trial, &e.Reward, &e.Applicable, &e.Failed,
 			&e.F, &e.P0, &e.Families, &e.Probes, &total); err != nil {
 			return nil, 0, err
 		}

@@ -27,7 +27,7 @@ type episodeRow struct {
 
 type fidSimData struct {
 	frame
-	Sim, Domain, Grader string
+	Sim, Domain, Grader string // Sim "": every user simulator (a family's or probe's row)
 	Family, Probe       string
 	Domains             []domainRow
 	Rows                []episodeRow
@@ -43,6 +43,13 @@ func (s *Site) fidSimData(ctx context.Context, p Page, l linker) (fidSimData, er
 	us, dom, filter := p.Q.Get("sim"), p.Q.Get("domain"), p.Q.Get("filter")
 	family, probe := p.Q.Get("family"), p.Q.Get("probe")
 	doms, ok := s.userSims[us]
+	every := us == "" && (family != "" || probe != "") // a family's or probe's row over every simulator
+	if every {
+		ok = true
+		for _, d := range s.userSims {
+			doms = append(doms, d...)
+		}
+	}
 	if !ok {
 		return fidSimData{}, fmt.Errorf("%w: no episodes of user simulator %q", ErrNotFound, us)
 	}
@@ -56,15 +63,20 @@ func (s *Site) fidSimData(ctx context.Context, p Page, l linker) (fidSimData, er
 	if err != nil {
 		return fidSimData{}, err
 	}
-	ds, err := queries.ViewDomains(ctx, s.db, us)
-	if err != nil {
-		return fidSimData{}, err
+	var ds []queries.ViewDomain
+	if !every {
+		if ds, err = queries.ViewDomains(ctx, s.db, us); err != nil {
+			return fidSimData{}, err
+		}
 	}
 	eps, total, err := queries.ViewEpisodes(ctx, s.db, us, queries.ViewEpisodeFilter{Domain: dom, Filter: filter, Family: family, Probe: probe}, pg)
 	if err != nil {
 		return fidSimData{}, err
 	}
 	title := us
+	if every {
+		title = "Every user simulator"
+	}
 	if dom != "" {
 		title += " in " + dom
 	}
@@ -75,9 +87,12 @@ func (s *Site) fidSimData(ctx context.Context, p Page, l linker) (fidSimData, er
 		title += ", " + probe + " fired"
 	}
 	all := l.link(page(KindFidSim, "sim", us))
+	if every { // "every domain" keeps the family or probe
+		all = l.link(page(KindFidSim, "family", family, "probe", probe))
+	}
 	d := fidSimData{frame: s.frame(l, title), Sim: us, Domain: dom, Family: family, Probe: probe, Grader: s.opts.Grader, AllHref: all,
 		Filter: options(queries.ViewEpisodeFilters, filter)}
-	if dom != "" || family != "" || probe != "" {
+	if !every && (dom != "" || family != "" || probe != "") {
 		d.Crumbs = append(d.Crumbs, crumb{us, all})
 	}
 	for _, x := range ds {

@@ -166,7 +166,7 @@ func (s *Site) linkTable(t *east.Table, src []byte, l linker, fig, caption strin
 		rows = append(rows, r)
 	}
 	simCol, ok := -1, false
-	for _, name := range []string{"simulator", "user simulator", "user_sim"} {
+	for _, name := range []string{"simulator", "user simulator", "user_sim", "U*(q)"} {
 		if simCol, ok = col[name]; ok {
 			break
 		}
@@ -238,6 +238,15 @@ func (s *Site) linkTable(t *east.Table, src []byte, l linker, fig, caption strin
 				}
 				wrapLink(cells[simCol], l.link(page(KindFidSim, "sim", sim, "domain", dom, "family", fam, "probe", probe)))
 			}
+		}
+		// A failure family's row over every simulator (and domain) links to
+		// every simulator's episodes failing it.
+		if simCol >= 0 && at(simCol) == "all" && hasFam && slices.Contains(families, at(famCol)) {
+			dom := ""
+			if hasDom && at(domCol) != "all" {
+				dom = at(domCol)
+			}
+			wrapLink(cells[famCol], l.link(page(KindFidSim, "domain", dom, "family", at(famCol))))
 		}
 		if isShare && hasDom && domCol < len(cells) {
 			if dom := at(domCol); dom != "" {

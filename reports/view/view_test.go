@@ -978,3 +978,85 @@ func TestMomentsProfileLift(t *testing.T) {
 		t.Errorf("lift both: %v, want a bad request", err)
 	}
 }
+
+// TestFidelityTablesLink: the report's failure-family table links its
+// rows over every simulator ("all") to every simulator's episodes failing
+// the family, and its per-simulator rows to that simulator's; the
+// frontier choice links U*(q) and the re-rank table each simulator to its
+// episodes, as the UFS rows do. The page over every simulator lists
+// exactly the episodes each simulator's own page lists for the family.
+func TestFidelityTablesLink(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := synth.WriteFidelity(ctx, ws, synth.FidelityOptions{Seed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	report := "# Report\n\n### Failure families\n\n| family | episodes\\_present | simulator | domain | effect |\n| --- | --- | --- | --- | --- |\n" +
+		"| disclosure | 385 | all | all | 0.048 |\n| disclosure |  | user\\_simulator:gemini-3.5-flash@t1 | banking | \\-0.283 |\n\n" +
+		"### Frontier choice\n\n| q | U\\*(q) | UFS |\n| --- | --- | --- |\n| 0.75 | user\\_simulator:gpt-4.1-mini@t1 | 0.769 |\n| 0.99 | none |  |\n\n" +
+		"### Ranks without disclosure criteria\n\n| simulator | ufs\\_all | rank\\_all |\n| --- | --- | --- |\n| user\\_simulator:gemma-4-26b@t1 | 0.520 | 7 |\n| user\\_simulator:sonnet-4-6@t1 | 0.699 | 5 |\n"
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{Grader: "synth-grader", ReportDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(p Page) string {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := site.render(ctx, &buf, p, liveLinker{}); err != nil {
+			t.Fatalf("%s %v: %v", p.Kind, p.Q, err)
+		}
+		return buf.String()
+	}
+	index := render(Page{Kind: KindIndex})
+	for _, want := range []string{
+		`<td><a href="/fid/sim?family=disclosure">disclosure</a></td>`,
+		`<a href="/fid/sim?domain=banking&amp;family=disclosure&amp;sim=user_simulator%3Agemini-3.5-flash%40t1">`,
+		`<td><a href="/fid/sim?sim=user_simulator%3Agpt-4.1-mini%40t1">user_simulator:gpt-4.1-mini@t1</a></td>`,
+		`<td>none</td>`,
+		`<td><a href="/fid/sim?sim=user_simulator%3Agemma-4-26b%40t1">user_simulator:gemma-4-26b@t1</a></td>`,
+		`<td><a href="/fid/sim?sim=user_simulator%3Asonnet-4-6%40t1">user_simulator:sonnet-4-6@t1</a></td>`,
+	} {
+		if !strings.Contains(index, want) {
+			t.Errorf("the report lacks %s", want)
+		}
+	}
+	// Every simulator's episodes failing disclosure, against each one's own list.
+	want := 0
+	for _, us := range sortedKeys(site.userSims) {
+		_, n, err := queries.ViewEpisodes(ctx, ws.Conn(), us, queries.ViewEpisodeFilter{Family: "disclosure"}, queries.ViewPage{Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += n
+	}
+	eps, total, err := queries.ViewEpisodes(ctx, ws.Conn(), "", queries.ViewEpisodeFilter{Family: "disclosure"}, queries.ViewPage{Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sims := map[string]bool{}
+	for _, e := range eps {
+		sims[e.UserSim] = true
+		if !strings.Contains(e.Families, "disclosure") {
+			t.Errorf("%s (%s) listed, failing %q", e.SimulationID, e.UserSim, e.Families)
+		}
+	}
+	if total != want || len(eps) != want || want == 0 || len(sims) < 2 {
+		t.Errorf("every simulator: %d episodes (total %d) of %d simulators, want %d", len(eps), total, len(sims), want)
+	}
+	got := render(page(KindFidSim, "family", "disclosure"))
+	if !strings.Contains(got, "<h1>Every user simulator</h1>") || !strings.Contains(got, fmt.Sprintf("1–%d of %d", min(PageSize, want), want)) ||
+		!strings.Contains(got, "<th>user simulator</th>") {
+		t.Errorf("the page over every simulator:\n%s", got)
+	}
+	if err := site.render(ctx, &bytes.Buffer{}, page(KindFidSim), liveLinker{}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("no simulator and no family: %v, want not found", err)
+	}
+}
