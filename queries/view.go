@@ -268,14 +268,14 @@ func ViewDomains(ctx context.Context, db Querier, userSim string) ([]ViewDomain,
 // trial and reward (NULL when not recorded), the criteria applicable and
 // failed, f (NULL when not scored), P0 and the failing families.
 type ViewEpisodeRow struct {
-	SimulationID, UserSim        string
-	Domain, TaskID               string
-	Trial                        sql.NullInt64
-	Reward                       sql.NullFloat64
-	Applicable, Failed           int
-	F                            sql.NullInt64
-	P0                           bool
-	Families, Probes             string // comma-separated, sorted
+	SimulationID, UserSim string
+	Domain, TaskID        string
+	Trial                 sql.NullInt64
+	Reward                sql.NullFloat64
+	Applicable, Failed    int
+	F                     sql.NullInt64
+	P0                    bool
+	Families, Probes      string // comma-separated, sorted
 }
 
 // ViewEpisodeFilter narrows a user simulator's episodes: a domain, one of
