@@ -515,6 +515,7 @@ type ViewReviewedEpisode struct {
 	SimulationID, Domain, TaskID, UserSim string
 	Reviewers, Errors                     int
 	Adjudicated                           bool
+	Batches                               string // the review batches that assign it, comma-separated ("" none)
 }
 
 // ViewReviewedEpisodes returns one page of the reviewed episodes in a
@@ -530,7 +531,7 @@ func ViewReviewedEpisodes(ctx context.Context, db Querier, domain, notInWorkspac
 	total := 0
 	for rows.Next() {
 		var e ViewReviewedEpisode
-		if err := rows.Scan(&e.SimulationID, &e.Domain, &e.TaskID, &e.UserSim, &e.Reviewers, &e.Errors, &e.Adjudicated, &total); err != nil {
+		if err := rows.Scan(&e.SimulationID, &e.Domain, &e.TaskID, &e.UserSim, &e.Reviewers, &e.Errors, &e.Adjudicated, &e.Batches, &total); err != nil {
 			return nil, 0, err
 		}
 		out = append(out, e)

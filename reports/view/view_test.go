@@ -1060,3 +1060,53 @@ func TestFidelityTablesLink(t *testing.T) {
 		t.Errorf("no simulator and no family: %v, want not found", err)
 	}
 }
+
+// TestReviewedEpisodesPointToTheWorkbench: each reviewed episode a batch
+// assigns says how to open it in the review workbench (the command for
+// its batch, shell-quoted, and its path there), as text: the workbench is
+// another server whose address and token ub view cannot know, so no link
+// points there; an episode no batch assigns gets no such note.
+func TestReviewedEpisodesPointToTheWorkbench(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := reviewtest.Insert(ctx, ws, reviewtest.Three()); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, id := range []string{"sim-a", "sim-b", "sim-c"} {
+		if _, err := queries.SaveDecision(ctx, ws, queries.Decision{SimulationID: id, Reviewer: "ann", Kind: "human", Outcome: "no_error", Source: "web", DecidedAt: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ws.Conn().ExecContext(ctx, `INSERT INTO rv_assignments (batch, reviewer, position, simulation_id)
+		VALUES ('s1-n2', 'ann', 1, 'sim-a'), ('s9', 'bob', 1, 'sim-a'), ('pilot ''2''', 'ann', 1, 'sim-b')`); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := site.render(ctx, &buf, page(KindReview, "domain", "all"), liveLinker{}); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	for _, want := range []string{
+		`open in the workbench: <code>ub review serve --batch s1-n2</code>, then <code>/episode?id=sim-a</code>`,
+		`open in the workbench: <code>ub review serve --batch &#39;pilot &#39;\&#39;&#39;2&#39;\&#39;&#39;&#39;</code>, then <code>/episode?id=sim-b</code>`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the page lacks %s:\n%s", want, got)
+		}
+	}
+	if c := strings.Count(got, "open in the workbench:"); c != 2 {
+		t.Errorf("%d workbench notes, want 2 (sim-c is in no batch)", c)
+	}
+	if strings.Contains(got, `href="/episode?`) || strings.Contains(got, `href="http`) {
+		t.Errorf("the page links into the workbench:\n%s", got)
+	}
+}
