@@ -86,14 +86,17 @@ func (s *Site) fidSimData(ctx context.Context, p Page, l linker) (fidSimData, er
 	if probe != "" {
 		title += ", " + probe + " fired"
 	}
-	all := l.link(page(KindFidSim, "sim", us))
+	all := page(KindFidSim, "sim", us)
 	if every { // "every domain" keeps the family or probe
-		all = l.link(page(KindFidSim, "family", family, "probe", probe))
+		all = page(KindFidSim, "family", family, "probe", probe)
 	}
-	d := fidSimData{frame: s.frame(l, title), Sim: us, Domain: dom, Family: family, Probe: probe, Grader: s.opts.Grader, AllHref: all,
+	d := fidSimData{frame: s.frame(l, title), Sim: us, Domain: dom, Family: family, Probe: probe, Grader: s.opts.Grader,
 		Filter: options(queries.ViewEpisodeFilters, filter)}
+	if dom != "" { // the static site links only what the page shows
+		d.AllHref = l.link(all)
+	}
 	if !every && (dom != "" || family != "" || probe != "") {
-		d.Crumbs = append(d.Crumbs, crumb{us, all})
+		d.Crumbs = append(d.Crumbs, crumb{us, l.link(all)})
 	}
 	for _, x := range ds {
 		d.Domains = append(d.Domains, domainRow{x, l.link(page(KindFidSim, "sim", us, "domain", x.Domain))})

@@ -1110,3 +1110,70 @@ func TestReviewedEpisodesPointToTheWorkbench(t *testing.T) {
 		t.Errorf("the page links into the workbench:\n%s", got)
 	}
 }
+
+// TestWriteSiteRecordsBeforeWriting: WriteSite names every file to its
+// record callback once, before the file exists, a level of its walk at a
+// time (far fewer calls than files), and the names recorded are the files
+// it wrote; over the fidelity study with its family rows, whose pages over
+// every simulator are part of the site.
+func TestWriteSiteRecordsBeforeWriting(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := synth.WriteFidelity(ctx, ws, synth.FidelityOptions{Seed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	rep := t.TempDir()
+	report := "# Report\n\n| family | simulator | domain |\n| --- | --- | --- |\n| disclosure | all | all |\n| goal\\_deviation | user\\_simulator:gemma-4-26b@t1 | retail |\n\n![f](f.svg)\n"
+	if err := os.WriteFile(filepath.Join(rep, "report.md"), []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(rep, "f.svg"), []byte("<svg xmlns=\"http://www.w3.org/2000/svg\"/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{Grader: "synth-grader", ReportDir: rep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	recorded := map[string]int{}
+	calls := 0
+	sum, err := site.WriteSite(ctx, dir, func(rels []string) error {
+		calls++
+		for _, r := range rels {
+			recorded[r]++
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(r))); err == nil {
+				t.Errorf("%s recorded after it was written", r)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if len(files) != len(recorded) || len(files) != sum.Files {
+		t.Errorf("%d files written (summary %d), %d recorded", len(files), sum.Files, len(recorded))
+	}
+	for _, f := range files {
+		if recorded[f] != 1 {
+			t.Errorf("%s recorded %d times", f, recorded[f])
+		}
+	}
+	if recorded["fig/f.svg"] != 1 || recorded["view.css"] != 1 || recorded[FileName(page(KindFidSim, "family", "disclosure"))] != 1 {
+		t.Errorf("the figure, style sheet or the family's page over every simulator is missing: %v", recorded)
+	}
+	if calls*10 > len(files) {
+		t.Errorf("%d calls for %d files: not a level of the walk at a time", calls, len(files))
+	}
+}
