@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -225,7 +226,9 @@ type ViewDomain struct {
 
 // ViewWarm writes, for the connection's session, the tables the lists of
 // ub view read: every scorable moment of every setting at live window n
-// and history k as judge scored it (view_ub_warm), and every episode with
+// and history k as judge scored it (view_ub_warm), every generation at a
+// frozen point with its label, by setting (view_ub_warm_cells: the sweep
+// cells' pages), and every episode with
 // f as grader graded it (view_fid_warm). It reads the generations, labels,
 // episodes and verdicts once; each list then reads the rows of one
 // leaderboard row or user simulator.
@@ -238,6 +241,9 @@ func ViewWarm(ctx context.Context, db Querier, judge, grader string, n, k int) e
 	}
 	if _, err := db.ExecContext(ctx, q("view_ub_warm_devs")); err != nil {
 		return fmt.Errorf("developers as %s scored them: %w", judge, err)
+	}
+	if _, err := db.ExecContext(ctx, q("view_ub_warm_cells"), judge); err != nil {
+		return fmt.Errorf("generations as %s labelled them: %w", judge, err)
 	}
 	if _, err := db.ExecContext(ctx, q("view_fid_warm"), grader); err != nil {
 		return fmt.Errorf("episodes as %s graded them: %w", grader, err)
@@ -507,6 +513,38 @@ func ViewReviewDecisions(ctx context.Context, db Querier, simID string) ([]ViewD
 	return out, rows.Err()
 }
 
+// ViewReviewDecisionsOf returns ViewReviewDecisions of each of the
+// episodes ids names, by id, in one query (a page of reviewed episodes).
+func ViewReviewDecisionsOf(ctx context.Context, db Querier, ids []string) (map[string][]ViewDecision, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, q("view_review_decisions_of"), string(list))
+	if err != nil {
+		return nil, fmt.Errorf("review decisions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]ViewDecision{}
+	for rows.Next() {
+		var id string
+		var d ViewDecision
+		var e ViewReviewError
+		if err := rows.Scan(&id, &d.Reviewer, &d.Kind, &d.Outcome, &d.Revision, &e.Idx, &e.TurnIdx, &e.Code, &e.Severity, &e.Note); err != nil {
+			return nil, err
+		}
+		ds := out[id]
+		if n := len(ds); n == 0 || ds[n-1].Reviewer != d.Reviewer {
+			ds = append(ds, d)
+		}
+		if e.Idx.Valid {
+			ds[len(ds)-1].Errors = append(ds[len(ds)-1].Errors, e)
+		}
+		out[id] = ds
+	}
+	return out, rows.Err()
+}
+
 // ViewReviewedEpisode is an episode some reviewer decided: its domain,
 // task and user simulator ("" when the episode is not in the workspace),
 // the reviewers with a standing decision, how many of them found a
@@ -554,7 +592,7 @@ type ViewPointPair struct {
 // at the anchor (ViewWarm), where their hit shares differ most first, with
 // how many they share and on how many the shares differ.
 func ViewComparePoints(ctx context.Context, db Querier, a, b ViewSetting, p ViewPage) (rows []ViewPointPair, total, disagree int, err error) {
-	rs, err := db.QueryContext(ctx, q("view_ub_compare"), a.Simulator, a.Condition, b.Simulator, b.Condition, p.Limit, p.Offset)
+	rs, err := db.QueryContext(ctx, q("view_ub_compare"), a.Simulator, a.Condition, b.Simulator, b.Condition, p.Limit, p.Offset, a.N, a.K)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("compare %s %s with %s %s: %w", a.Simulator, a.Condition, b.Simulator, b.Condition, err)
 	}
@@ -616,11 +654,11 @@ type ViewCellMoment struct {
 }
 
 // ViewCell returns one page of the moments of a setting at any N and K
-// (a cell of a sweep), as judge scored them, the constant-dose points
+// (a cell of a sweep), as ViewWarm's judge scored them, the constant-dose points
 // only when dose, by developer, point and trial, and the number of them.
-// It reads the generations of the setting, not ViewWarm's tables.
-func ViewCell(ctx context.Context, db Querier, judge string, s ViewSetting, dose bool, p ViewPage) ([]ViewCellMoment, int, error) {
-	rows, err := db.QueryContext(ctx, q("view_ub_cell"), judge, s.Simulator, s.Condition, s.N, s.K, dose, p.Limit, p.Offset)
+// It reads the setting's rows of ViewWarm's table of every generation.
+func ViewCell(ctx context.Context, db Querier, s ViewSetting, dose bool, p ViewPage) ([]ViewCellMoment, int, error) {
+	rows, err := db.QueryContext(ctx, q("view_ub_cell"), s.Simulator, s.Condition, s.N, s.K, dose, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("moments of %s %s at N = %d, K = %d: %w", s.Simulator, s.Condition, s.N, s.K, err)
 	}
@@ -649,10 +687,10 @@ type ViewCellScore struct {
 }
 
 // ViewCellScores returns every developer's hits and moments at a setting
-// at any N and K, as judge scored them and the report counts them
+// at any N and K, as ViewWarm's judge scored them and the report counts them
 // (study_scores), the constant-dose points only when dose, by developer.
-func ViewCellScores(ctx context.Context, db Querier, judge string, s ViewSetting, dose bool) ([]ViewCellScore, error) {
-	rows, err := db.QueryContext(ctx, q("view_ub_cell_developers"), judge, s.Simulator, s.Condition, s.N, s.K, dose)
+func ViewCellScores(ctx context.Context, db Querier, s ViewSetting, dose bool) ([]ViewCellScore, error) {
+	rows, err := db.QueryContext(ctx, q("view_ub_cell_developers"), s.Simulator, s.Condition, s.N, s.K, dose)
 	if err != nil {
 		return nil, fmt.Errorf("scores of %s %s at N = %d, K = %d: %w", s.Simulator, s.Condition, s.N, s.K, err)
 	}

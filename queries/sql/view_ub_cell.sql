@@ -1,25 +1,23 @@
--- view_ub_cell: the moments of one setting of a sweep (simulator $2,
--- condition $3, live window $4, history $5) as judge $1 scored them, the
--- constant-dose points only when $6: one row per scorable point and
+-- view_ub_cell: the moments of one setting of a sweep (simulator $1,
+-- condition $2, live window $3, history $4) as ViewWarm's judge scored them, the
+-- constant-dose points only when $5: one row per scorable point and
 -- generation (a point without a generation in the setting once, trial
 -- NULL), with the developer, the real move, the generation's move (''
 -- when missing), failed (an error, no text, or missing) and hit. A
 -- generation the judge has not labelled is not a moment (study_scores).
--- One page: $7 rows from offset $8, by developer, point and trial, with
+-- One page: $6 rows from offset $7, by developer, point and trial, with
 -- the number of rows in the last column. Reads the generations of the
--- one setting.
+-- one setting from ub_view_cells (view_ub_warm_cells).
 WITH pts AS (
-    SELECT p.id, p.developer, l.move AS real_move
-    FROM points p
-    JOIN labels l ON l.target = 'point' AND l.target_id = p.id AND l.judge = $1
-    WHERE l.move <> 'unparseable' AND (NOT $6 OR p.constant_dose)
+    SELECT p.point_id AS id, p.developer, p.move AS real_move
+    FROM ub_view_points p
+    JOIN points pp ON pp.id = p.point_id
+    WHERE p.labelled AND p.move <> 'unparseable' AND (NOT $5 OR pp.constant_dose)
 ),
 gens AS (
-    SELECT g.point_id, coalesce(g.trial, 0) AS trial,
-           g.error IS NOT NULL OR g.text IS NULL AS failed, lg.move
-    FROM generations g
-    LEFT JOIN labels lg ON lg.target = 'generation' AND lg.target_id = g.id AND lg.judge = $1
-    WHERE g.simulator = $2 AND g.condition = $3 AND g.window_n = $4 AND g.history_k = $5
+    SELECT g.point_id, g.trial, g.failed, g.move
+    FROM ub_view_cells g
+    WHERE g.simulator = $1 AND g.condition = $2 AND g.window_n = $3 AND g.history_k = $4
 ),
 moments AS (
     SELECT p.developer, p.id AS point_id, g.trial, p.real_move, coalesce(g.move, '') AS generated,
@@ -32,4 +30,4 @@ moments AS (
 SELECT developer, point_id, trial, real_move, generated, failed, hit, count(*) OVER () AS total
 FROM moments
 ORDER BY developer, point_id, trial NULLS FIRST
-LIMIT $7 OFFSET $8
+LIMIT $6 OFFSET $7

@@ -1,28 +1,26 @@
 -- view_ub_cell_developers: the hits and moments of each developer at one
--- setting of a sweep (simulator $2, condition $3, live window $4, history
--- $5) as judge $1 scored them, the constant-dose points only when $6,
+-- setting of a sweep (simulator $1, condition $2, live window $3, history
+-- $4) as ViewWarm's judge scored them, the constant-dose points only when $5,
 -- counted as the report counts them (study_scores): a scorable point is
 -- a moment in each of the setting's trials; a generation the judge
 -- labelled or that failed is scored, a missing one is a miss, one the
 -- judge has not labelled is not a moment. Every developer with a scorable
--- point, by developer.
+-- point, by developer. Reads ub_view_cells (view_ub_warm_cells).
 WITH pts AS (
-    SELECT p.id, p.developer, l.move AS real_move
-    FROM points p
-    JOIN labels l ON l.target = 'point' AND l.target_id = p.id AND l.judge = $1
-    WHERE l.move <> 'unparseable' AND (NOT $6 OR p.constant_dose)
+    SELECT p.point_id AS id, p.developer, p.move AS real_move
+    FROM ub_view_points p
+    JOIN points pp ON pp.id = p.point_id
+    WHERE p.labelled AND p.move <> 'unparseable' AND (NOT $5 OR pp.constant_dose)
 ),
 gens AS (
-    SELECT g.point_id, g.error IS NOT NULL OR g.text IS NULL AS failed, lg.move
-    FROM generations g
-    LEFT JOIN labels lg ON lg.target = 'generation' AND lg.target_id = g.id AND lg.judge = $1
-    WHERE g.simulator = $2 AND g.condition = $3 AND g.window_n = $4 AND g.history_k = $5
+    SELECT g.point_id, g.failed, g.move
+    FROM ub_view_cells g
+    WHERE g.simulator = $1 AND g.condition = $2 AND g.window_n = $3 AND g.history_k = $4
 ),
 st AS (
-    SELECT (max(coalesce(g.trial, 0)) + 1)::INTEGER AS trials
-    FROM generations g
-    SEMI JOIN points p ON p.id = g.point_id
-    WHERE g.simulator = $2 AND g.condition = $3 AND g.window_n = $4 AND g.history_k = $5
+    SELECT (max(g.trial) + 1)::INTEGER AS trials
+    FROM ub_view_cells g
+    WHERE g.simulator = $1 AND g.condition = $2 AND g.window_n = $3 AND g.history_k = $4
 ),
 devs AS (
     SELECT developer, count(*) AS points FROM pts GROUP BY developer

@@ -48,11 +48,16 @@ func (s *Site) reviewData(ctx context.Context, p Page, l linker) (reviewData, er
 		title += " in " + dom
 	}
 	d := reviewData{frame: s.frame(l, title), Domain: dom}
+	ids := make([]string, len(eps))
+	for i, e := range eps {
+		ids[i] = e.SimulationID
+	}
+	decisions, err := queries.ViewReviewDecisionsOf(ctx, s.db, ids)
+	if err != nil {
+		return d, err
+	}
 	for _, e := range eps {
-		r := reviewedRow{ViewReviewedEpisode: e}
-		if r.Decisions, err = queries.ViewReviewDecisions(ctx, s.db, e.SimulationID); err != nil {
-			return d, err
-		}
+		r := reviewedRow{ViewReviewedEpisode: e, Decisions: decisions[e.SimulationID]}
 		if e.Domain != "" {
 			r.Href = l.link(page(KindEpisode, "id", e.SimulationID))
 		}

@@ -56,11 +56,11 @@ func (s *Site) cellData(ctx context.Context, p Page, l linker) (cellData, error)
 	if err != nil {
 		return cellData{}, err
 	}
-	scores, err := queries.ViewCellScores(ctx, s.db, s.opts.Judge, st, dose)
+	scores, err := queries.ViewCellScores(ctx, s.db, st, dose)
 	if err != nil {
 		return cellData{}, err
 	}
-	ms, total, err := queries.ViewCell(ctx, s.db, s.opts.Judge, st, dose, pg)
+	ms, total, err := queries.ViewCell(ctx, s.db, st, dose, pg)
 	if err != nil {
 		return cellData{}, err
 	}
