@@ -6,18 +6,25 @@
 -- shares, largest first, then developer and point. One page: $5 rows from
 -- offset $6, with the number that pass and the number where the shares
 -- differ in the last columns.
-WITH rows AS (
-    -- the two settings' generations at scorable points: two runs of
-    -- ub_view_cells (view_ub_warm_cells), sorted by setting
-    SELECT c.developer, c.point_id, p.move AS real_move, NOT c.failed AND c.move = p.move AS hit, c.trial,
-           CASE WHEN c.failed THEN '(failed)' ELSE coalesce(c.move, '') END AS move,
-           c.simulator = $1 AND c.condition = $2 AS in_a,
-           c.simulator = $3 AND c.condition = $4 AS in_b
+WITH side AS (
+    -- the two settings' generations: two runs of ub_view_cells
+    -- (view_ub_warm_cells, sorted by setting), each read by its own
+    -- equality filter so that only its row groups are scanned
+    SELECT c.*, true AS in_a, false AS in_b
     FROM ub_view_cells c
+    WHERE c.simulator = $1 AND c.condition = $2 AND c.window_n = $7 AND c.history_k = $8
+    UNION ALL
+    SELECT c.*, false AS in_a, true AS in_b
+    FROM ub_view_cells c
+    WHERE c.simulator = $3 AND c.condition = $4 AND c.window_n = $7 AND c.history_k = $8
+),
+rows AS (
+    -- at scorable points
+    SELECT c.developer, c.point_id, p.move AS real_move, NOT c.failed AND c.move = p.move AS hit, c.trial,
+           CASE WHEN c.failed THEN '(failed)' ELSE coalesce(c.move, '') END AS move, c.in_a, c.in_b
+    FROM side c
     JOIN ub_view_points p ON p.point_id = c.point_id
-    WHERE c.window_n = $7 AND c.history_k = $8
-      AND ((c.simulator = $1 AND c.condition = $2) OR (c.simulator = $3 AND c.condition = $4))
-      AND p.labelled AND p.move <> 'unparseable'
+    WHERE p.labelled AND p.move <> 'unparseable'
 ),
 pairs AS (
     -- one pass, grouped by point; each side's moves in trial order
