@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -50,10 +51,20 @@ func ViewDevelopers(ctx context.Context, db Querier, s ViewSetting, p ViewPage) 
 }
 
 // ViewMomentFilter narrows a developer's moments: the real move, the
-// generated move ("" either: any) and the outcome ("hit", "miss", "": any).
+// generated move ("" either: any), the outcome ("hit", "miss", "": any)
+// and the profile lift at the point and trial (LiftProfile: the
+// simulator hit under condition profile and missed under noprofile;
+// LiftNoProfile: the reverse; "": any).
 type ViewMomentFilter struct {
 	Real, Generated, Outcome string
+	Lift                     string
 }
+
+// The profile lifts a ViewMomentFilter names.
+const (
+	LiftProfile   = "profile"
+	LiftNoProfile = "noprofile"
+)
 
 // ViewMoment is one moment of a developer under a setting: the point, the
 // trial (-1: no generation), the real message and its move, the
@@ -73,7 +84,7 @@ type ViewMoment struct {
 // the filter.
 func ViewMoments(ctx context.Context, db Querier, developer string, s ViewSetting, f ViewMomentFilter, p ViewPage) ([]ViewMoment, int, error) {
 	rows, err := db.QueryContext(ctx, q("view_ub_moments"), developer, s.Simulator, s.Condition,
-		f.Real, f.Generated, f.Outcome, p.Limit, p.Offset, s.N, s.K)
+		f.Real, f.Generated, f.Outcome, p.Limit, p.Offset, f.Lift)
 	if err != nil {
 		return nil, 0, fmt.Errorf("moments of %s: %w", developer, err)
 	}
@@ -215,7 +226,9 @@ type ViewDomain struct {
 
 // ViewWarm writes, for the connection's session, the tables the lists of
 // ub view read: every scorable moment of every setting at live window n
-// and history k as judge scored it (view_ub_warm), and every episode with
+// and history k as judge scored it (view_ub_warm), every generation at a
+// frozen point with its label, by setting (view_ub_warm_cells: the sweep
+// cells' pages), and every episode with
 // f as grader graded it (view_fid_warm). It reads the generations, labels,
 // episodes and verdicts once; each list then reads the rows of one
 // leaderboard row or user simulator.
@@ -228,6 +241,9 @@ func ViewWarm(ctx context.Context, db Querier, judge, grader string, n, k int) e
 	}
 	if _, err := db.ExecContext(ctx, q("view_ub_warm_devs")); err != nil {
 		return fmt.Errorf("developers as %s scored them: %w", judge, err)
+	}
+	if _, err := db.ExecContext(ctx, q("view_ub_warm_cells"), judge); err != nil {
+		return fmt.Errorf("generations as %s labelled them: %w", judge, err)
 	}
 	if _, err := db.ExecContext(ctx, q("view_fid_warm"), grader); err != nil {
 		return fmt.Errorf("episodes as %s graded them: %w", grader, err)
@@ -258,13 +274,14 @@ func ViewDomains(ctx context.Context, db Querier, userSim string) ([]ViewDomain,
 // trial and reward (NULL when not recorded), the criteria applicable and
 // failed, f (NULL when not scored), P0 and the failing families.
 type ViewEpisodeRow struct {
-	SimulationID, Domain, TaskID string
-	Trial                        sql.NullInt64
-	Reward                       sql.NullFloat64
-	Applicable, Failed           int
-	F                            sql.NullInt64
-	P0                           bool
-	Families, Probes             string // comma-separated, sorted
+	SimulationID, UserSim string
+	Domain, TaskID        string
+	Trial                 sql.NullInt64
+	Reward                sql.NullFloat64
+	Applicable, Failed    int
+	F                     sql.NullInt64
+	P0                    bool
+	Families, Probes      string // comma-separated, sorted
 }
 
 // ViewEpisodeFilter narrows a user simulator's episodes: a domain, one of
@@ -277,8 +294,8 @@ type ViewEpisodeFilter struct {
 // ViewEpisodeFilters are the values ViewEpisodes' filter takes.
 var ViewEpisodeFilters = []string{"f1", "f0", "unscored", "success", "failure"}
 
-// ViewEpisodes returns one page of a user simulator's episodes that pass
-// the filter, by domain, task, trial and id, and the number that pass
+// ViewEpisodes returns one page of a user simulator's episodes (userSim
+// "": every user simulator's) that pass the filter, by domain, task, trial and id, and the number that pass
 // (after ViewWarm).
 func ViewEpisodes(ctx context.Context, db Querier, userSim string, f ViewEpisodeFilter, p ViewPage) ([]ViewEpisodeRow, int, error) {
 	rows, err := db.QueryContext(ctx, q("view_fid_episodes"), userSim, f.Domain, f.Filter, p.Limit, p.Offset, f.Family, f.Probe)
@@ -290,7 +307,7 @@ func ViewEpisodes(ctx context.Context, db Querier, userSim string, f ViewEpisode
 	total := 0
 	for rows.Next() {
 		var e ViewEpisodeRow
-		if err := rows.Scan(&e.SimulationID, &e.Domain, &e.TaskID, &e.Trial, &e.Reward, &e.Applicable, &e.Failed,
+		if err := rows.Scan(&e.SimulationID, &e.UserSim, &e.Domain, &e.TaskID, &e.Trial, &e.Reward, &e.Applicable, &e.Failed,
 			&e.F, &e.P0, &e.Families, &e.Probes, &total); err != nil {
 			return nil, 0, err
 		}
@@ -496,6 +513,38 @@ func ViewReviewDecisions(ctx context.Context, db Querier, simID string) ([]ViewD
 	return out, rows.Err()
 }
 
+// ViewReviewDecisionsOf returns ViewReviewDecisions of each of the
+// episodes ids names, by id, in one query (a page of reviewed episodes).
+func ViewReviewDecisionsOf(ctx context.Context, db Querier, ids []string) (map[string][]ViewDecision, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, q("view_review_decisions_of"), string(list))
+	if err != nil {
+		return nil, fmt.Errorf("review decisions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]ViewDecision{}
+	for rows.Next() {
+		var id string
+		var d ViewDecision
+		var e ViewReviewError
+		if err := rows.Scan(&id, &d.Reviewer, &d.Kind, &d.Outcome, &d.Revision, &e.Idx, &e.TurnIdx, &e.Code, &e.Severity, &e.Note); err != nil {
+			return nil, err
+		}
+		ds := out[id]
+		if n := len(ds); n == 0 || ds[n-1].Reviewer != d.Reviewer {
+			ds = append(ds, d)
+		}
+		if e.Idx.Valid {
+			ds[len(ds)-1].Errors = append(ds[len(ds)-1].Errors, e)
+		}
+		out[id] = ds
+	}
+	return out, rows.Err()
+}
+
 // ViewReviewedEpisode is an episode some reviewer decided: its domain,
 // task and user simulator ("" when the episode is not in the workspace),
 // the reviewers with a standing decision, how many of them found a
@@ -504,6 +553,7 @@ type ViewReviewedEpisode struct {
 	SimulationID, Domain, TaskID, UserSim string
 	Reviewers, Errors                     int
 	Adjudicated                           bool
+	Batches                               string // the review batches that assign it, comma-separated ("" none)
 }
 
 // ViewReviewedEpisodes returns one page of the reviewed episodes in a
@@ -519,7 +569,7 @@ func ViewReviewedEpisodes(ctx context.Context, db Querier, domain, notInWorkspac
 	total := 0
 	for rows.Next() {
 		var e ViewReviewedEpisode
-		if err := rows.Scan(&e.SimulationID, &e.Domain, &e.TaskID, &e.UserSim, &e.Reviewers, &e.Errors, &e.Adjudicated, &total); err != nil {
+		if err := rows.Scan(&e.SimulationID, &e.Domain, &e.TaskID, &e.UserSim, &e.Reviewers, &e.Errors, &e.Adjudicated, &e.Batches, &total); err != nil {
 			return nil, 0, err
 		}
 		out = append(out, e)
@@ -542,7 +592,7 @@ type ViewPointPair struct {
 // at the anchor (ViewWarm), where their hit shares differ most first, with
 // how many they share and on how many the shares differ.
 func ViewComparePoints(ctx context.Context, db Querier, a, b ViewSetting, p ViewPage) (rows []ViewPointPair, total, disagree int, err error) {
-	rs, err := db.QueryContext(ctx, q("view_ub_compare"), a.Simulator, a.Condition, b.Simulator, b.Condition, p.Limit, p.Offset)
+	rs, err := db.QueryContext(ctx, q("view_ub_compare"), a.Simulator, a.Condition, b.Simulator, b.Condition, p.Limit, p.Offset, a.N, a.K)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("compare %s %s with %s %s: %w", a.Simulator, a.Condition, b.Simulator, b.Condition, err)
 	}
@@ -591,4 +641,67 @@ func ViewCompareTasks(ctx context.Context, db Querier, a, b string, p ViewPage) 
 		rows = append(rows, x)
 	}
 	return rows, total, disagree, rs.Err()
+}
+
+// ViewCellMoment is one moment of a sweep's setting: the developer, the
+// point, the trial (-1: no generation), the real move, the generated move
+// ("" when missing), failed and hit.
+type ViewCellMoment struct {
+	Developer, PointID  string
+	Trial               int
+	RealMove, Generated string
+	Failed, Hit         bool
+}
+
+// ViewCell returns one page of the moments of a setting at any N and K
+// (a cell of a sweep), as ViewWarm's judge scored them, the constant-dose points
+// only when dose, by developer, point and trial, and the number of them.
+// It reads the setting's rows of ViewWarm's table of every generation.
+func ViewCell(ctx context.Context, db Querier, s ViewSetting, dose bool, p ViewPage) ([]ViewCellMoment, int, error) {
+	rows, err := db.QueryContext(ctx, q("view_ub_cell"), s.Simulator, s.Condition, s.N, s.K, dose, p.Limit, p.Offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("moments of %s %s at N = %d, K = %d: %w", s.Simulator, s.Condition, s.N, s.K, err)
+	}
+	defer rows.Close()
+	var out []ViewCellMoment
+	total := 0
+	for rows.Next() {
+		var m ViewCellMoment
+		var trial sql.NullInt64
+		if err := rows.Scan(&m.Developer, &m.PointID, &trial, &m.RealMove, &m.Generated, &m.Failed, &m.Hit, &total); err != nil {
+			return nil, 0, err
+		}
+		m.Trial = -1
+		if trial.Valid {
+			m.Trial = int(trial.Int64)
+		}
+		out = append(out, m)
+	}
+	return out, total, rows.Err()
+}
+
+// ViewCellScore is one developer's hits and moments at a sweep's setting.
+type ViewCellScore struct {
+	Developer     string
+	Hits, Moments int
+}
+
+// ViewCellScores returns every developer's hits and moments at a setting
+// at any N and K, as ViewWarm's judge scored them and the report counts them
+// (study_scores), the constant-dose points only when dose, by developer.
+func ViewCellScores(ctx context.Context, db Querier, s ViewSetting, dose bool) ([]ViewCellScore, error) {
+	rows, err := db.QueryContext(ctx, q("view_ub_cell_developers"), s.Simulator, s.Condition, s.N, s.K, dose)
+	if err != nil {
+		return nil, fmt.Errorf("scores of %s %s at N = %d, K = %d: %w", s.Simulator, s.Condition, s.N, s.K, err)
+	}
+	defer rows.Close()
+	var out []ViewCellScore
+	for rows.Next() {
+		var x ViewCellScore
+		if err := rows.Scan(&x.Developer, &x.Hits, &x.Moments); err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, rows.Err()
 }

@@ -199,7 +199,7 @@ func TestReviewServeHoldsWorkspace(t *testing.T) {
 	// Any writer, not only the review commands, names the server.
 	verdicts := filepath.Join(t.TempDir(), "v.jsonl")
 	os.WriteFile(verdicts, []byte(`{"simulation_id":"x","criterion_id":"c","verdict":"pass","grader":"g"}`+"\n"), 0o644)
-	for _, a := range [][]string{{"verdicts", "import", verdicts}, {"ingest", "../../ingest/testdata/jsonl/good.jsonl"}} {
+	for _, a := range [][]string{{"verdicts", "import", verdicts}, {"ingest", "../../ingest/testdata/jsonl/good.jsonl"}, {"view"}} {
 		code, _, errs = ub(t, append([]string{"--db", db}, a...)...)
 		if code != exitLocked || !strings.Contains(errs, "ub review serve (pid "+strconv.Itoa(cmd.Process.Pid)+")") {
 			t.Errorf("%s while serving: %d %s", a[0], code, errs)

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path"
 	"path/filepath"
-	"sort"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -126,34 +126,36 @@ func publishSite(c *cli.Context, sio *streams, ws *queries.Workspace, dir string
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return files, err
 	}
-	sum, err := site.WriteSite(ctx, out)
+	// Each file of the site is listed in the marker before it is written
+	// (WriteSite records them a level of its walk at a time), so an
+	// interrupted publish knows every file it left as its own.
+	about := func(rel string) string {
+		switch {
+		case rel == "site/index.html":
+			return "the report and the evidence behind its numbers as a static site: open it in a browser"
+		case filepath.Ext(rel) == ".css":
+			return "the static site's style sheet"
+		case path.Dir(rel) == "site/fig":
+			return "a figure of the static site (a copy of the report's)"
+		}
+		return "a page of the static site"
+	}
+	index := -1
+	sum, err := site.WriteSite(ctx, out, func(rels []string) error {
+		for _, r := range rels {
+			rel := "site/" + r
+			if rel == "site/index.html" {
+				index = len(files)
+			}
+			files = append(files, bundleFile{rel, about(rel)})
+		}
+		return writePublishMarker(dir, files)
+	})
 	if err != nil {
 		return files, fmt.Errorf("publish: %w", err)
 	}
-	var rels []string
-	err = filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		rels = append(rels, filepath.ToSlash(rel))
-		return err
-	})
-	if err != nil {
-		return files, err
-	}
-	sort.Strings(rels)
-	for _, rel := range rels {
-		about := "a page of the static site"
-		switch {
-		case rel == "site/index.html":
-			about = fmt.Sprintf("the report and the evidence behind its numbers as a static site: open it in a browser (%d pages, no script; each list shows at most %d rows)", sum.Pages, view.Examples)
-		case filepath.Ext(rel) == ".css":
-			about = "the static site's style sheet"
-		case filepath.Dir(rel) == "site/fig":
-			about = "a figure of the static site (a copy of the report's)"
-		}
-		files = append(files, bundleFile{rel, about})
+	if index >= 0 {
+		files[index].about = fmt.Sprintf("the report and the evidence behind its numbers as a static site: open it in a browser (%d pages, no script; each list shows at most %d rows)", sum.Pages, view.Examples)
 	}
 	fmt.Fprintf(sio.err, "publish: site: %d pages, %d files, %d bytes\n", sum.Pages, sum.Files, sum.Bytes)
 	return files, writePublishMarker(dir, files)

@@ -156,6 +156,13 @@ func TestWorkspaceLock(t *testing.T) {
 			t.Errorf("ub %s on a held workspace: exit %d, stderr %q; want exit %d and one line", strings.Join(args, " "), code, eb.String(), want)
 		}
 	}
+	// ub view, a reader, names the writer that holds the workspace by its
+	// pid, as the writers do, and serves nothing.
+	var vo, ve strings.Builder
+	code = run([]string{"ub", "--db", db, "view"}, &streams{in: strings.NewReader(""), out: &vo, err: &ve})
+	if want := fmt.Sprintf("ub: open %s: workspace is in use by another process (pid %d); wait for it to finish or use another --db\n", db, cmd.Process.Pid); code != exitLocked || ve.String() != want || vo.Len() != 0 {
+		t.Errorf("ub view on a held workspace: exit %d, stdout %q, stderr %q; want exit %d and %q", code, vo.String(), ve.String(), exitLocked, want)
+	}
 	cmd.Process.Kill()
 	cmd.Wait()
 	code = run([]string{"ub", "--db", db, "ingest", "../../ingest/testdata/jsonl/good.jsonl"},

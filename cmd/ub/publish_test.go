@@ -256,3 +256,80 @@ func TestPublishKilledMidSwap(t *testing.T) {
 		t.Errorf("warned: %s", warn.String())
 	}
 }
+
+// TestPublishRecordsTheSiteAsItWrites: a publish stopped while it writes
+// the static site has every file of its build directory listed in the
+// build's marker (the site's files are recorded before they are written,
+// not after the site is complete), so a killed run's files are all known
+// as ub's; the next publish then removes the killed run's build.
+func TestPublishRecordsTheSiteAsItWrites(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	demo := filepath.Join(dir, "d")
+	demoDir(t, demo)
+	db := filepath.Join(demo, "ub.duckdb")
+	b := filepath.Join(dir, "b")
+	args, _ := json.Marshal([]string{"--db", db, "publish", b})
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "UB_TEST_MAIN_ARGS="+string(args))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	// Stop it once the site holds a few pages, and look at what it left.
+	var build string
+	for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline) && build == ""; time.Sleep(2 * time.Millisecond) {
+		for _, d := range mustGlob(t, filepath.Join(dir, ".b"+publishBuildTag+"*")) {
+			if len(mustGlob(t, filepath.Join(d, "site", "*.html"))) >= 20 {
+				cmd.Process.Signal(syscall.SIGSTOP)
+				build = d
+			}
+		}
+	}
+	if build == "" {
+		t.Fatal("the publish never wrote 20 pages of its site")
+	}
+	owned, err := readPublishMarker(build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := map[string]bool{publishMarker: true}
+	for _, rel := range owned {
+		own[filepath.FromSlash(rel)] = true
+	}
+	site := 0
+	filepath.WalkDir(build, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(build, p)
+		if strings.HasPrefix(rel, "site"+string(filepath.Separator)) {
+			site++
+		}
+		if !own[rel] && !isPublishTemp(rel, own) {
+			t.Errorf("%s is in the build but not in its marker", rel)
+		}
+		return nil
+	})
+	if site < 20 {
+		t.Errorf("%d files of the site in the build", site)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if code, _, stderr := runUB(t, "--db", db, "publish", b); code != exitOK {
+		t.Fatalf("publish after the kill: exit %d: %s", code, stderr)
+	}
+	checkBundle(t, b)
+	if m := mustGlob(t, filepath.Join(dir, ".b.ub-publish-*")); len(m) != 0 {
+		t.Errorf("left %v beside the bundle", m)
+	}
+}
+
+func mustGlob(t *testing.T, pattern string) []string {
+	t.Helper()
+	m, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

@@ -1,14 +1,15 @@
--- view_fid_episodes: user simulator $1's episodes in domain $2 ('' : every
--- domain), from ub_view_episodes (view_fid_warm): the task, trial, reward,
+-- view_fid_episodes: user simulator $1's episodes ('': every user
+-- simulator's) in domain $2 ('' : every domain), from ub_view_episodes
+-- (view_fid_warm): the user simulator, the task, trial, reward,
 -- criteria applicable and failed, f (NULL when not scored), P0, and the
 -- failing families. Filter $3: '' any, 'f1', 'f0', 'unscored', 'success'
 -- (reward 1), 'failure' (reward below 1); failing family $6 and probe
 -- fired $7 ('' either: any). One page: $4 rows from offset
 -- $5, by domain, task (numeric ids in number order), trial and id, with
 -- the number that pass in the last column.
-SELECT simulation_id, domain, task_id, trial, reward, applicable, failed, f, p0, families, probes, count(*) OVER () AS total
+SELECT simulation_id, user_sim, domain, task_id, trial, reward, applicable, failed, f, p0, families, probes, count(*) OVER () AS total
 FROM ub_view_episodes
-WHERE user_sim = $1 AND ($2 = '' OR domain = $2)
+WHERE ($1 = '' OR user_sim = $1) AND ($2 = '' OR domain = $2)
   AND ($3 = ''
        OR ($3 = 'f1' AND f = 1) OR ($3 = 'f0' AND f = 0) OR ($3 = 'unscored' AND f IS NULL)
        OR ($3 = 'success' AND reward >= 1) OR ($3 = 'failure' AND coalesce(reward, 0) < 1))

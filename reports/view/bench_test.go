@@ -18,7 +18,8 @@ import (
 // each, the first failing at the first user turn of every other episode)
 // and a UserBench study of points frozen points of 2,000 developers with
 // 8 simulators' generations under 2 conditions at 3 live windows (48 a
-// point) and a judge's label of each. Rows are written in key order, as
+// point) and a judge's label of each; every 20th episode reviewed by two
+// reviewers in one batch. Rows are written in key order, as
 // ub ingest and ub generate write them.
 func scaleWorkspace(tb testing.TB, episodes, points int) *queries.Workspace {
 	tb.Helper()
@@ -68,6 +69,12 @@ func scaleWorkspace(tb testing.TB, episodes, points int) *queries.Workspace {
 		 FROM range(` + p + `) t(i), range(8) a(s), range(2) b(c), range(3) d(n)`,
 		`INSERT INTO labels (target, target_id, judge, move)
 		 SELECT 'generation', id, 'j', ['approve', 'critical', 'directive', 'inquiry', 'other'][(hash(id) % 5)::BIGINT + 1] FROM generations`,
+		// A review batch of every 20th episode, two reviewers each.
+		`INSERT INTO rv_assignments (batch, reviewer, position, simulation_id)
+		 SELECT 'b1', r, (i // 20 + 1)::INTEGER, printf('ep-%07d', i) FROM range(0, ` + e + `, 20) t(i), (VALUES ('ann'), ('bob')) v(r)`,
+		`INSERT INTO rv_decisions (simulation_id, reviewer, kind, outcome, batch, source, decided_at, revision)
+		 SELECT printf('ep-%07d', i), r, 'human', CASE WHEN i % 40 = 0 AND r = 'ann' THEN 'error' ELSE 'no_error' END, 'b1', 'web', TIMESTAMP '2026-01-02 03:04:05', 1
+		 FROM range(0, ` + e + `, 20) t(i), (VALUES ('ann'), ('bob')) v(r)`,
 	} {
 		if _, err := ws.Conn().ExecContext(ctx, stmt); err != nil {
 			tb.Fatalf("%v\n%s", err, stmt)
@@ -110,6 +117,13 @@ func scalePages(episodes, points int) []struct {
 		{"search-rare-further", page(KindSearch, "q", rare, "at", further)},
 		{"search-none-further", page(KindSearch, "q", "zebra", "at", further)},
 		{"search-rare-filtered", page(KindSearch, "q", rare, "domain", rareDomain, "sim", rareSim, "role", "user")},
+		{"compare-userbench", page(KindCompare, "study", "ub", "sim", "sim-3", "cond", "profile", "sim2", "sim-4", "cond2", "profile")},
+		{"compare-fidelity", page(KindCompare, "study", "fid", "sim", "user_simulator:sim-3@t0", "sim2", "user_simulator:sim-4@t0")},
+		{"reviewed", page(KindReview, "domain", "all")},
+		{"reviewed-domain-page-3", page(KindReview, "domain", "retail", "page", "3")},
+		{"sweep-cell", page(KindCell, "sim", "sim-3", "cond", "profile", "n", "4", "k", "0")},
+		{"moments-profile-lift", page(KindUBDev, "sim", "sim-3", "cond", "profile", "dev", dev, "lift", "profile")},
+		{"episodes-every-simulator-family", page(KindFidSim, "family", "disclosure")},
 	}
 }
 

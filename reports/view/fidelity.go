@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,7 +27,7 @@ type episodeRow struct {
 
 type fidSimData struct {
 	frame
-	Sim, Domain, Grader string
+	Sim, Domain, Grader string // Sim "": every user simulator (a family's or probe's row)
 	Family, Probe       string
 	Domains             []domainRow
 	Rows                []episodeRow
@@ -42,6 +43,13 @@ func (s *Site) fidSimData(ctx context.Context, p Page, l linker) (fidSimData, er
 	us, dom, filter := p.Q.Get("sim"), p.Q.Get("domain"), p.Q.Get("filter")
 	family, probe := p.Q.Get("family"), p.Q.Get("probe")
 	doms, ok := s.userSims[us]
+	every := us == "" && (family != "" || probe != "") // a family's or probe's row over every simulator
+	if every {
+		ok = true
+		for _, d := range s.userSims {
+			doms = append(doms, d...)
+		}
+	}
 	if !ok {
 		return fidSimData{}, fmt.Errorf("%w: no episodes of user simulator %q", ErrNotFound, us)
 	}
@@ -55,15 +63,20 @@ func (s *Site) fidSimData(ctx context.Context, p Page, l linker) (fidSimData, er
 	if err != nil {
 		return fidSimData{}, err
 	}
-	ds, err := queries.ViewDomains(ctx, s.db, us)
-	if err != nil {
-		return fidSimData{}, err
+	var ds []queries.ViewDomain
+	if !every {
+		if ds, err = queries.ViewDomains(ctx, s.db, us); err != nil {
+			return fidSimData{}, err
+		}
 	}
 	eps, total, err := queries.ViewEpisodes(ctx, s.db, us, queries.ViewEpisodeFilter{Domain: dom, Filter: filter, Family: family, Probe: probe}, pg)
 	if err != nil {
 		return fidSimData{}, err
 	}
 	title := us
+	if every {
+		title = "Every user simulator"
+	}
 	if dom != "" {
 		title += " in " + dom
 	}
@@ -73,11 +86,17 @@ func (s *Site) fidSimData(ctx context.Context, p Page, l linker) (fidSimData, er
 	if probe != "" {
 		title += ", " + probe + " fired"
 	}
-	all := l.link(page(KindFidSim, "sim", us))
-	d := fidSimData{frame: s.frame(l, title), Sim: us, Domain: dom, Family: family, Probe: probe, Grader: s.opts.Grader, AllHref: all,
+	all := page(KindFidSim, "sim", us)
+	if every { // "every domain" keeps the family or probe
+		all = page(KindFidSim, "family", family, "probe", probe)
+	}
+	d := fidSimData{frame: s.frame(l, title), Sim: us, Domain: dom, Family: family, Probe: probe, Grader: s.opts.Grader,
 		Filter: options(queries.ViewEpisodeFilters, filter)}
-	if dom != "" || family != "" || probe != "" {
-		d.Crumbs = append(d.Crumbs, crumb{us, all})
+	if dom != "" { // the static site links only what the page shows
+		d.AllHref = l.link(all)
+	}
+	if !every && (dom != "" || family != "" || probe != "") {
+		d.Crumbs = append(d.Crumbs, crumb{us, l.link(all)})
 	}
 	for _, x := range ds {
 		d.Domains = append(d.Domains, domainRow{x, l.link(page(KindFidSim, "sim", us, "domain", x.Domain))})
@@ -114,28 +133,25 @@ type segment struct {
 }
 
 // markEvidence marks in text where each probe's evidence quotes it. A
-// probe's evidence is a snippet (lower-cased, cut with "..." or "…"): each
-// of its pieces of 4 characters or more is found in the text ignoring case,
-// first occurrence; a piece the text does not hold, or that overlaps an
-// earlier mark, is left unmarked.
+// probe's evidence is a snippet of the normalized message (lower-cased,
+// white space collapsed), cut with "..." (or "…") where it was truncated
+// (evidencePieces): each of its pieces of 4 characters or more is found in
+// the text ignoring case, a space of the piece matching any run of white
+// space, first occurrence; a piece the text does not hold, or that
+// overlaps an earlier mark, is left unmarked.
 func markEvidence(text string, evidence []string) []segment {
 	type span struct{ lo, hi int }
 	var spans []span
-	lower := strings.ToLower(text)
-	if len(lower) != len(text) { // case folding moved bytes: find exact pieces only
-		lower = text
-	}
 	for _, e := range evidence {
-		for _, piece := range strings.Split(strings.ReplaceAll(e, "…", "..."), "...") {
-			piece = strings.TrimSpace(piece)
+		for _, piece := range evidencePieces(e) {
 			if len([]rune(piece)) < 4 {
 				continue
 			}
-			i := strings.Index(lower, strings.ToLower(piece))
-			if i < 0 {
+			loc := pieceRE(piece).FindStringIndex(text)
+			if loc == nil {
 				continue
 			}
-			sp := span{i, i + len(piece)}
+			sp := span{loc[0], loc[1]}
 			overlaps := false
 			for _, o := range spans {
 				if sp.lo < o.hi && o.lo < sp.hi {
@@ -161,6 +177,57 @@ func markEvidence(text string, evidence []string) []segment {
 		out = append(out, segment{Text: text[at:]})
 	}
 	return out
+}
+
+// evidencePieces splits a probe's evidence at its cut marks: a run of
+// three dots or more (an ellipsis counts as three) is a cut of three dots,
+// and the dots beyond them belong to the text: to the piece after a cut
+// at the start (the snippet began after a truncation), to the piece
+// before any other (the quoted text ended in a dot where it was
+// truncated, "id is x." + "..."). Pieces are trimmed of white space.
+func evidencePieces(e string) []string {
+	e = strings.ReplaceAll(e, "…", "...")
+	var out []string
+	piece := func(s string) {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	start := 0
+	for i := 0; i < len(e); {
+		if e[i] != '.' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(e) && e[j] == '.' {
+			j++
+		}
+		if j-i < 3 {
+			i = j
+			continue
+		}
+		if i == 0 {
+			start = 3 // the cut is the first three dots; the rest is text
+		} else {
+			piece(e[start : j-3])
+			start = j
+		}
+		i = j
+	}
+	piece(e[start:])
+	return out
+}
+
+// pieceRE matches a piece of evidence in a message: its characters ignoring
+// case, each run of white space in it any run of white space (Normalize
+// collapsed them).
+func pieceRE(piece string) *regexp.Regexp {
+	words := strings.Fields(piece)
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return regexp.MustCompile(`(?i)` + strings.Join(words, `\s+`))
 }
 
 type taskRow struct {

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -45,13 +46,24 @@ func (s *Site) indexData(l linker) (indexData, error) {
 	src := []byte(visible.Text(string(s.report)))
 	md := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithParserOptions(parser.WithAutoHeadingID()))
 	doc := md.Parser().Parse(text.NewReader(src))
+	// fig and caption are the figure the walk is under (its image's name)
+	// and the paragraph after the image: a table below names its sweep's
+	// setting there.
+	var fig, caption string
 	err := ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
 		switch x := n.(type) {
+		case *ast.Heading:
+			fig, caption = "", ""
+		case *ast.Paragraph:
+			if fig != "" && caption == "" && !hasImage(x) {
+				caption = cellText(x, src)
+			}
 		case *ast.Image:
 			dest := string(x.Destination)
+			fig, caption = strings.TrimSuffix(strings.TrimSuffix(dest, ".png"), ".svg"), ""
 			if figureFile(dest) {
 				if strings.HasSuffix(dest, ".png") && s.hasFigure(strings.TrimSuffix(dest, ".png")+".svg") {
 					dest = strings.TrimSuffix(dest, ".png") + ".svg"
@@ -64,7 +76,7 @@ func (s *Site) indexData(l linker) (indexData, error) {
 				x.Destination = []byte(l.figure(dest))
 			}
 		case *east.Table:
-			s.linkTable(x, src, l)
+			s.linkTable(x, src, l, fig, caption)
 			return ast.WalkSkipChildren, nil
 		}
 		return ast.WalkContinue, nil
@@ -78,6 +90,16 @@ func (s *Site) indexData(l linker) (indexData, error) {
 	}
 	d.Report = template.HTML(buf.String()) // goldmark escaped every text; raw HTML is omitted without WithUnsafe
 	return d, nil
+}
+
+// hasImage is whether a paragraph holds an image (a figure's own line).
+func hasImage(p ast.Node) bool {
+	for c := p.FirstChild(); c != nil; c = c.NextSibling() {
+		if _, ok := c.(*ast.Image); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Site) hasFigure(name string) bool {
@@ -127,8 +149,9 @@ func unescape(s string) string {
 // simulator with its condition to its developers, a user simulator (with
 // its domain when the row has one) to its episodes, an example episode to
 // its page, a row of the review's error share to the reviewed episodes of
-// its domain.
-func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
+// its domain, a sweep's setting (under figure fig, whose caption names the
+// sweep's simulator) to its moments, a case study's moment to its page.
+func (s *Site) linkTable(t *east.Table, src []byte, l linker, fig, caption string) {
 	col := map[string]int{}
 	var rows []ast.Node
 	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
@@ -143,7 +166,7 @@ func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
 		rows = append(rows, r)
 	}
 	simCol, ok := -1, false
-	for _, name := range []string{"simulator", "user simulator", "user_sim"} {
+	for _, name := range []string{"simulator", "user simulator", "user_sim", "U*(q)"} {
 		if simCol, ok = col[name]; ok {
 			break
 		}
@@ -161,6 +184,26 @@ func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
 	var header ast.Node
 	if h, ok := t.FirstChild().(*east.TableHeader); ok {
 		header = h
+	}
+	rowCells := func(r int) []cellAt {
+		var cs []cellAt
+		for c := rows[r].FirstChild(); c != nil; c = c.NextSibling() {
+			cs = append(cs, cellAt{cellText(c, src), c})
+		}
+		return cs
+	}
+	switch fig {
+	case "context-scaling", "history-sweep", "context-heatmap":
+		s.linkSweep(fig, caption, col, rowCells, len(rows), l)
+	case "case-study":
+		if mc, ok := col["moment"]; ok {
+			points := s.caseMoments()
+			for r := range rows {
+				if cs := rowCells(r); mc < len(cs) && points[cs[mc].text] != "" {
+					cs[mc].link(l.link(page(KindMoment, "point", points[cs[mc].text], "n", strconv.Itoa(s.n), "k", strconv.Itoa(s.k))))
+				}
+			}
+		}
 	}
 	for _, r := range rows {
 		var cells []ast.Node
@@ -195,6 +238,15 @@ func (s *Site) linkTable(t *east.Table, src []byte, l linker) {
 				}
 				wrapLink(cells[simCol], l.link(page(KindFidSim, "sim", sim, "domain", dom, "family", fam, "probe", probe)))
 			}
+		}
+		// A failure family's row over every simulator (and domain) links to
+		// every simulator's episodes failing it.
+		if simCol >= 0 && at(simCol) == "all" && hasFam && slices.Contains(families, at(famCol)) {
+			dom := ""
+			if hasDom && at(domCol) != "all" {
+				dom = at(domCol)
+			}
+			wrapLink(cells[famCol], l.link(page(KindFidSim, "domain", dom, "family", at(famCol))))
 		}
 		if isShare && hasDom && domCol < len(cells) {
 			if dom := at(domCol); dom != "" {

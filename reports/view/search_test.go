@@ -499,7 +499,7 @@ func TestSearchNotOnTheSite(t *testing.T) {
 	_, site := searchStudy(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	if _, err := site.WriteSite(ctx, dir); err != nil {
+	if _, err := site.WriteSite(ctx, dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.html"))

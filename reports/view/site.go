@@ -58,6 +58,7 @@ type Site struct {
 	opts     Options
 	tmpl     *template.Template
 	n, k     int                        // the report's anchor setting
+	settings []queries.StudySetting     // every stored setting (simulator, condition, N, K)
 	ubSims   map[string]map[string]bool // simulator -> conditions at the anchor
 	userSims map[string][]string        // user simulator -> domains
 	report   []byte                     // report.md ("" when none)
@@ -94,6 +95,7 @@ func NewSite(ctx context.Context, db queries.Querier, opts Options) (*Site, erro
 		return nil, fmt.Errorf("view: settings: %w", err)
 	}
 	s.n, s.k = queries.Anchor(settings)
+	s.settings = settings
 	for _, st := range settings {
 		if st.N == s.n && st.K == s.k {
 			if s.ubSims[st.Simulator] == nil {
@@ -146,6 +148,7 @@ const (
 	KindEpisode = "fid/episode"
 	KindReview  = "review/episodes"
 	KindCompare = "compare"
+	KindCell    = "ub/cell"
 )
 
 // Page is one page: its kind and parameters.
@@ -252,6 +255,9 @@ func (s *Site) render(ctx context.Context, w io.Writer, p Page, l linker) error 
 	case KindSearch:
 		name = "search"
 		data, err = s.searchData(ctx, p, l)
+	case KindCell:
+		name = "ubcell"
+		data, err = s.cellData(ctx, p, l)
 	default:
 		return ErrNotFound
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 )
 
@@ -25,10 +26,38 @@ const MaxPages = 100000
 // links to, each list cut to Options.Examples rows; view.css; the report's
 // figures in fig/. Every link is relative and resolves inside dir; no page
 // has a script. The same workspace gives the same bytes.
-func (s *Site) WriteSite(ctx context.Context, dir string) (SiteSummary, error) {
+//
+// record (nil: none) is called with the names of files, relative to dir
+// with slashes, before any of them is written: each page's as soon as a
+// page links to it (so once per level of the walk, not per file), the
+// style sheet and figures together. A caller that lists what it wrote
+// (ub publish's marker) so knows every file of an interrupted run.
+func (s *Site) WriteSite(ctx context.Context, dir string, record func(rels []string) error) (SiteSummary, error) {
 	var sum SiteSummary
 	l := &staticLinker{seen: map[string]Page{}}
+	recorded := map[string]bool{}
+	var pending []string // names known, not yet recorded
+	own := func(name string) error {
+		if recorded[name] {
+			return nil
+		}
+		rels := pending
+		if !slices.Contains(rels, name) {
+			rels = append(rels, name)
+		}
+		pending = nil
+		for _, n := range rels {
+			recorded[n] = true
+		}
+		if record != nil {
+			return record(rels)
+		}
+		return nil
+	}
 	write := func(name string, b []byte) error {
+		if err := own(filepath.ToSlash(name)); err != nil {
+			return err
+		}
 		sum.Files++
 		sum.Bytes += int64(len(b))
 		return os.WriteFile(filepath.Join(dir, name), b, 0o644)
@@ -61,6 +90,7 @@ func (s *Site) WriteSite(ctx context.Context, dir string) (SiteSummary, error) {
 		for _, f := range next {
 			done[f] = true
 			queue = append(queue, l.seen[f])
+			pending = append(pending, f)
 		}
 		if len(done) > MaxPages {
 			return sum, fmt.Errorf("site: more than %d pages", MaxPages)
@@ -69,6 +99,10 @@ func (s *Site) WriteSite(ctx context.Context, dir string) (SiteSummary, error) {
 	css, err := assetFS.ReadFile("assets/view.css")
 	if err != nil {
 		return sum, err
+	}
+	pending = append(pending, "view.css")
+	for _, f := range s.figures {
+		pending = append(pending, "fig/"+f)
 	}
 	if err := write("view.css", css); err != nil {
 		return sum, err

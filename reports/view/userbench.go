@@ -70,6 +70,7 @@ type momentRow struct {
 type option struct {
 	Value    string
 	Selected bool
+	Label    string // what the select shows ("": the value)
 }
 
 type ubDevData struct {
@@ -79,13 +80,14 @@ type ubDevData struct {
 	Rows               []momentRow
 	Pager              pager
 	Real, Gen, Outcome []option
+	Lift               []option // the profile lift filter; nil when the simulator lacks either condition
 	SimHref            string
 }
 
 func options(vals []string, chosen string) []option {
-	out := []option{{"", chosen == ""}}
+	out := []option{{Value: "", Selected: chosen == ""}}
 	for _, v := range vals {
-		out = append(out, option{v, v == chosen})
+		out = append(out, option{Value: v, Selected: v == chosen})
 	}
 	return out
 }
@@ -98,11 +100,13 @@ func (s *Site) ubDevData(ctx context.Context, p Page, l linker) (ubDevData, erro
 		return ubDevData{}, err
 	}
 	dev := p.Q.Get("dev")
-	f := queries.ViewMomentFilter{Real: p.Q.Get("real"), Generated: p.Q.Get("gen"), Outcome: p.Q.Get("outcome")}
+	f := queries.ViewMomentFilter{Real: p.Q.Get("real"), Generated: p.Q.Get("gen"), Outcome: p.Q.Get("outcome"), Lift: p.Q.Get("lift")}
 	if (f.Real != "" && !slices.Contains(moves, f.Real)) || (f.Generated != "" && !slices.Contains(moves, f.Generated)) ||
-		(f.Outcome != "" && f.Outcome != "hit" && f.Outcome != "miss") {
+		(f.Outcome != "" && f.Outcome != "hit" && f.Outcome != "miss") ||
+		(f.Lift != "" && f.Lift != queries.LiftProfile && f.Lift != queries.LiftNoProfile) {
 		return ubDevData{}, fmt.Errorf("%w: unknown filter", ErrBadRequest)
 	}
+	hasLift := s.ubSims[st.Simulator][queries.CondProfile] && s.ubSims[st.Simulator][queries.CondNoProfile]
 	pg, n, err := s.pageOf(p, l)
 	if err != nil {
 		return ubDevData{}, err
@@ -118,6 +122,11 @@ func (s *Site) ubDevData(ctx context.Context, p Page, l linker) (ubDevData, erro
 	d := ubDevData{frame: s.frame(l, dev+" under "+st.Simulator+" "+st.Condition, crumb{st.Simulator + " " + st.Condition, simHref}),
 		Setting: st, Developer: dev, Judge: s.opts.Judge, SimHref: simHref,
 		Real: options(moves, f.Real), Gen: options(moves, f.Generated), Outcome: options([]string{"hit", "miss"}, f.Outcome)}
+	if hasLift {
+		d.Lift = options([]string{queries.LiftProfile, queries.LiftNoProfile}, f.Lift)
+		d.Lift[1].Label = "hit only with the profile"
+		d.Lift[2].Label = "hit only without the profile"
+	}
 	for _, m := range ms {
 		d.Rows = append(d.Rows, momentRow{PointID: m.PointID, Trial: m.Trial, RealMove: m.RealMove, RealText: clip(m.RealText),
 			Generated: m.Generated, Text: clip(m.Text), Failed: m.Failed, Hit: m.Hit,

@@ -4,18 +4,23 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"html/template"
 	"math"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ub-bench/ub"
+	"github.com/ub-bench/ub/analysis/probes"
 	"github.com/ub-bench/ub/judge/review/reviewtest"
 	"github.com/ub-bench/ub/queries"
 	"github.com/ub-bench/ub/reports"
@@ -219,6 +224,43 @@ func TestMarkEvidence(t *testing.T) {
 		}
 		if b.String() != tc.want || plain.String() != tc.text {
 			t.Errorf("markEvidence(%q, %q) = %q (text %q), want %q", tc.text, tc.evidence, b.String(), plain.String(), tc.want)
+		}
+	}
+}
+
+// TestMarkEvidenceOfATruncatedP1Span: the P1 probe quotes 40 bytes either
+// side of the identifier and cuts the rest with "..."; where the cut falls
+// just after a full stop ("...x. ..." or "...x...."), or in a run of
+// spaces the probe collapsed, the mark is still exactly the quoted text,
+// dot included.
+func TestMarkEvidenceOfATruncatedP1Span(t *testing.T) {
+	task := &probes.ViewTask{KnownInfo: "Your user id is mia_li_3668.", Blueprint: []string{"Your user id is mia_li_3668."}}
+	for _, tc := range []struct {
+		text, want string
+	}{
+		// 40 bytes after the id end with the full stop: the snippet ends "....".
+		{"Good morning, I need help: mia_li_3668 is my user id and I want a new changes. Thanks!",
+			"Good morning, I need help: mia_li_3668 is my user id and I want a new changes."},
+		// Cut at the start one byte after a full stop: the snippet starts "....".
+		{"Hello there. Hi. Well, what I would want to say is mia_li_3668 thanks.",
+			". Hi. Well, what I would want to say is mia_li_3668 thanks."},
+		// Two spaces and a line break the probe collapsed.
+		{"Hi there,  I am\nmia_li_3668 and I want to fly to Seattle tomorrow morning, if you can. Otherwise later.",
+			"Hi there,  I am\nmia_li_3668 and I want to fly to Seattle tomorrow m"},
+	} {
+		e := &probes.View{SimulationID: "s", Task: task, Messages: []probes.ViewMessage{{TurnIdx: 1, Role: "user", Content: tc.text}}}
+		fs := probes.ProbeDisclosure(e, false)
+		if len(fs) != 1 || fs[0].Probe != probes.ProbeP1 {
+			t.Fatalf("%q: findings %+v, want one P1", tc.text, fs)
+		}
+		var marked []string
+		for _, s := range markEvidence(tc.text, []string{fs[0].Evidence}) {
+			if s.Mark {
+				marked = append(marked, s.Text)
+			}
+		}
+		if len(marked) != 1 || marked[0] != tc.want {
+			t.Errorf("evidence %q of %q marks %q, want %q", fs[0].Evidence, tc.text, marked, tc.want)
 		}
 	}
 }
@@ -716,5 +758,422 @@ func TestCompareTasks(t *testing.T) {
 	}
 	if c := strings.Count(buf.String(), `<td><a href="/fid/episode?id=`); c != 2*min(PageSize, total) {
 		t.Errorf("the page links %d episodes, want two a task", c)
+	}
+}
+
+// TestSweepCellsMatchTheReport: on the report drawn from the synthetic
+// study, every row of the context sweep, the history sweep (and its
+// substitution test) and every cell of the N x K surface links to the
+// page of its setting's moments, whose macro accuracy, interval,
+// developers and moments are the report's row (computed again from the
+// moments, another path than the report's aggregates); each moment of the
+// case study links to its page; the published site's cell page lists at
+// most Examples moments and says how many there are.
+func TestSweepCellsMatchTheReport(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	st, err := queries.LoadStudy(ctx, ws.Conn(), "synth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rep := reports.Prepare(reports.Input{Study: st})
+	if dev, n, k, ok := rep.CaseDeveloper(); ok {
+		ct, err := queries.LoadCaseTexts(ctx, ws.Conn(), "synth", dev, n, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep.SetCase(&ct)
+	}
+	if _, err := rep.WriteAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth", ReportDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(p Page, l linker) string {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := site.render(ctx, &buf, p, l); err != nil {
+			t.Fatalf("%s %v: %v", p.Kind, p.Q, err)
+		}
+		return buf.String()
+	}
+	index := render(Page{Kind: KindIndex}, liveLinker{})
+	readCSV := func(name string) []map[string]string {
+		t.Helper()
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		recs, err := csv.NewReader(f).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []map[string]string
+		for _, r := range recs[1:] {
+			m := map[string]string{}
+			for i, h := range recs[0] {
+				m[h] = r[i]
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	field := func(html, id string) string {
+		m := regexp.MustCompile(`id="` + id + `">([^<]*)<`).FindStringSubmatch(html)
+		if m == nil {
+			t.Fatalf("no %s on the page", id)
+		}
+		return m[1]
+	}
+	// The sweeps' simulator, condition and anchor, as the captions name them.
+	sim, cond := "gemini-3.5-flash", "noprofile"
+	n0, k0 := queries.Anchor(st.Settings)
+	type cell struct {
+		n, k               int
+		dose               bool
+		acc, lo, hi        string
+		developers, momnts string
+	}
+	var cells []cell
+	for _, r := range readCSV("context-scaling.csv") {
+		cells = append(cells, cell{atoi(r["setting"]), k0, r["view"] == "constant dose", r["accuracy"], r["ci_lo"], r["ci_hi"], r["developers"], r["moments"]})
+	}
+	for _, r := range readCSV("history-sweep.csv") {
+		n := n0
+		if strings.HasPrefix(r["view"], "substitution at N = ") {
+			n = atoi(strings.TrimPrefix(r["view"], "substitution at N = "))
+		}
+		cells = append(cells, cell{n, atoi(r["setting"]), false, r["accuracy"], r["ci_lo"], r["ci_hi"], r["developers"], r["moments"]})
+	}
+	for _, r := range readCSV("context-heatmap.csv") {
+		if r["kind"] == "cell" {
+			cells = append(cells, cell{atoi(r["n"]), atoi(r["k"]), false, r["value"], r["ci_lo"], r["ci_hi"], r["developers"], ""})
+		}
+	}
+	if len(cells) < 40 {
+		t.Fatalf("%d sweep rows: the synthetic report's sweeps are missing", len(cells))
+	}
+	for _, c := range cells {
+		view := ""
+		if c.dose {
+			view = "dose"
+		}
+		p := page(KindCell, "sim", sim, "cond", cond, "n", strconv.Itoa(c.n), "k", strconv.Itoa(c.k), "view", view)
+		href := template.HTMLEscapeString(liveLinker{}.link(p))
+		if !strings.Contains(index, `<a href="`+href+`">`+c.acc+`</a>`) {
+			t.Errorf("the report's row N = %d, K = %d (dose %v) does not link %s to %s", c.n, c.k, c.dose, c.acc, href)
+			continue
+		}
+		got := render(p, liveLinker{})
+		if a, ci, d := field(got, "cell-accuracy"), field(got, "cell-ci"), field(got, "cell-developers"); a != c.acc || ci != c.lo+" to "+c.hi || d != c.developers {
+			t.Errorf("N = %d, K = %d (dose %v): the page gives %s (%s) over %s developers, the report %s (%s to %s) over %s", c.n, c.k, c.dose, a, ci, d, c.acc, c.lo, c.hi, c.developers)
+		}
+		if m := field(got, "cell-moments"); c.momnts != "" && m != c.momnts {
+			t.Errorf("N = %d, K = %d (dose %v): %s moments, the report %s", c.n, c.k, c.dose, m, c.momnts)
+		}
+		want := fmt.Sprintf(`href="/ub/moment?k=%d&amp;n=%d&amp;point=`, c.k, c.n)
+		if strings.Count(got, want) != min(PageSize, atoi(field(got, "cell-moments"))) {
+			t.Errorf("N = %d, K = %d: the page links %d moments at its N and K", c.n, c.k, strings.Count(got, want))
+		}
+	}
+	// The case study's moments.
+	caseRows := readCSV("case-study.csv")
+	seen := map[string]bool{}
+	for _, r := range caseRows {
+		if seen[r["moment"]] {
+			continue
+		}
+		seen[r["moment"]] = true
+		href := template.HTMLEscapeString(liveLinker{}.link(page(KindMoment, "point", r["point"], "n", strconv.Itoa(n0), "k", strconv.Itoa(k0))))
+		if !strings.Contains(index, `<a href="`+href+`">`+r["moment"]+`</a>`) {
+			t.Errorf("case study moment %s does not link to %s", r["moment"], href)
+		}
+	}
+	if len(seen) == 0 {
+		t.Error("no case study moment")
+	}
+	// The published site: a bounded list that says how long it is.
+	sl := &staticLinker{seen: map[string]Page{}}
+	got := render(page(KindCell, "sim", sim, "cond", cond, "n", "1", "k", "0"), sl)
+	if c := strings.Count(got, `href="ub-moment-`); c != Examples || !strings.Contains(got, fmt.Sprintf("The first %d of ", Examples)) {
+		t.Errorf("the static cell page links %d moments and says %q", c, regexp.MustCompile(`<p class="pager"[^\n]*`).FindString(got))
+	}
+}
+
+// TestMomentsProfileLift: a developer's moments filtered by profile lift
+// are the points and trials where the simulator's generation under
+// profile hit and its noprofile one missed (or the reverse), as the two
+// conditions' unfiltered lists show them, whichever condition's page
+// asks; the page offers the filter and refuses an unknown lift.
+func TestMomentsProfileLift(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	site, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := "glm-5.2"
+	type key struct {
+		point string
+		trial int
+	}
+	list := func(dev, cond string, f queries.ViewMomentFilter) map[key]bool {
+		t.Helper()
+		ms, total, err := queries.ViewMoments(ctx, ws.Conn(), dev, queries.ViewSetting{Simulator: sim, Condition: cond, N: site.n, K: site.k}, f, queries.ViewPage{Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != len(ms) {
+			t.Fatalf("%d of %d moments", len(ms), total)
+		}
+		out := map[key]bool{}
+		for _, m := range ms {
+			out[key{m.PointID, m.Trial}] = m.Hit
+		}
+		return out
+	}
+	found := map[string]int{}
+	for _, dev := range []string{"dev-0033", "dev-0153", "dev-0042", "dev-0106"} {
+		prof, noprof := list(dev, queries.CondProfile, queries.ViewMomentFilter{}), list(dev, queries.CondNoProfile, queries.ViewMomentFilter{})
+		if len(prof) == 0 {
+			continue
+		}
+		for _, lift := range []string{queries.LiftProfile, queries.LiftNoProfile} {
+			want := map[key]bool{}
+			for k, hit := range prof {
+				other, ok := noprof[k]
+				if ok && ((lift == queries.LiftProfile && hit && !other) || (lift == queries.LiftNoProfile && other && !hit)) {
+					want[k] = true
+				}
+			}
+			for _, cond := range []string{queries.CondProfile, queries.CondNoProfile} {
+				got := list(dev, cond, queries.ViewMomentFilter{Lift: lift})
+				if len(got) != len(want) {
+					t.Errorf("%s %s lift %s: %d moments, want %d", dev, cond, lift, len(got), len(want))
+				}
+				for k := range got {
+					if !want[k] {
+						t.Errorf("%s %s lift %s: %v passed", dev, cond, lift, k)
+					}
+				}
+			}
+			found[lift] += len(want)
+		}
+	}
+	if found[queries.LiftProfile] == 0 || found[queries.LiftNoProfile] == 0 {
+		t.Fatalf("lifts found %v: the test needs moments of both kinds", found)
+	}
+	var buf bytes.Buffer
+	if err := site.render(ctx, &buf, page(KindUBDev, "sim", sim, "cond", "profile", "dev", "dev-0033", "lift", "profile"), liveLinker{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `<option value="profile" selected>hit only with the profile</option>`) {
+		t.Errorf("the page does not offer the chosen lift:\n%s", buf.String())
+	}
+	if err := site.render(ctx, &bytes.Buffer{}, page(KindUBDev, "sim", sim, "cond", "profile", "dev", "dev-0033", "lift", "both"), liveLinker{}); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("lift both: %v, want a bad request", err)
+	}
+}
+
+// TestFidelityTablesLink: the report's failure-family table links its
+// rows over every simulator ("all") to every simulator's episodes failing
+// the family, and its per-simulator rows to that simulator's; the
+// frontier choice links U*(q) and the re-rank table each simulator to its
+// episodes, as the UFS rows do. The page over every simulator lists
+// exactly the episodes each simulator's own page lists for the family.
+func TestFidelityTablesLink(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := synth.WriteFidelity(ctx, ws, synth.FidelityOptions{Seed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	report := "# Report\n\n### Failure families\n\n| family | episodes\\_present | simulator | domain | effect |\n| --- | --- | --- | --- | --- |\n" +
+		"| disclosure | 385 | all | all | 0.048 |\n| disclosure |  | user\\_simulator:gemini-3.5-flash@t1 | banking | \\-0.283 |\n\n" +
+		"### Frontier choice\n\n| q | U\\*(q) | UFS |\n| --- | --- | --- |\n| 0.75 | user\\_simulator:gpt-4.1-mini@t1 | 0.769 |\n| 0.99 | none |  |\n\n" +
+		"### Ranks without disclosure criteria\n\n| simulator | ufs\\_all | rank\\_all |\n| --- | --- | --- |\n| user\\_simulator:gemma-4-26b@t1 | 0.520 | 7 |\n| user\\_simulator:sonnet-4-6@t1 | 0.699 | 5 |\n"
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{Grader: "synth-grader", ReportDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(p Page) string {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := site.render(ctx, &buf, p, liveLinker{}); err != nil {
+			t.Fatalf("%s %v: %v", p.Kind, p.Q, err)
+		}
+		return buf.String()
+	}
+	index := render(Page{Kind: KindIndex})
+	for _, want := range []string{
+		`<td><a href="/fid/sim?family=disclosure">disclosure</a></td>`,
+		`<a href="/fid/sim?domain=banking&amp;family=disclosure&amp;sim=user_simulator%3Agemini-3.5-flash%40t1">`,
+		`<td><a href="/fid/sim?sim=user_simulator%3Agpt-4.1-mini%40t1">user_simulator:gpt-4.1-mini@t1</a></td>`,
+		`<td>none</td>`,
+		`<td><a href="/fid/sim?sim=user_simulator%3Agemma-4-26b%40t1">user_simulator:gemma-4-26b@t1</a></td>`,
+		`<td><a href="/fid/sim?sim=user_simulator%3Asonnet-4-6%40t1">user_simulator:sonnet-4-6@t1</a></td>`,
+	} {
+		if !strings.Contains(index, want) {
+			t.Errorf("the report lacks %s", want)
+		}
+	}
+	// Every simulator's episodes failing disclosure, against each one's own list.
+	want := 0
+	for _, us := range sortedKeys(site.userSims) {
+		_, n, err := queries.ViewEpisodes(ctx, ws.Conn(), us, queries.ViewEpisodeFilter{Family: "disclosure"}, queries.ViewPage{Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += n
+	}
+	eps, total, err := queries.ViewEpisodes(ctx, ws.Conn(), "", queries.ViewEpisodeFilter{Family: "disclosure"}, queries.ViewPage{Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sims := map[string]bool{}
+	for _, e := range eps {
+		sims[e.UserSim] = true
+		if !strings.Contains(e.Families, "disclosure") {
+			t.Errorf("%s (%s) listed, failing %q", e.SimulationID, e.UserSim, e.Families)
+		}
+	}
+	if total != want || len(eps) != want || want == 0 || len(sims) < 2 {
+		t.Errorf("every simulator: %d episodes (total %d) of %d simulators, want %d", len(eps), total, len(sims), want)
+	}
+	got := render(page(KindFidSim, "family", "disclosure"))
+	if !strings.Contains(got, "<h1>Every user simulator</h1>") || !strings.Contains(got, fmt.Sprintf("1–%d of %d", min(PageSize, want), want)) ||
+		!strings.Contains(got, "<th>user simulator</th>") {
+		t.Errorf("the page over every simulator:\n%s", got)
+	}
+	if err := site.render(ctx, &bytes.Buffer{}, page(KindFidSim), liveLinker{}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("no simulator and no family: %v, want not found", err)
+	}
+}
+
+// TestReviewedEpisodesPointToTheWorkbench: each reviewed episode a batch
+// assigns says how to open it in the review workbench (the command for
+// its batch, shell-quoted, and its path there), as text: the workbench is
+// another server whose address and token ub view cannot know, so no link
+// points there; an episode no batch assigns gets no such note.
+func TestReviewedEpisodesPointToTheWorkbench(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := reviewtest.Insert(ctx, ws, reviewtest.Three()); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, id := range []string{"sim-a", "sim-b", "sim-c"} {
+		if _, err := queries.SaveDecision(ctx, ws, queries.Decision{SimulationID: id, Reviewer: "ann", Kind: "human", Outcome: "no_error", Source: "web", DecidedAt: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ws.Conn().ExecContext(ctx, `INSERT INTO rv_assignments (batch, reviewer, position, simulation_id)
+		VALUES ('s1-n2', 'ann', 1, 'sim-a'), ('s9', 'bob', 1, 'sim-a'), ('pilot ''2''', 'ann', 1, 'sim-b')`); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := site.render(ctx, &buf, page(KindReview, "domain", "all"), liveLinker{}); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	for _, want := range []string{
+		`open in the workbench: <code>ub review serve --batch s1-n2</code>, then <code>/episode?id=sim-a</code>`,
+		`open in the workbench: <code>ub review serve --batch &#39;pilot &#39;\&#39;&#39;2&#39;\&#39;&#39;&#39;</code>, then <code>/episode?id=sim-b</code>`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the page lacks %s:\n%s", want, got)
+		}
+	}
+	if c := strings.Count(got, "open in the workbench:"); c != 2 {
+		t.Errorf("%d workbench notes, want 2 (sim-c is in no batch)", c)
+	}
+	if strings.Contains(got, `href="/episode?`) || strings.Contains(got, `href="http`) {
+		t.Errorf("the page links into the workbench:\n%s", got)
+	}
+}
+
+// TestWriteSiteRecordsBeforeWriting: WriteSite names every file to its
+// record callback once, before the file exists, a level of its walk at a
+// time (far fewer calls than files), and the names recorded are the files
+// it wrote; over the fidelity study with its family rows, whose pages over
+// every simulator are part of the site.
+func TestWriteSiteRecordsBeforeWriting(t *testing.T) {
+	ctx := context.Background()
+	ws, err := queries.Open(ctx, "", queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := synth.WriteFidelity(ctx, ws, synth.FidelityOptions{Seed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	rep := t.TempDir()
+	report := "# Report\n\n| family | simulator | domain |\n| --- | --- | --- |\n| disclosure | all | all |\n| goal\\_deviation | user\\_simulator:gemma-4-26b@t1 | retail |\n\n![f](f.svg)\n"
+	if err := os.WriteFile(filepath.Join(rep, "report.md"), []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(rep, "f.svg"), []byte("<svg xmlns=\"http://www.w3.org/2000/svg\"/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	site, err := NewSite(ctx, ws.Conn(), Options{Grader: "synth-grader", ReportDir: rep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	recorded := map[string]int{}
+	calls := 0
+	sum, err := site.WriteSite(ctx, dir, func(rels []string) error {
+		calls++
+		for _, r := range rels {
+			recorded[r]++
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(r))); err == nil {
+				t.Errorf("%s recorded after it was written", r)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if len(files) != len(recorded) || len(files) != sum.Files {
+		t.Errorf("%d files written (summary %d), %d recorded", len(files), sum.Files, len(recorded))
+	}
+	for _, f := range files {
+		if recorded[f] != 1 {
+			t.Errorf("%s recorded %d times", f, recorded[f])
+		}
+	}
+	if recorded["fig/f.svg"] != 1 || recorded["view.css"] != 1 || recorded[FileName(page(KindFidSim, "family", "disclosure"))] != 1 {
+		t.Errorf("the figure, style sheet or the family's page over every simulator is missing: %v", recorded)
+	}
+	if calls*10 > len(files) {
+		t.Errorf("%d calls for %d files: not a level of the walk at a time", calls, len(files))
 	}
 }
