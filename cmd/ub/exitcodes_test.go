@@ -81,8 +81,11 @@ func TestExitCodesOfREADME(t *testing.T) {
 	}
 	cases := map[int][]tcase{
 		0: {{name: "a query", args: []string{"--db", ws, "sql", "select 1"}}},
-		1: {{name: "workspace in a missing directory", args: []string{"--db", filepath.Join(dir, "no", "such", "dir", "ub.duckdb"), "ingest", good}}},
+		// A fault of the machine: a folder that takes no new file (/proc).
+		// A --db in a folder that does not exist is the flag's fault (2).
+		1: {{name: "export into a folder that takes no file", args: []string{"--db", ws, "export", "--out", "/proc/ub-export-test.parquet", "sessions"}}},
 		2: {
+			{name: "workspace in a missing directory", args: []string{"--db", filepath.Join(dir, "no", "such", "dir", "ub.duckdb"), "ingest", good}},
 			{name: "unknown command", args: []string{"bogus"}},
 			{name: "unknown subcommand", args: []string{"points", "bogus"}},
 			{name: "unknown flag of a subcommand", args: []string{"--db", ws, "ingest", "--bogus", good}},
