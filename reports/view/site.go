@@ -229,7 +229,7 @@ func (s *Site) render(ctx context.Context, w io.Writer, p Page, l linker) error 
 	var err error
 	switch p.Kind {
 	case KindIndex:
-		name, data, err = "index", nil, nil
+		name = "index"
 		data, err = s.indexData(l)
 	case KindUBSim:
 		name = "ubsim"

@@ -198,21 +198,8 @@ func (c *compacter) object(d int) bool {
 		if !c.value(d) {
 			return false
 		}
-		c.space()
-		if c.i >= len(c.src) {
-			return false
-		}
-		switch c.src[c.i] {
-		case ',':
-			c.dst = append(c.dst, ',')
-			c.i++
-			c.space()
-		case '}':
-			c.dst = append(c.dst, '}')
-			c.i++
-			return true
-		default:
-			return false
+		if more, ok := c.next('}'); !more {
+			return ok
 		}
 	}
 }
@@ -233,21 +220,30 @@ func (c *compacter) array(d int) bool {
 		if !c.value(d) {
 			return false
 		}
-		c.space()
-		if c.i >= len(c.src) {
-			return false
-		}
-		switch c.src[c.i] {
-		case ',':
-			c.dst = append(c.dst, ',')
-			c.i++
-			c.space()
-		case ']':
-			c.dst = append(c.dst, ']')
-			c.i++
-			return true
-		default:
-			return false
+		if more, ok := c.next(']'); !more {
+			return ok
 		}
 	}
+}
+
+// next reads what follows a member of an object or an element of an
+// array: a comma (more is true: another follows) or the closing byte
+// (more false, ok true); anything else is no JSON (both false).
+func (c *compacter) next(closing byte) (more, ok bool) {
+	c.space()
+	if c.i >= len(c.src) {
+		return false, false
+	}
+	switch c.src[c.i] {
+	case ',':
+		c.dst = append(c.dst, ',')
+		c.i++
+		c.space()
+		return true, true
+	case closing:
+		c.dst = append(c.dst, closing)
+		c.i++
+		return false, true
+	}
+	return false, false
 }
