@@ -1,9 +1,12 @@
 package analysis
 
 import (
+	"cmp"
 	"iter"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ub-bench/ub"
 )
@@ -506,16 +509,19 @@ type PairComparison struct {
 func PairwiseFidelity(eps iter.Seq[ub.FidelityEpisode], threshold float64, opts BootstrapOptions) []PairComparison {
 	opts = opts.withDefaults()
 	type key struct{ dom, task string }
-	// Of each scored episode, what the pairing and the tests read: 24
-	// bytes, and its id only when the episodes do not come in the order of
-	// their ids (then the order of arrival breaks ties of trial as the ids
-	// would).
+	// Of each scored episode, what the pairing and the tests read, in 32
+	// bytes: its simulator and task (indexes; the tasks numbered in the
+	// order of (domain, task)), trial, f, success and R, and the order it
+	// came in. Its id is kept (apart) only when the episodes do not come
+	// in the order of their ids: the order of arrival then breaks ties of
+	// trial as the ids would. A million episodes held in maps of slices,
+	// one per (simulator, task), took 160 MB.
 	type paired struct {
-		trial  int
-		reward float64
-		f      int8
-		succ   bool
-		id     string
+		sim, task, trial int32
+		f                int8
+		succ             bool
+		reward           float64
+		seq              int
 	}
 	byID := true
 	prev, first := "", true
@@ -526,42 +532,98 @@ func PairwiseFidelity(eps iter.Seq[ub.FidelityEpisode], threshold float64, opts 
 		}
 		prev, first = e.ID, false
 	}
-	by := map[string]map[key][]paired{}
+	simIdx := map[string]int32{}
+	var simNames []string
 	agents := map[string]map[string]bool{}
-	scored := map[string]int{}
+	var scored []int
+	taskIdx := map[key]int32{}
+	var recs []paired
+	var ids []string
 	for e := range eps {
-		if by[e.Simulator] == nil {
-			by[e.Simulator] = map[key][]paired{}
+		si, ok := simIdx[e.Simulator]
+		if !ok {
+			si = int32(len(simNames))
+			simIdx[e.Simulator] = si
+			simNames = append(simNames, e.Simulator)
 			agents[e.Simulator] = map[string]bool{}
+			scored = append(scored, 0)
 		}
 		agents[e.Simulator][e.Agent] = true
 		if !e.Scored() {
 			continue
 		}
-		scored[e.Simulator]++
+		scored[si]++
 		k := key{e.Domain, e.Task}
-		p := paired{trial: e.Trial, reward: e.Reward, f: int8(e.F()), succ: e.Success(threshold)}
+		ti, ok := taskIdx[k]
+		if !ok {
+			ti = int32(len(taskIdx))
+			taskIdx[k] = ti
+		}
+		recs = append(recs, paired{sim: si, task: ti, trial: int32(e.Trial), reward: e.Reward, f: int8(e.F()), succ: e.Success(threshold), seq: len(recs)})
 		if !byID {
-			p.id = e.ID
-		}
-		by[e.Simulator][k] = append(by[e.Simulator][k], p)
-	}
-	for _, m := range by {
-		for _, es := range m {
-			sort.SliceStable(es, func(i, j int) bool {
-				if es[i].trial != es[j].trial {
-					return es[i].trial < es[j].trial
-				}
-				return es[i].id < es[j].id
-			})
+			ids = append(ids, e.ID)
 		}
 	}
-	sims := sortedKeys(by)
+	// The tasks renumbered in the order of (domain, task).
+	tasks := make([]key, len(taskIdx))
+	for k, i := range taskIdx {
+		tasks[i] = k
+	}
+	order := make([]int32, len(tasks))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int {
+		return cmp.Or(strings.Compare(tasks[x].dom, tasks[y].dom), strings.Compare(tasks[x].task, tasks[y].task))
+	})
+	rank := make([]int32, len(tasks))
+	sorted := make([]key, len(tasks))
+	for r, i := range order {
+		rank[i] = int32(r)
+		sorted[r] = tasks[i]
+	}
+	tasks, order, taskIdx = sorted, nil, nil
+	for i := range recs {
+		recs[i].task = rank[recs[i].task]
+	}
+	rank = nil
+	// By simulator, task, trial, then id (or arrival).
+	slices.SortFunc(recs, func(x, y paired) int {
+		if c := cmp.Or(cmp.Compare(x.sim, y.sim), cmp.Compare(x.task, y.task), cmp.Compare(x.trial, y.trial)); c != 0 {
+			return c
+		}
+		if !byID {
+			if c := strings.Compare(ids[x.seq], ids[y.seq]); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(x.seq, y.seq)
+	})
+	ids = nil
+	// Each simulator's episodes are recs[from[i]:from[i+1]].
+	from := make([]int, len(simNames)+1)
+	for _, r := range recs {
+		from[r.sim+1]++
+	}
+	for i := range simNames {
+		from[i+1] += from[i]
+	}
+	// sameTask is the length of the run of episodes of rs[0]'s task.
+	sameTask := func(rs []paired) int {
+		n := 1
+		for n < len(rs) && rs[n].task == rs[0].task {
+			n++
+		}
+		return n
+	}
+	sims := slices.Clone(simNames)
+	slices.Sort(sims)
 	var out []PairComparison
 	var pf, ps []float64
 	var tested []int
 	for i, a := range sims {
 		for _, b := range sims[i+1:] {
+			ia, ib := simIdx[a], simIdx[b]
 			pc := PairComparison{A: a, B: b, FHolm: math.NaN(), SuccessHolm: math.NaN(),
 				DiffUFS: BootInterval{Estimate: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}}
 			pc.DiffR = pc.DiffUFS
@@ -572,27 +634,30 @@ func PairwiseFidelity(eps iter.Seq[ub.FidelityEpisode], threshold float64, opts 
 				fa, fb, n, rn int
 				ra, rb        float64
 			}
-			var ks []key
-			for k := range by[a] {
-				if len(by[b][k]) > 0 {
-					ks = append(ks, k)
-				}
-			}
-			sort.Slice(ks, func(i, j int) bool {
-				if ks[i].dom != ks[j].dom {
-					return ks[i].dom < ks[j].dom
-				}
-				return ks[i].task < ks[j].task
-			})
 			var layout [][]pt
 			var sizes []int
 			var fx, fy, sx, sy []int
-			for i, k := range ks {
-				if i == 0 || k.dom != ks[i-1].dom {
+			ra, rb := recs[from[ia]:from[ia+1]], recs[from[ib]:from[ib+1]]
+			lastDom := ""
+			for len(ra) > 0 && len(rb) > 0 {
+				ta, tb := ra[0].task, rb[0].task
+				if ta != tb {
+					if ta < tb {
+						ra = ra[sameTask(ra):]
+					} else {
+						rb = rb[sameTask(rb):]
+					}
+					continue
+				}
+				na, nb := sameTask(ra), sameTask(rb)
+				ea, eb := ra[:na], rb[:nb]
+				ra, rb = ra[na:], rb[nb:]
+				if dom := tasks[ta].dom; pc.Tasks == 0 || dom != lastDom {
 					layout = append(layout, nil)
 					sizes = append(sizes, 0)
+					lastDom = dom
 				}
-				ea, eb := by[a][k], by[b][k]
+				pc.Tasks++
 				var p pt
 				for t := range min(len(ea), len(eb)) {
 					x, y := ea[t], eb[t]
@@ -610,10 +675,9 @@ func PairwiseFidelity(eps iter.Seq[ub.FidelityEpisode], threshold float64, opts 
 				layout[len(layout)-1] = append(layout[len(layout)-1], p)
 				sizes[len(sizes)-1]++
 			}
-			pc.Tasks = len(ks)
 			pc.Pairs = len(fx)
 			switch {
-			case scored[a] < MinScored || scored[b] < MinScored:
+			case scored[ia] < MinScored || scored[ib] < MinScored:
 				pc.Reason = "fewer than 20 scored episodes"
 			case pc.Tasks < MinCommonTasks:
 				pc.Reason = "fewer than 5 common tasks"

@@ -237,3 +237,41 @@ func TestRewardVarianceAndSmallSimulators(t *testing.T) {
 	checkFloat(t, "sim", d.Components[1].Variance, 15.9, 1e-9)
 	checkFloat(t, "residual", d.Components[2].Variance, 2.1, 1e-9)
 }
+
+// TestPairwiseFidelityPairsByTrialThenID: episodes of a task pair in trial
+// order, ties by id, whatever order they come in. On 10 tasks over two
+// domains A and B each have two episodes of trial 0: A's come as a-2 (f
+// 1) then a-1 (f 0), B's as b-1 (f 0) then b-2 (f 1). By id they pair
+// a-1 with b-1 and a-2 with b-2, all concordant; by arrival all 20 would
+// be discordant. Task 0 of d1 also has a trial 1 of each, A's (f 1)
+// coming first of all and B's (f 0) last: one discordant pair, b = 1,
+// c = 0, 21 pairs. Difference in UFS: d1 has 11 pairs with f(A) - f(B)
+// summing to 1, d2 10 pairs summing to 0; unweighted over the domains
+// (1/11 + 0) / 2 = 1/22.
+func TestPairwiseFidelityPairsByTrialThenID(t *testing.T) {
+	ep := func(sim, id, dom string, task, trial, f int) ub.FidelityEpisode {
+		e := fep(sim, dom, fmt.Sprint(task), trial, f, 1)
+		e.ID = id
+		return e
+	}
+	eps := []ub.FidelityEpisode{ep("A", "a-0-t1", "d1", 0, 1, 1)}
+	for task := range 10 {
+		dom := "d1"
+		if task >= 5 {
+			dom = "d2"
+		}
+		id := func(s string, k int) string { return fmt.Sprintf("%s-%d-%d", s, task, k) }
+		eps = append(eps, ep("A", id("a", 2), dom, task, 0, 1), ep("B", id("b", 1), dom, task, 0, 0),
+			ep("A", id("a", 1), dom, task, 0, 0), ep("B", id("b", 2), dom, task, 0, 1))
+	}
+	eps = append(eps, ep("B", "b-0-t1", "d1", 0, 1, 0))
+	got := PairwiseFidelity(slices.Values(eps), 1, BootstrapOptions{B: 50, Seed: 1})
+	if len(got) != 1 {
+		t.Fatalf("%d pairs, want 1", len(got))
+	}
+	ab := got[0]
+	if ab.Reason != "" || ab.Tasks != 10 || ab.Pairs != 21 || ab.F.B != 1 || ab.F.C != 0 {
+		t.Fatalf("A-B = %+v; want 10 tasks, 21 pairs, b = 1, c = 0", ab)
+	}
+	checkFloat(t, "diff UFS", ab.DiffUFS.Estimate, 1.0/22, 1e-15)
+}

@@ -2,7 +2,6 @@ package queries
 
 import (
 	"context"
-	"database/sql"
 	"iter"
 	"runtime"
 	"slices"
@@ -54,9 +53,9 @@ func LoadEpisodeReport(ctx context.Context, db Querier) (*EpisodeReport, error) 
 	}
 	rep := &EpisodeReport{tape: t}
 	runtime.AddCleanup(rep, func(t *tape) { t.close() }, t)
-	err = epScan(ctx, db, "ep_report_episodes", func(r *sql.Rows) error {
+	err = eachRow(ctx, db, q("ep_report_episodes"), nil, func(scan func(...any) error) error {
 		var e EpisodeRow
-		err := r.Scan(&e.SimulationID, &e.Format, &e.Domain, &e.UserSim, &e.Agent, &e.TaskID, &e.Reward, &e.SourceFile,
+		err := scan(&e.SimulationID, &e.Format, &e.Domain, &e.UserSim, &e.Agent, &e.TaskID, &e.Reward, &e.SourceFile,
 			&e.UserCost, &e.CostEstimated, &e.TaskMismatch, &e.GitCommit, &e.Tau2Version, &e.Trial, &e.NoUser, &e.NoRun)
 		if err != nil {
 			return err

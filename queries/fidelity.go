@@ -1,12 +1,14 @@
 package queries
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ub-bench/ub"
@@ -193,19 +195,14 @@ func LoadFidelity(ctx context.Context, db Querier, grader string) ([]ub.Fidelity
 // (grader, simulator, agent, domain, task, probes) are one copy each: at a
 // million episodes their copies were most of the heap.
 func EachFidelity(ctx context.Context, db Querier, grader string, fn func(ub.FidelityEpisode) error) error {
-	rows, err := db.QueryContext(ctx, q("fidelity_episodes"), grader)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	in := interner{}
 	probeLists := map[string][]string{}
-	for rows.Next() {
+	return eachRow(ctx, db, q("fidelity_episodes"), []any{grader}, func(scan func(...any) error) error {
 		var e ub.FidelityEpisode
 		var probes string
 		var trial sql.NullInt64
 		var reward, cost sql.NullFloat64
-		if err := rows.Scan(&e.Grader, &e.ID, &e.Simulator, &e.Agent, &e.Domain, &e.Task, &trial,
+		if err := scan(&e.Grader, &e.ID, &e.Simulator, &e.Agent, &e.Domain, &e.Task, &trial,
 			&reward, &cost, &e.CostEstimated,
 			&e.Applicable[0], &e.Failed[0], &e.Applicable[1], &e.Failed[1],
 			&e.Applicable[2], &e.Failed[2], &e.Applicable[3], &e.Failed[3],
@@ -228,11 +225,8 @@ func EachFidelity(ctx context.Context, db Querier, grader string, fn func(ub.Fid
 			}
 			e.Probes = ps
 		}
-		if err := fn(e); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+		return fn(e)
+	})
 }
 
 // VerdictPairs counts the verdicts graders a and b both gave, per episode,
@@ -247,30 +241,77 @@ func VerdictPairs(ctx context.Context, db Querier, a, b string) ([]ub.VerdictPai
 }
 
 // EachVerdictPair gives fn the rows of VerdictPairs one at a time, in its
-// order (by simulation id): the report counts them as they come.
+// order (by simulation id): the report counts them as they come. The
+// verdicts come from the workspace sorted by episode and criterion
+// (fidelity_verdict_pairs.sql), each (episode, criterion) that both
+// graders judged is a pair, and an episode's pairs are counted in memory
+// (a few rows) and handed over when the next episode begins.
 func EachVerdictPair(ctx context.Context, db Querier, a, b string, fn func(ub.VerdictPair) error) error {
-	rows, err := db.QueryContext(ctx, q("fidelity_verdict_pairs"), a, b)
+	in := interner{} // families and verdicts: a few names, millions of pairs
+	type key struct{ family, a, b string }
+	counts := map[key]int{}
+	var sim, crit string
+	var firsts, seconds []string // the two graders' verdicts of (sim, crit)
+	family := ""
+	// pairCriterion counts the pairs of the current criterion: each of
+	// a's verdicts with each of b's, as a join of the two would.
+	pairCriterion := func() {
+		for _, va := range firsts {
+			for _, vb := range seconds {
+				counts[key{family, va, vb}]++
+			}
+		}
+		firsts, seconds = firsts[:0], seconds[:0]
+	}
+	// flush hands over the current episode's counts, by family, A and B.
+	flush := func() error {
+		pairCriterion()
+		if len(counts) == 0 {
+			return nil
+		}
+		ks := make([]key, 0, len(counts))
+		for k := range counts {
+			ks = append(ks, k)
+		}
+		slices.SortFunc(ks, func(x, y key) int {
+			return cmp.Or(strings.Compare(x.family, y.family), strings.Compare(x.a, y.a), strings.Compare(x.b, y.b))
+		})
+		for _, k := range ks {
+			if err := fn(ub.VerdictPair{SimulationID: sim, Family: k.family, A: k.a, B: k.b, N: counts[k]}); err != nil {
+				return err
+			}
+		}
+		clear(counts)
+		return nil
+	}
+	started := false
+	err := eachRow(ctx, db, q("fidelity_verdict_pairs"), []any{a, b}, func(scan func(...any) error) error {
+		var s, c, fam, verdict string
+		var first bool
+		if err := scan(&s, &c, &first, &fam, &verdict); err != nil {
+			return err
+		}
+		if !started || s != sim {
+			if err := flush(); err != nil {
+				return err
+			}
+			sim, crit, started = s, c, true
+		} else if c != crit {
+			pairCriterion()
+			crit = c
+		}
+		family = in.str(fam)
+		if first {
+			firsts = append(firsts, in.str(verdict))
+		} else {
+			seconds = append(seconds, in.str(verdict))
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	in := interner{} // families and verdicts: a few names, millions of pairs
-	last := ""
-	for rows.Next() {
-		var p ub.VerdictPair
-		if err := rows.Scan(&p.SimulationID, &p.Family, &p.A, &p.B, &p.N); err != nil {
-			return err
-		}
-		if p.SimulationID == last { // by simulation: one copy per episode
-			p.SimulationID = last
-		}
-		last = p.SimulationID
-		p.Family, p.A, p.B = in.str(p.Family), in.str(p.A), in.str(p.B)
-		if err := fn(p); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return flush()
 }
 
 // UserModelPrices lists the prices of the runs' user models, by model.

@@ -29,8 +29,8 @@ const extensionSettings = "autoinstall_known_extensions=false&autoload_known_ext
 // query that would change a setting, such as turning autoinstalling back
 // on, is refused by DuckDB. ub's own settings are applied before.
 func lockConfiguration(ctx context.Context, db Querier) error {
-	var locked bool
-	if err := db.QueryRowContext(ctx, "SELECT current_setting('lock_configuration')").Scan(&locked); err != nil {
+	locked, err := ConfigurationLocked(ctx, db)
+	if err != nil {
 		return fmt.Errorf("lock the configuration: %w", err)
 	}
 	if locked {
@@ -40,6 +40,14 @@ func lockConfiguration(ctx context.Context, db Querier) error {
 		return fmt.Errorf("lock the configuration: %w", err)
 	}
 	return nil
+}
+
+// ConfigurationLocked says whether DuckDB's configuration is locked
+// (lockConfiguration has run on this instance): no setting can change.
+func ConfigurationLocked(ctx context.Context, db Querier) (bool, error) {
+	var locked bool
+	err := db.QueryRowContext(ctx, "SELECT current_setting('lock_configuration')").Scan(&locked)
+	return locked, err
 }
 
 // remoteRE is a path with a scheme (http://, s3://, md:, hf://, ...): not

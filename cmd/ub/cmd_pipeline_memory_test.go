@@ -48,9 +48,11 @@ func childPeakRSS(t *testing.T, args ...string) (int, string, int64) {
 // 1.47x; export 108 and 124, 1.15x; import 136 and 167-178, 1.23-1.31x
 // since ep_verdicts has no primary key (148 and 200, 1.35x with it); probes
 // 110 and 118, 1.07x, since it plans its scan in DuckDB and its rows have
-// no key to hold (117 and 138, 1.18x, before); report 156 and 172, 1.11x,
-// which was 165 and 204, 1.23x, up to 1.33x, while the report held the
-// episodes in Go): a step that came to hold its input in Go, or a DuckDB
+// no key to hold (117 and 138, 1.18x, before); report 130-134 and 160-163,
+// 1.19-1.25x, since its large reads stream (both lower than the 156 and
+// 172, 1.11x, when DuckDB held their results whole, and the 165 and 204,
+// 1.23x, up to 1.33x, while the report held the episodes in Go): a step
+// that came to hold its input in Go, or a DuckDB
 // that stopped honouring the limit, goes over. They are not yet the flat
 // memory the pipeline aims at (synth and import still grow with the
 // workspace, the report with its tasks; see docs/performance.md, Scale).
@@ -90,7 +92,7 @@ func TestPipelineMemoryFlat(t *testing.T) {
 			peaks[step] = p
 		}
 	}
-	factor := map[string]float64{"synth": 1.8, "export": 1.4, "import": 1.55, "probes": 1.3, "report": 1.2}
+	factor := map[string]float64{"synth": 1.8, "export": 1.4, "import": 1.55, "probes": 1.3, "report": 1.35}
 	for _, step := range steps {
 		p := peaks[step]
 		t.Logf("%-6s peak RSS: scale 1 %d MiB, scale 4 %d MiB (%.2fx)", step, p[0]>>10, p[1]>>10, float64(p[1])/float64(p[0]))

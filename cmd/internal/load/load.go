@@ -19,6 +19,17 @@ import (
 // library's.
 const GCPercent = 25
 
+// MemoryShare is the share of the workspace's memory_limit that DuckDB
+// keeps while a report is loaded (queries.ScaleMemoryLimit), but not less
+// than queries.ImportMemoryFloor: 256 MiB of the default 512 MiB. The
+// report holds state per (simulator, task) in Go beside DuckDB (at one
+// million episodes up to 170 MB of live heap), and DuckDB fills its limit
+// with the blocks it reads; with both at full size the report of
+// ub synth --study fidelity --scale 381 peaked past the limit plus 256 MiB
+// that every step keeps to. Its large reads (the episodes, the verdict
+// pairs) stream and sort, which spills, so they fit the smaller share.
+const MemoryShare = 0.5
+
 // Options says which report to load. The zero value loads every study the
 // workspace holds, scored by the default judge and grader.
 type Options struct {
@@ -83,6 +94,19 @@ func optionf(format string, args ...any) error {
 // "report: ..."; an OptionError marks a bad option.
 func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.Report, error) {
 	db := ws.Conn()
+	// A configuration locked for the user's SQL (ub publish, ub view
+	// after a query) keeps the whole limit.
+	locked, err := queries.ConfigurationLocked(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	if !locked {
+		restore, err := queries.ApplySettings(ctx, db, queries.MemoryShare(MemoryShare, queries.ImportMemoryFloor))
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		defer restore(context.WithoutCancel(ctx))
+	}
 	judges, err := queries.StudyJudges(ctx, db)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
@@ -106,7 +130,7 @@ func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.
 	if in.JudgeQuality, in.Deciders, err = judgeQuality(ctx, ws, judgeName); err != nil {
 		return nil, err
 	}
-	if in.Episodes, err = queries.LoadEpisodeReport(ctx, db); err != nil {
+	if in.Episodes, err = queries.LoadEpisodeReport(ctx, ws.Streaming()); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	if st.Split != nil {

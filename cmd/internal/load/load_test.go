@@ -166,3 +166,55 @@ func peakHeapDuring(fn func()) uint64 {
 	<-stopped
 	return peak.Load()
 }
+
+// TestReportGivesDuckDBHalfItsLimit: while a report is loaded DuckDB keeps
+// half the workspace's memory_limit (MemoryShare; the rest is the Go
+// heap's), and has the whole limit again once it is loaded.
+func TestReportGivesDuckDBHalfItsLimit(t *testing.T) {
+	ctx := context.Background()
+	ws := fidelityWorkspace(t)
+	limit := func() string {
+		var s string
+		if err := ws.Conn().QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if _, err := ws.Conn().ExecContext(ctx, "SET memory_limit = '512MiB'"); err != nil {
+		t.Fatal(err)
+	}
+	before := limit()
+	var during string
+	if _, err := Report(ctx, ws, Options{OnJudge: func(string, int) { during = limit() }}); err != nil {
+		t.Fatal(err)
+	}
+	// DuckDB prints 512 MiB as "512.0 MiB" and half of it as "256.0 MiB".
+	if before != "512.0 MiB" || during != "256.0 MiB" {
+		t.Errorf("memory_limit before and while loading: %q, %q; want \"512.0 MiB\", \"256.0 MiB\"", before, during)
+	}
+	if after := limit(); after != before {
+		t.Errorf("memory_limit after the report: %q; want %q again", after, before)
+	}
+}
+
+// TestReportUnderALockedConfiguration: with DuckDB's configuration locked
+// (ub publish and ub view lock it for the user's SQL) the report loads
+// with the whole limit, where changing the limit would be refused.
+func TestReportUnderALockedConfiguration(t *testing.T) {
+	ctx := context.Background()
+	ws := fidelityWorkspace(t)
+	for _, q := range []string{"SET memory_limit = '512MiB'", "SET lock_configuration = true"} {
+		if _, err := ws.Conn().ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var during string
+	_, err := Report(ctx, ws, Options{OnJudge: func(string, int) {
+		if err := ws.Conn().QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&during); err != nil {
+			t.Fatal(err)
+		}
+	}})
+	if err != nil || during != "512.0 MiB" {
+		t.Errorf("Report under a locked configuration: %v, memory_limit while loading %q; want no error and \"512.0 MiB\"", err, during)
+	}
+}

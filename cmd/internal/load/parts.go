@@ -180,7 +180,7 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 	// The episodes go to a tape, not to memory: the analyses read them
 	// back from it, each as often as it needs (a million episodes held in
 	// Go took gigabytes).
-	tape, err := queries.TapeFidelity(ctx, db, grader)
+	tape, err := queries.TapeFidelity(ctx, ws.Streaming(), grader)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func loadFidelity(ctx context.Context, ws *queries.Workspace, rep *reports.Repor
 		// Counted as they come, once: the pairs are never all in memory.
 		in.PairSource = func(yield func(ub.VerdictPair) bool) {
 			stop := errors.New("stop")
-			err := queries.EachVerdictPair(ctx, db, grader, second, func(p ub.VerdictPair) error {
+			err := queries.EachVerdictPair(ctx, ws.Streaming(), grader, second, func(p ub.VerdictPair) error {
 				if !yield(p) {
 					return stop
 				}
