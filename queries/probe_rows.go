@@ -51,10 +51,9 @@ type ProbeActionRow struct {
 }
 
 // probeTasks reads the blueprint of every task referred to by an episode
-// that completes in window win of the probes' scan (by task_key), and
-// their gold user actions (by task_key, idx), from the tables
-// ep_probe_task_plan.sql and ep_probe_action_plan.sql wrote.
-func probeTasks(ctx context.Context, db Querier, win int64) ([]ProbeTaskRow, []ProbeActionRow, error) {
+// whose last row the probes' scan reads at a step in [lo, hi) (by
+// task_key), and their gold user actions (by task_key, idx).
+func probeTasks(ctx context.Context, db Querier, lo, hi int64) ([]ProbeTaskRow, []ProbeActionRow, error) {
 	var tasks []ProbeTaskRow
 	err := epScan(ctx, db, "ep_probe_tasks", func(r *sql.Rows) error {
 		var t ProbeTaskRow
@@ -62,7 +61,7 @@ func probeTasks(ctx context.Context, db Querier, win int64) ([]ProbeTaskRow, []P
 			&t.Persona, &t.Instruction, &t.UserID, &t.InitialState)
 		tasks = append(tasks, t)
 		return err
-	}, win)
+	}, lo, hi)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +71,7 @@ func probeTasks(ctx context.Context, db Querier, win int64) ([]ProbeTaskRow, []P
 		err := r.Scan(&a.TaskKey, &a.Idx, &a.Name, &a.Arguments, &a.CompareArgs)
 		actions = append(actions, a)
 		return err
-	}, win)
+	}, lo, hi)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -84,7 +83,8 @@ func probeTasks(ctx context.Context, db Querier, win int64) ([]ProbeTaskRow, []P
 const probeRangeRows = 8192
 
 // probeWindowSteps is how many steps of StreamProbeEpisodes share one
-// read of the tasks (a window): the tasks read are held until the next.
+// read of the tasks: each read scans ep_tasks, and the tasks read are
+// held until the next.
 const probeWindowSteps = 16
 
 // maxProbeRowID bounds the rowids StreamProbeEpisodes reads: DuckDB gives
@@ -171,17 +171,10 @@ func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows, windowSteps
 		return fmt.Errorf("queries: probes: plan: %w", err)
 	}
 	defer func() {
-		for _, t := range []string{"ub_probe_plan", "ub_probe_tasks", "ub_probe_user_actions"} {
-			if _, derr := db.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS temp."+t); err == nil && derr != nil {
-				err = derr
-			}
+		if _, derr := db.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS temp.ub_probe_plan"); err == nil && derr != nil {
+			err = derr
 		}
 	}()
-	for _, name := range []string{"ep_probe_task_plan", "ep_probe_action_plan"} {
-		if _, err := db.ExecContext(ctx, q(name), windowSteps); err != nil {
-			return fmt.Errorf("queries: probes: plan: %w", err)
-		}
-	}
 	pending := map[string]*probePending{}
 	// row finds the pending rows of sim, beginning them at its first row.
 	row := func(sim string) *probePending {
@@ -196,11 +189,8 @@ func streamProbeEpisodes(ctx context.Context, db Querier, rangeRows, windowSteps
 	// Step -1 hands over the episodes without any rows.
 	for k := int64(-1); k < steps; k++ {
 		if k == -1 || k%windowSteps == 0 {
-			win := k / windowSteps // -1 at k = -1: the episodes without rows
-			if k < 0 {
-				win = -1
-			}
-			ts, acts, err := probeTasks(ctx, db, win)
+			lo, hi := k, (k/windowSteps+1)*windowSteps
+			ts, acts, err := probeTasks(ctx, db, lo, hi)
 			if err != nil {
 				return err
 			}
