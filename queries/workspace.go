@@ -599,6 +599,16 @@ func MemoryShare(share float64, floor int64) Setting {
 // 2.9-3.3), peak RSS fell with it, and wall time did not grow.
 const BulkWriteThreads = 1
 
+// ReadAllThreads is how many threads DuckDB runs while the report reads
+// every episode with its counts (ep_report_episodes.sql,
+// fidelity_episodes.sql, fidelity_verdict_pairs.sql): aggregates and
+// joins of a row an episode, which spill. With two, the episodes of
+// ub synth --study fidelity --scale 381 and its 5.9 million verdicts ran
+// out of memory now and then at 256 and 384 MiB, and completed at
+// 512 MiB in 4.8-5.4 s; with one they completed at 128, 192, 256 and
+// 384 MiB in 10.1, 8.3, 6.4 and 5.8 s.
+const ReadAllThreads = 1
+
 // LimitThreads sets DuckDB's threads to n on the connection's database
 // and returns a function that sets back the number it had.
 func LimitThreads(ctx context.Context, c *sql.Conn, n int) (restore func(context.Context) error, err error) {
@@ -655,6 +665,16 @@ const ImportMemoryShare = 0.5
 // --memory-limit 128MiB it keeps the whole limit, under which the import of
 // 1.5 million verdicts (scale 100) peaked at 349 MiB.
 const ImportMemoryFloor = 128 << 20
+
+// ScanMemoryShare is the share of the workspace's memory_limit that DuckDB
+// keeps while ub probes scans every episode and ub export writes a query's
+// result (ScaleMemoryLimit, at least ImportMemoryFloor): 384 MiB of the
+// default 512 MiB. DuckDB's memory past its buffer pool (its allocator's,
+// the sort's and the join's outside it) and ub's own heap come on top: on
+// ub synth --study fidelity --scale 381 with a second grader, ub probes
+// peaked at 790 MiB and the export of the 5.9 million verdicts at
+// 791 MiB with DuckDB at the full 512 MiB, past the limit plus 256 MiB.
+const ScanMemoryShare = 0.75
 
 // ScaleMemoryLimit sets DuckDB's memory_limit on the connection's database
 // to share of its current value, or floor if that is more (but never more

@@ -31,7 +31,12 @@ type Stats struct {
 // is written.
 func RunStored(ctx context.Context, ws *queries.Workspace) (Stats, error) {
 	var st Stats
-	err := ws.InTx(ctx, func(c *sql.Conn) error {
+	restore, err := queries.ApplySettings(ctx, ws.Conn(), queries.MemoryShare(queries.ScanMemoryShare, queries.ImportMemoryFloor))
+	if err != nil {
+		return st, err
+	}
+	defer restore(context.WithoutCancel(ctx))
+	err = ws.InTx(ctx, func(c *sql.Conn) error {
 		var tasks *probeTasks
 		rw := queries.NewRowWriter(ctx, ws)
 		replace, err := queries.StageProbeResults(ctx, c, rw)

@@ -81,6 +81,12 @@ func runExport(c *cli.Context, sio *streams, opts exportOptions) error {
 			return usagef("export: %v", err)
 		}
 	}
+	// DuckDB keeps a share of the limit while it writes (sorts and joins
+	// past their buffers come on top); the export then locks the
+	// configuration, so the share stays until the command ends.
+	if _, err := queries.ApplySettings(c.Context, ws.Conn(), queries.MemoryShare(queries.ScanMemoryShare, queries.ImportMemoryFloor)); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
 	var n int64
 	if opts.partitionBy != "" {
 		n, err = queries.ExportPartitioned(c.Context, ws.Conn(), query, opts.out, opts.partitionBy)

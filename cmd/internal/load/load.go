@@ -19,17 +19,6 @@ import (
 // library's.
 const GCPercent = 25
 
-// MemoryShare is the share of the workspace's memory_limit that DuckDB
-// keeps while a report is loaded (queries.ScaleMemoryLimit), but not less
-// than queries.ImportMemoryFloor: 256 MiB of the default 512 MiB. The
-// report holds state per (simulator, task) in Go beside DuckDB (at one
-// million episodes up to 170 MB of live heap), and DuckDB fills its limit
-// with the blocks it reads; with both at full size the report of
-// ub synth --study fidelity --scale 381 peaked past the limit plus 256 MiB
-// that every step keeps to. Its large reads (the episodes, the verdict
-// pairs) stream and sort, which spills, so they fit the smaller share.
-const MemoryShare = 0.5
-
 // Options says which report to load. The zero value loads every study the
 // workspace holds, scored by the default judge and grader.
 type Options struct {
@@ -94,14 +83,18 @@ func optionf(format string, args ...any) error {
 // "report: ..."; an OptionError marks a bad option.
 func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.Report, error) {
 	db := ws.Conn()
-	// A configuration locked for the user's SQL (ub publish, ub view
-	// after a query) keeps the whole limit.
+	// DuckDB keeps a share of the limit while the report loads
+	// (queries.ScanMemoryShare): the report holds state per (simulator,
+	// task) in Go beside it, up to 170 MB of live heap at one million
+	// episodes. Its large reads (the episodes, the verdict pairs) stream
+	// and sort, which spills. A configuration locked for the user's SQL
+	// (ub publish, ub view after a query) keeps the whole limit.
 	locked, err := queries.ConfigurationLocked(ctx, db)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	if !locked {
-		restore, err := queries.ApplySettings(ctx, db, queries.MemoryShare(MemoryShare, queries.ImportMemoryFloor))
+		restore, err := queries.ApplySettings(ctx, db, queries.MemoryShare(queries.ScanMemoryShare, queries.ImportMemoryFloor))
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
@@ -130,7 +123,11 @@ func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.
 	if in.JudgeQuality, in.Deciders, err = judgeQuality(ctx, ws, judgeName); err != nil {
 		return nil, err
 	}
-	if in.Episodes, err = queries.LoadEpisodeReport(ctx, ws.Streaming()); err != nil {
+	err = withThreads(ctx, ws, queries.ReadAllThreads, func() (err error) {
+		in.Episodes, err = queries.LoadEpisodeReport(ctx, ws.Streaming())
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	if st.Split != nil {
@@ -175,8 +172,25 @@ func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.
 		}
 	}
 	rep.SetBootstrap(opts.Fidelity.Bootstrap)
-	if err := loadFidelity(ctx, ws, rep, opts.Fidelity); err != nil {
+	if err := withThreads(ctx, ws, queries.ReadAllThreads, func() error { return loadFidelity(ctx, ws, rep, opts.Fidelity) }); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	return rep, nil
+}
+
+// withThreads runs fn with DuckDB at n threads (queries.LimitThreads),
+// unless the configuration is locked (ub publish, ub view after a query).
+func withThreads(ctx context.Context, ws *queries.Workspace, n int, fn func() error) error {
+	locked, err := queries.ConfigurationLocked(ctx, ws.Conn())
+	if err != nil {
+		return err
+	}
+	if !locked {
+		restore, err := queries.LimitThreads(ctx, ws.Conn(), n)
+		if err != nil {
+			return err
+		}
+		defer restore(context.WithoutCancel(ctx))
+	}
+	return fn()
 }
