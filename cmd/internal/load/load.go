@@ -19,6 +19,18 @@ import (
 // library's.
 const GCPercent = 25
 
+// MemoryShare is the share of the workspace's memory_limit that DuckDB
+// keeps while a report is loaded (queries.ScaleMemoryLimit), but not less
+// than queries.ImportMemoryFloor: 256 MiB of the default 512 MiB. The
+// report holds state per (simulator, task) in Go beside DuckDB, up to
+// 170 MB of live heap at one million episodes, and what DuckDB took while
+// it read is not all given back. The report of
+// ub synth --study fidelity --scale 381 with a second grader peaked at
+// 670 MiB with DuckDB at 256 MiB, 858-994 MiB at 384 MiB (one thread
+// reading the episodes, queries.ReadAllThreads, in both). Its large reads
+// (the episodes, the verdict pairs) stream and sort, which spills.
+const MemoryShare = 0.5
+
 // Options says which report to load. The zero value loads every study the
 // workspace holds, scored by the default judge and grader.
 type Options struct {
@@ -83,18 +95,15 @@ func optionf(format string, args ...any) error {
 // "report: ..."; an OptionError marks a bad option.
 func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.Report, error) {
 	db := ws.Conn()
-	// DuckDB keeps a share of the limit while the report loads
-	// (queries.ScanMemoryShare): the report holds state per (simulator,
-	// task) in Go beside it, up to 170 MB of live heap at one million
-	// episodes. Its large reads (the episodes, the verdict pairs) stream
-	// and sort, which spills. A configuration locked for the user's SQL
-	// (ub publish, ub view after a query) keeps the whole limit.
+	// DuckDB keeps MemoryShare of the limit while the report loads. A
+	// configuration locked for the user's SQL (ub publish, ub view after a
+	// query) keeps the whole limit.
 	locked, err := queries.ConfigurationLocked(ctx, db)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	if !locked {
-		restore, err := queries.ApplySettings(ctx, db, queries.MemoryShare(queries.ScanMemoryShare, queries.ImportMemoryFloor))
+		restore, err := queries.ApplySettings(ctx, db, queries.MemoryShare(MemoryShare, queries.ImportMemoryFloor))
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}

@@ -168,9 +168,8 @@ func peakHeapDuring(fn func()) uint64 {
 }
 
 // TestReportGivesDuckDBAShareOfItsLimit: while a report is loaded DuckDB
-// keeps three quarters of the workspace's memory_limit
-// (queries.ScanMemoryShare; the rest is the Go heap's), and has the whole
-// limit again once it is loaded.
+// keeps half the workspace's memory_limit (MemoryShare; the rest is the
+// Go heap's), and has the whole limit again once it is loaded.
 func TestReportGivesDuckDBAShareOfItsLimit(t *testing.T) {
 	ctx := context.Background()
 	ws := fidelityWorkspace(t)
@@ -189,10 +188,9 @@ func TestReportGivesDuckDBAShareOfItsLimit(t *testing.T) {
 	if _, err := Report(ctx, ws, Options{OnJudge: func(string, int) { during = limit() }}); err != nil {
 		t.Fatal(err)
 	}
-	// DuckDB prints 512 MiB as "512.0 MiB" and three quarters of it as
-	// "384.0 MiB".
-	if before != "512.0 MiB" || during != "384.0 MiB" {
-		t.Errorf("memory_limit before and while loading: %q, %q; want \"512.0 MiB\", \"384.0 MiB\"", before, during)
+	// DuckDB prints 512 MiB as "512.0 MiB" and half of it as "256.0 MiB".
+	if before != "512.0 MiB" || during != "256.0 MiB" {
+		t.Errorf("memory_limit before and while loading: %q, %q; want \"512.0 MiB\", \"256.0 MiB\"", before, during)
 	}
 	if after := limit(); after != before {
 		t.Errorf("memory_limit after the report: %q; want %q again", after, before)
