@@ -138,6 +138,22 @@ type FidelitySink interface {
 	Episode(*ub.Episode) error
 }
 
+// fidelityMemoryShare and fidelityMemoryFloor are the share of the
+// workspace's memory_limit DuckDB keeps while the fidelity study is
+// written (queries.ScaleMemoryLimit), and the least it keeps: 256 MiB of
+// the default 512 MiB, 64 MiB of 128 MiB. It appends, as ingest does, and
+// holds the primary keys of the episodes and criteria (about 60 bytes a
+// key); the rows are made in Go beside it. At scale 100 with
+// --memory-limit 128MiB synth peaked at 369-384 MiB with DuckDB at the
+// whole limit, 338-358 MiB at 64 MiB (32 MiB, ingest's share, could not
+// hold the keys to commit); at scale 381 with 512MiB, 721-730 MiB at the
+// whole limit and 618-619 MiB at half; the same time (11.1-11.4 s and
+// 42.5 s) both ways.
+const (
+	fidelityMemoryShare = 0.5
+	fidelityMemoryFloor = 64 << 20
+)
+
 // PlantFidelity emits the synthetic study's rows into sink without a
 // workspace: the same rows, in the same order, that WriteFidelity writes.
 func PlantFidelity(sink FidelitySink, opts FidelityOptions) FidelityStats {
@@ -159,7 +175,8 @@ func WriteFidelity(ctx context.Context, ws *queries.Workspace, opts FidelityOpti
 	// Committed in chunks, between episodes (memory flat in the scale);
 	// the provenance goes in the last chunk, and a failure clears what
 	// was committed.
-	restore, err := queries.ApplySettings(ctx, ws.Conn(), queries.Threads(queries.BulkWriteThreads))
+	restore, err := queries.ApplySettings(ctx, ws.Conn(), queries.Threads(queries.BulkWriteThreads),
+		queries.MemoryShare(fidelityMemoryShare, fidelityMemoryFloor))
 	if err != nil {
 		return st, err
 	}
