@@ -245,7 +245,8 @@ func VerdictPairs(ctx context.Context, db Querier, a, b string) ([]ub.VerdictPai
 // verdicts come from the workspace sorted by episode and criterion
 // (fidelity_verdict_pairs.sql), each (episode, criterion) that both
 // graders judged is a pair, and an episode's pairs are counted in memory
-// (a few rows) and handed over when the next episode begins.
+// (a few rows) and handed over when the next episode begins. The graders
+// are two: a grader named twice has no pairs.
 func EachVerdictPair(ctx context.Context, db Querier, a, b string, fn func(ub.VerdictPair) error) error {
 	in := interner{} // families and verdicts: a few names, millions of pairs
 	type key struct{ family, a, b string }
