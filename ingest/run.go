@@ -260,7 +260,36 @@ func listFiles(paths []string, format string, st *Stats) ([]inputFile, error) {
 			return nil, fmt.Errorf("ingest: walk %s: %w", p, err)
 		}
 	}
-	return out, nil
+	return onceEach(out), nil
+}
+
+// onceEach keeps each file of in once, at its first place: a file named
+// twice, or named and found in a folder also named, is read once (its bad
+// lines were stored twice). Named anywhere, it counts as named. Files are
+// the same when their paths are, symbolic links resolved.
+func onceEach(in []inputFile) []inputFile {
+	at := map[string]int{}
+	out := in[:0]
+	for _, f := range in {
+		if f.path == "-" || f.walkErr != "" {
+			out = append(out, f)
+			continue
+		}
+		k := f.path
+		if r, err := filepath.EvalSymlinks(k); err == nil {
+			k = r
+		}
+		if a, err := filepath.Abs(k); err == nil {
+			k = a
+		}
+		if i, ok := at[k]; ok {
+			out[i].explicit = out[i].explicit || f.explicit
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, f)
+	}
+	return out
 }
 
 // tau2DirInput is the input of a dir-format run read from meta.

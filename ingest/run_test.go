@@ -128,6 +128,25 @@ func TestRunBadInput(t *testing.T) {
 	}
 }
 
+// TestRunReadsAFileNamedTwiceOnce: a file named twice, and found again in
+// a folder also named (by another spelling of its path), is read once: its
+// bad lines are reported and stored once, and the batch holds what
+// TestRunBadInput's does.
+func TestRunReadsAFileNamedTwiceOnce(t *testing.T) {
+	ws := memWorkspace(t)
+	st, err := Run(context.Background(), ws, []string{"testdata/jsonl/bad.jsonl", "testdata/jsonl/bad.jsonl", "./testdata/jsonl"},
+		Options{NewProber: testProber})
+	if !errors.Is(err, ErrBadInput) {
+		t.Fatalf("err = %v, want ErrBadInput", err)
+	}
+	if len(st.Errors) != 5 || st.Sessions != 6 {
+		t.Errorf("%d errors, %d sessions; want 5 and 6:\n%s", len(st.Errors), st.Sessions, strings.Join(st.Errors, "\n"))
+	}
+	if got := count(t, ws, `SELECT count(*) FROM ingest_errors`); got != 5 {
+		t.Errorf("ingest_errors rows = %d, want 5", got)
+	}
+}
+
 func TestRunFailFastStopsAfterFirstBadFile(t *testing.T) {
 	ws := memWorkspace(t)
 	st, err := Run(context.Background(), ws, []string{"testdata/jsonl/bad.jsonl", "testdata/jsonl/good.jsonl"}, Options{FailFast: true})
