@@ -161,45 +161,21 @@ func assign(dest []any, vals []any) error {
 		case *any:
 			*d = v
 		case **string:
-			if v == nil {
-				*d = nil
-				continue
-			}
-			var x string
-			if err := assign([]any{&x}, []any{v}); err != nil {
+			if err := assignPtr(d, v); err != nil {
 				return bad()
 			}
-			*d = &x
 		case **float64:
-			if v == nil {
-				*d = nil
-				continue
-			}
-			var x float64
-			if err := assign([]any{&x}, []any{v}); err != nil {
+			if err := assignPtr(d, v); err != nil {
 				return bad()
 			}
-			*d = &x
 		case **int64:
-			if v == nil {
-				*d = nil
-				continue
-			}
-			var x int64
-			if err := assign([]any{&x}, []any{v}); err != nil {
+			if err := assignPtr(d, v); err != nil {
 				return bad()
 			}
-			*d = &x
 		case **bool:
-			if v == nil {
-				*d = nil
-				continue
-			}
-			var x bool
-			if err := assign([]any{&x}, []any{v}); err != nil {
+			if err := assignPtr(d, v); err != nil {
 				return bad()
 			}
-			*d = &x
 		case *string:
 			s, ok := v.(string)
 			if !ok {
@@ -250,5 +226,20 @@ func assign(dest []any, vals []any) error {
 			return bad()
 		}
 	}
+	return nil
+}
+
+// assignPtr sets *d to nil for NULL, else to a new T that assign fills
+// from v.
+func assignPtr[T any](d **T, v any) error {
+	if v == nil {
+		*d = nil
+		return nil
+	}
+	x := new(T)
+	if err := assign([]any{x}, []any{v}); err != nil {
+		return err
+	}
+	*d = x
 	return nil
 }

@@ -132,7 +132,7 @@ func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.
 	if in.JudgeQuality, in.Deciders, err = judgeQuality(ctx, ws, judgeName); err != nil {
 		return nil, err
 	}
-	err = withThreads(ctx, ws, queries.ReadAllThreads, func() (err error) {
+	err = withThreads(ctx, ws, locked, queries.ReadAllThreads, func() (err error) {
 		in.Episodes, err = queries.LoadEpisodeReport(ctx, ws.Streaming())
 		return err
 	})
@@ -181,7 +181,7 @@ func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.
 		}
 	}
 	rep.SetBootstrap(opts.Fidelity.Bootstrap)
-	if err := withThreads(ctx, ws, queries.ReadAllThreads, func() error { return loadFidelity(ctx, ws, rep, opts.Fidelity) }); err != nil {
+	if err := withThreads(ctx, ws, locked, queries.ReadAllThreads, func() error { return loadFidelity(ctx, ws, rep, opts.Fidelity) }); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	return rep, nil
@@ -189,11 +189,7 @@ func Report(ctx context.Context, ws *queries.Workspace, opts Options) (*reports.
 
 // withThreads runs fn with DuckDB at n threads (queries.LimitThreads),
 // unless the configuration is locked (ub publish, ub view after a query).
-func withThreads(ctx context.Context, ws *queries.Workspace, n int, fn func() error) error {
-	locked, err := queries.ConfigurationLocked(ctx, ws.Conn())
-	if err != nil {
-		return err
-	}
+func withThreads(ctx context.Context, ws *queries.Workspace, locked bool, n int, fn func() error) error {
 	if !locked {
 		restore, err := queries.LimitThreads(ctx, ws.Conn(), n)
 		if err != nil {
