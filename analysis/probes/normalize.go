@@ -97,6 +97,8 @@ func collapseSpace(s string) string {
 // in one pass: "**" removed (left to right, as strings.ReplaceAll),
 // lower-cased, plainRunes replaced, runs of white space (as strings.Fields
 // sees it in ASCII, and the no-break spaces) one space, none at either end.
+// Runs of bytes that stay as they are (asciiKeep, and a lone space between
+// two of them) are copied at once.
 func normalizeASCII(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
@@ -118,6 +120,25 @@ func normalizeASCII(s string) string {
 			b.WriteString(to)
 			continue
 		}
+		if asciiKeep[c] {
+			j := i + 1
+			for j < len(s) {
+				if asciiKeep[s[j]] {
+					j++
+				} else if s[j] == ' ' && j+1 < len(s) && asciiKeep[s[j+1]] {
+					j += 2
+				} else {
+					break
+				}
+			}
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteString(s[i:j])
+			i = j - 1
+			continue
+		}
 		switch {
 		case c == '*' && i+1 < len(s) && s[i+1] == '*':
 			i++
@@ -136,6 +157,15 @@ func normalizeASCII(s string) string {
 	}
 	return b.String()
 }
+
+// asciiKeep marks the bytes normalizeASCII copies as they are: ASCII but
+// upper-case letters, white space and "*" (non-ASCII bytes are false).
+var asciiKeep = func() (t [256]bool) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		t[c] = !('A' <= c && c <= 'Z') && c != '*' && !strings.ContainsRune(" \t\n\v\f\r", rune(c))
+	}
+	return t
+}()
 
 // normalizeUnicode is Normalize's general path before white space is
 // collapsed.

@@ -23,6 +23,9 @@ func TestNormalizeASCIIPath(t *testing.T) {
 		"***bold*** and  \t\n spaced   OUT",
 		"Airplane Mode is ON; WI-FI calling: off",
 		"KELVIN K and the \x7f DEL",
+		// runs copied at once, and the lone spaces inside them
+		"a b", " a", "a ", "a *b", "a ** b", "x  y", "A b C", "ab cd\nef gh", "one two* **three",
+		"it\u2019s 10\u00a0am \u2014 ok", "end \u202f",
 	}
 	for _, in := range tests {
 		want := strings.Join(strings.Fields(normalizeUnicode(in)), " ")

@@ -141,30 +141,43 @@ func ProbeTaskMismatch(e *View) []Finding {
 	}
 	e.Task.derive()
 	own := e.Task.own
+	// What the agent said matters only where a user states an id: the
+	// agent's messages are read (and normalised) then, those since the
+	// last such user message, in order.
 	agentSaid := map[string]bool{}
+	var unread []int // the agent's messages not yet read
+	read := func() {
+		for _, ai := range unread {
+			for _, id := range userIDs(e.Messages[ai].text()) {
+				agentSaid[id] = true
+			}
+		}
+		unread = unread[:0]
+	}
 	var first *Finding
 	statesOwn := false
 	for mi, m := range e.Messages {
 		if m.Content == "" || m.Role != "assistant" && m.Role != "user" {
 			continue
 		}
+		if m.Role == "assistant" {
+			unread = append(unread, mi)
+			continue
+		}
 		norm := e.Messages[mi].text()
-		switch m.Role {
-		case "assistant":
-			for _, id := range userIDs(norm) {
-				agentSaid[id] = true
+		for _, loc := range userIDLocs(norm) {
+			id := norm[loc[0]:loc[1]]
+			if isPaymentID(id) {
+				continue
 			}
-		case "user":
-			for _, loc := range userIDLocs(norm) {
-				id := norm[loc[0]:loc[1]]
-				switch {
-				case isPaymentID(id) || agentSaid[id]:
-				case own[id]:
-					statesOwn = true
-				case first == nil:
-					first = &Finding{SimulationID: e.SimulationID, Probe: ProbeP0, TurnIdx: turn(m.TurnIdx),
-						Evidence: span(norm, loc[0], loc[1]), Detail: map[string]string{"user_id": id, "own": strings.Join(slices.Sorted(maps.Keys(own)), " ")}}
-				}
+			read()
+			switch {
+			case agentSaid[id]:
+			case own[id]:
+				statesOwn = true
+			case first == nil:
+				first = &Finding{SimulationID: e.SimulationID, Probe: ProbeP0, TurnIdx: turn(m.TurnIdx),
+					Evidence: span(norm, loc[0], loc[1]), Detail: map[string]string{"user_id": id, "own": strings.Join(slices.Sorted(maps.Keys(own)), " ")}}
 			}
 		}
 	}

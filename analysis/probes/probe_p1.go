@@ -121,34 +121,48 @@ func ProbeDisclosure(e *View, firstOnly bool) []Finding {
 // probeDisclosure is ProbeDisclosure with the task's known identifiers
 // extracted already (Run extracts them once for P1 and P1a).
 func probeDisclosure(e *View, ids []identifier, firstOnly bool) []Finding {
+	if len(ids) == 0 {
+		return nil // nothing to disclose
+	}
+	// What the agent asked for matters only where a user message holds
+	// an identifier: the agent's messages are read (and normalised) then,
+	// those since the last such user message, in order.
 	asked := map[string]bool{}
-	done := map[identifier]bool{}
-	var out []Finding
-	for mi, m := range e.Messages {
-		if m.Content == "" || m.Role != "assistant" && m.Role != "user" {
-			continue
-		}
-		norm := e.Messages[mi].text()
-		if m.Role == "assistant" {
+	var unread []int // the agent's messages not yet read
+	read := func() {
+		for _, ai := range unread {
+			norm := e.Messages[ai].text()
 			identity := containsAny(norm, identityAsk)
 			for k := range askWords {
 				if !asked[k] && asksFor(norm, k, identity) {
 					asked[k] = true
 				}
 			}
+		}
+		unread = unread[:0]
+	}
+	done := map[identifier]bool{}
+	var out []Finding
+	for mi, m := range e.Messages {
+		if m.Content == "" || m.Role != "assistant" && m.Role != "user" {
 			continue
 		}
-		if m.Role != "user" {
+		if m.Role == "assistant" {
+			unread = append(unread, mi)
 			continue
 		}
+		norm := e.Messages[mi].text()
 		var kinds, values []string
 		first := -1
 		for _, id := range ids {
-			if done[id] || asked[id.kind] {
+			if done[id] {
 				continue
 			}
 			i := strings.Index(norm, id.value)
 			if i < 0 || !wordBounded(norm, i, i+len(id.value)) {
+				continue
+			}
+			if read(); asked[id.kind] {
 				continue
 			}
 			done[id] = true

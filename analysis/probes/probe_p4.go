@@ -46,13 +46,15 @@ func ProbeStopOnConfirmation(e *View) []Finding {
 	if prev < 0 {
 		return nil
 	}
-	ask := e.Messages[prev].text()
-	if !strings.Contains(ask, "?") || !confirmAsk.MatchString(ask) {
-		return nil
-	}
+	// The user's short last message first: most do not affirm, and then
+	// the agent's message is not read.
 	text := Normalize(withoutEndTokens(e.Messages[last].Content))
 	text = strings.TrimLeft(text, " \"'*-")
 	if !affirmRE.MatchString(text) {
+		return nil
+	}
+	ask := e.Messages[prev].text()
+	if !strings.Contains(ask, "?") || !confirmAsk.MatchString(ask) {
 		return nil
 	}
 	return []Finding{{SimulationID: e.SimulationID, Probe: ProbeP4, TurnIdx: turn(e.Messages[last].TurnIdx),
