@@ -95,6 +95,16 @@ func sinkTaskKey(sink EpisodeSink) taskKeyFunc {
 	return TaskKey
 }
 
+// sinkTaskSeen returns the sink's map of the tau2 tasks made so far, by
+// the hash of how and for which domain each was read and its JSON, when it
+// keeps one (writer), else nil. The parsers copy a task they find there.
+func sinkTaskSeen(sink EpisodeSink) map[string]*ub.Task {
+	if k, ok := sink.(interface{ taskSeen() map[string]*ub.Task }); ok {
+		return k.taskSeen()
+	}
+	return nil
+}
+
 // idString reads a task id written as a string or a number.
 func idString(raw json.RawMessage) (string, bool) {
 	raw = bytes.TrimSpace(raw)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ub-bench/ub"
 	"io"
 	"strconv"
 	"strings"
@@ -414,6 +415,9 @@ func (f *fastSink) tau1Names() Tau1Names { return sinkTau1Names(f.sink) }
 func (f *fastSink) taskKey(domain, taskID string, raw json.RawMessage) string {
 	return sinkTaskKey(f.sink)(domain, taskID, raw)
 }
+
+// taskSeen is the sink's (sinkTaskSeen).
+func (f *fastSink) taskSeen() map[string]*ub.Task { return sinkTaskSeen(f.sink) }
 
 // tokenStart is the first character of a token as JSON writes it.
 func tokenStart(t json.Token) rune {

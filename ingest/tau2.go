@@ -207,7 +207,7 @@ func parseTau2Run(s *jsonStream, sink EpisodeSink, dir *tau2Dir) error {
 	if t != json.Delim('{') {
 		return fail(&ParseError{Path: path, Line: 1, Reason: "tau2 result file: not a JSON object"}, depthOf(t))
 	}
-	p := &tau2File{f: &EpisodeFile{}, path: path, key: sinkTaskKey(sink), fast: s.fast != nil}
+	p := &tau2File{f: &EpisodeFile{}, path: path, key: sinkTaskKey(sink), fast: s.fast != nil, seen: sinkTaskSeen(sink)}
 	p.f.Run.SourceFile, p.f.Run.Format = path, FormatTau2
 	sawTasks, sawSims := false, false
 	for s.more() {
@@ -364,7 +364,8 @@ type tau2File struct {
 	infoRaw   json.RawMessage
 	started   *string
 	key       taskKeyFunc
-	tasks     []rawAt // until header
+	seen      map[string]*ub.Task // the sink's tasks made so far (sinkTaskSeen; nil: none)
+	tasks     []rawAt             // until header
 	sims      []rawAt // simulations read before info and tasks
 	byID      map[string]*ub.Task
 	errs      []*ParseError // reported once the whole file is known to be JSON
@@ -408,7 +409,7 @@ func (p *tau2File) header() {
 	}
 	p.byID = map[string]*ub.Task{}
 	for i, t := range p.tasks {
-		task, err := tau2Task(t.raw, run.Domain, path, p.key, p.fast)
+		task, err := p.task(t.raw, run.Domain)
 		if err != nil {
 			p.errs = append(p.errs, &ParseError{Path: path, Line: t.line, Reason: fmt.Sprintf("task %d: %v", i, err)})
 			continue
@@ -460,6 +461,32 @@ func deref(s *string) string {
 
 // tau2Task reads one task object; domain "" takes the task's own
 // instructions.domain; fast: read in the fast pass (unmarshal).
+// task is tau2Task of one of the file's tasks. Every result file of a
+// domain embeds the same tasks: one made from the same JSON for the same
+// domain before (p.seen) is copied, with this file as its source.
+func (p *tau2File) task(raw json.RawMessage, domain string) (*ub.Task, error) {
+	if p.seen == nil {
+		return tau2Task(raw, domain, p.path, p.key, p.fast)
+	}
+	fast := "0"
+	if p.fast {
+		fast = "1"
+	}
+	h := sha([]byte(fast), []byte(domain), raw)
+	if t, ok := p.seen[h]; ok {
+		c := *t
+		c.SourceFile, c.Raw = p.path, raw
+		return &c, nil
+	}
+	t, err := tau2Task(raw, domain, p.path, p.key, p.fast)
+	if err != nil {
+		return nil, err
+	}
+	c := *t // the file may change its task (its domain, its key), not the copy kept
+	p.seen[h] = &c
+	return t, nil
+}
+
 func tau2Task(raw json.RawMessage, domain, path string, key taskKeyFunc, fast bool) (*ub.Task, error) {
 	var t t2Task
 	if err := unmarshal(fast, raw, &t); err != nil {

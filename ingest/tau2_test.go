@@ -2,11 +2,15 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ub-bench/ub"
 )
 
 const tau2Small = `{
@@ -124,5 +128,47 @@ func TestPricesEstimateCost(t *testing.T) {
 	os.WriteFile(nodate, []byte("[models.\"m\"]\nin = 1\nout = 2\n"), 0o644)
 	if _, err := ReadPrices(nodate); err == nil || !strings.Contains(err.Error(), "read_on") {
 		t.Errorf("price file without a date: %v", err)
+	}
+}
+
+// TestTau2TaskCopiedFromTheRun: a task the run made before from the same
+// JSON (every result file of a domain embeds the same tasks) is a copy
+// equal to one made afresh, with its own file as source; what a file
+// changes in its task (its domain and key, filled from the run) reaches
+// neither the copy kept nor the next file's.
+func TestTau2TaskCopiedFromTheRun(t *testing.T) {
+	raw := json.RawMessage(`{"id": "0", "user_scenario": {"instructions": {"domain": "airline", "reason_for_call": "r", "known_info": "k", "task_instructions": "t"}},
+		"evaluation_criteria": {"actions": [{"action_id": "a0", "name": "get_user_details", "arguments": {"user_id": "mia_li_3668"}}]}}`)
+	p := &tau2File{path: "a.json", key: TaskKey, seen: map[string]*ub.Task{}}
+	first, err := p.task(raw, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Domain, first.Key = "changed", "changed"
+	p.path = "b.json"
+	second, err := p.task(raw, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := tau2Task(raw, "", "b.json", TaskKey, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second == first || !reflect.DeepEqual(second, want) {
+		t.Errorf("second file's task %+v, want %+v", second, want)
+	}
+	if second.SourceFile != "b.json" || second.Domain != "airline" || second.Key != TaskKey("airline", "0", raw) {
+		t.Errorf("second file's task: source %q domain %q key %q", second.SourceFile, second.Domain, second.Key)
+	}
+	if len(p.seen) != 1 {
+		t.Errorf("%d tasks kept, want 1", len(p.seen))
+	}
+	// Another domain is another task.
+	other, err := p.task(raw, "retail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.Domain != "retail" || len(p.seen) != 2 {
+		t.Errorf("task for domain retail: domain %q, %d kept", other.Domain, len(p.seen))
 	}
 }

@@ -71,6 +71,9 @@ type writer struct {
 	// taskKeys holds the task keys computed so far (taskKey), by the hash
 	// of the domain, the task id and the task's JSON as the file has it.
 	taskKeys map[string]string
+	// tasks holds the tau2 tasks made so far (taskSeen): the parsers copy
+	// one instead of decoding the same task again from the next file.
+	tasks map[string]*ub.Task
 	// restore sets back (close) the DuckDB settings the run writes with:
 	// checkpoints only at its last commit (DeferCheckpoints), one thread
 	// (BulkWriteThreads), memory_limit at IngestMemoryShare of the
@@ -254,6 +257,15 @@ func (w *writer) taskKey(domain, taskID string, raw json.RawMessage) string {
 	k := TaskKey(domain, taskID, raw)
 	w.taskKeys[h] = k
 	return k
+}
+
+// taskSeen is the run's map of tau2 tasks made so far (sinkTaskSeen).
+// Reading side only.
+func (w *writer) taskSeen() map[string]*ub.Task {
+	if w.tasks == nil {
+		w.tasks = map[string]*ub.Task{}
+	}
+	return w.tasks
 }
 
 // tau1Names is what the user stated of tau-bench v1 files (ParseTau1).
