@@ -366,7 +366,7 @@ type tau2File struct {
 	key       taskKeyFunc
 	seen      map[string]*ub.Task // the sink's tasks made so far (sinkTaskSeen; nil: none)
 	tasks     []rawAt             // until header
-	sims      []rawAt // simulations read before info and tasks
+	sims      []rawAt             // simulations read before info and tasks
 	byID      map[string]*ub.Task
 	errs      []*ParseError // reported once the whole file is known to be JSON
 	headerSet bool

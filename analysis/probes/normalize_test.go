@@ -2,6 +2,7 @@ package probes
 
 import (
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -211,4 +212,29 @@ func FuzzNormalizePlainPath(f *testing.F) {
 			t.Errorf("Normalize(%q) = %q, general path gives %q", in, got, want)
 		}
 	})
+}
+
+// TestKnownIdentifiers: the identifiers of known_info texts, written out
+// by hand; the regexps run only on text that can match them, so a text
+// without "@", a digit or "#" must still give its names and user ids.
+func TestKnownIdentifiers(t *testing.T) {
+	tests := []struct {
+		text string
+		want []identifier
+	}{
+		{"You are Mia Li. Your user id is mia_li_3668, email mia.li3668@example.com, phone (555) 123-4567. Reservation ABC123, order #W1234567.",
+			[]identifier{{"user_id", "mia_li_3668"}, {"name", "mia li"}, {"email", "mia.li3668@example.com"}, {"phone", "(555) 123-4567"},
+				{"reservation", "abc123"}, {"order", "#w1234567"}}},
+		{"My name is Yusuf Rossi and I live in Philadelphia", []identifier{{"name", "yusuf rossi"}}},
+		{"you are Ann Bo, with no number at all", []identifier{{"name", "ann bo"}}},
+		{"Reservation XYZ789 only", []identifier{{"reservation", "xyz789"}}},
+		{"Order #W7654321 and phone 555.987.6543", []identifier{{"phone", "555.987.6543"}, {"order", "#w7654321"}}},
+		{"reservation ABCDEF has no digit, and no one is named", nil},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		if got := knownIdentifiers(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("knownIdentifiers(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
 }

@@ -53,11 +53,20 @@ func knownIdentifiers(text string) []identifier {
 	for _, id := range userIDs(Normalize(text)) {
 		add("user_id", id)
 	}
-	for _, m := range nameRE.FindAllStringSubmatch(text, -1) {
-		add("name", m[1])
+	// Each regexp is run only on text that has what all its matches have
+	// (Go's regexps try every position of a text they cannot match).
+	if strings.Contains(text, "ou are") || strings.Contains(text, " name is") {
+		for _, m := range nameRE.FindAllStringSubmatch(text, -1) {
+			add("name", m[1])
+		}
 	}
-	for _, m := range emailRE.FindAllString(text, -1) {
-		add("email", m)
+	if strings.IndexByte(text, '@') >= 0 {
+		for _, m := range emailRE.FindAllString(text, -1) {
+			add("email", m)
+		}
+	}
+	if !strings.ContainsAny(text, "0123456789") {
+		return out // every phone, reservation and order id has a digit
 	}
 	for _, m := range phoneRE.FindAllString(text, -1) {
 		add("phone", m)
@@ -67,8 +76,10 @@ func knownIdentifiers(text string) []identifier {
 			add("reservation", m)
 		}
 	}
-	for _, m := range orderRE.FindAllString(text, -1) {
-		add("order", m)
+	if strings.IndexByte(text, '#') >= 0 {
+		for _, m := range orderRE.FindAllString(text, -1) {
+			add("order", m)
+		}
 	}
 	return out
 }
