@@ -258,24 +258,54 @@ func turnAnchor(turn int64) string { return "turn-" + strconv.FormatInt(turn, 10
 // probe findings marked, every verdict with its reason linked to its
 // turn, the reward and its checks, and the same task under every other
 // simulator.
+// sameTask is ViewSameTask, read once per task for the static site.
+func (s *Site) sameTask(ctx context.Context, l linker, domain, taskID string, limit int) ([]queries.ViewTaskEpisode, error) {
+	sl, ok := l.(*staticLinker)
+	if !ok {
+		return queries.ViewSameTask(ctx, s.db, domain, taskID, limit)
+	}
+	k := [2]string{domain, taskID}
+	if same, ok := sl.sameTask[k]; ok {
+		return same, nil
+	}
+	same, err := queries.ViewSameTask(ctx, s.db, domain, taskID, limit)
+	if err == nil {
+		if sl.sameTask == nil {
+			sl.sameTask = map[[2]string][]queries.ViewTaskEpisode{}
+		}
+		sl.sameTask[k] = same
+	}
+	return same, err
+}
+
 func (s *Site) episodeData(ctx context.Context, p Page, l linker) (episodeData, error) {
 	id := p.Q.Get("id")
-	ep, err := queries.ReviewEpisode(ctx, s.db, id)
-	if errors.Is(err, queries.ErrNoEpisode) {
-		return episodeData{}, fmt.Errorf("%w: %v", ErrNotFound, err)
+	var ev *queries.EpisodeEvidence // read ahead by WriteSite (nil: read here)
+	if sl, ok := l.(*staticLinker); ok {
+		ev = sl.evidence[id]
 	}
-	if err != nil {
+	var ep queries.EpisodeView
+	var err error
+	if ev != nil {
+		ep = ev.View
+	} else if ep, err = queries.ReviewEpisode(ctx, s.db, id); errors.Is(err, queries.ErrNoEpisode) {
+		return episodeData{}, fmt.Errorf("%w: %v", ErrNotFound, err)
+	} else if err != nil {
 		return episodeData{}, err
 	}
 	d := episodeData{Episode: ep, Grader: s.opts.Grader}
 	d.SimHref = l.link(page(KindFidSim, "sim", ep.UserSim, "domain", ep.Domain))
 	d.frame = s.frame(l, "episode "+id, crumb{ep.UserSim + " in " + ep.Domain, d.SimHref})
-	if d.Reward, err = queries.ViewEpisodeReward(ctx, s.db, id); err != nil {
-		return d, err
-	}
-	vs, err := queries.ViewVerdicts(ctx, s.db, s.opts.Grader, id)
-	if err != nil {
-		return d, err
+	var vs []queries.ViewVerdict
+	if ev != nil {
+		d.Reward, vs = ev.Reward, ev.Verdicts
+	} else {
+		if d.Reward, err = queries.ViewEpisodeReward(ctx, s.db, id); err != nil {
+			return d, err
+		}
+		if vs, err = queries.ViewVerdicts(ctx, s.db, s.opts.Grader, id); err != nil {
+			return d, err
+		}
 	}
 	failedAt := map[int64][]string{}
 	for _, v := range vs {
@@ -308,17 +338,21 @@ func (s *Site) episodeData(ctx context.Context, p Page, l linker) (episodeData, 
 		}
 		d.Messages = append(d.Messages, r)
 	}
-	if d.Checks, err = queries.ViewChecks(ctx, s.db, id); err != nil {
-		return d, err
-	}
-	if d.Reviews, err = queries.ViewReviewDecisions(ctx, s.db, id); err != nil {
-		return d, err
+	if ev != nil {
+		d.Checks, d.Reviews = ev.Checks, ev.Reviews
+	} else {
+		if d.Checks, err = queries.ViewChecks(ctx, s.db, id); err != nil {
+			return d, err
+		}
+		if d.Reviews, err = queries.ViewReviewDecisions(ctx, s.db, id); err != nil {
+			return d, err
+		}
 	}
 	limit := sameTaskLimit
 	if l.static() {
 		limit = s.opts.Examples
 	}
-	same, err := queries.ViewSameTask(ctx, s.db, ep.Domain, ep.TaskID, limit+1)
+	same, err := s.sameTask(ctx, l, ep.Domain, ep.TaskID, limit+1)
 	if err != nil {
 		return d, err
 	}

@@ -193,8 +193,15 @@ func (liveLinker) figure(name string) string { return "/fig/" + url.PathEscape(n
 func (liveLinker) static() bool              { return false }
 
 // staticLinker links to the site's files, all in one folder: index.html
-// and kind-hash.html, the hash of the page's parameters.
-type staticLinker struct{ seen map[string]Page }
+// and kind-hash.html, the hash of the page's parameters. It also holds
+// what WriteSite read ahead for the pages still to write: the evidence of
+// episodes (EpisodeEvidenceOf, dropped once the page is written) and the
+// episodes of each task (ViewSameTask, shared by the pages of a task).
+type staticLinker struct {
+	seen     map[string]Page
+	evidence map[string]*queries.EpisodeEvidence
+	sameTask map[[2]string][]queries.ViewTaskEpisode
+}
 
 // FileName is the static site's file of a page.
 func FileName(p Page) string {

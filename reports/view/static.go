@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+
+	"github.com/ub-bench/ub/queries"
 )
 
 // SiteSummary is what WriteSite wrote: the pages and the bytes of every
@@ -34,7 +37,7 @@ const MaxPages = 100000
 // (ub publish's marker) so knows every file of an interrupted run.
 func (s *Site) WriteSite(ctx context.Context, dir string, record func(rels []string) error) (SiteSummary, error) {
 	var sum SiteSummary
-	l := &staticLinker{seen: map[string]Page{}}
+	l := &staticLinker{seen: map[string]Page{}, evidence: map[string]*queries.EpisodeEvidence{}}
 	recorded := map[string]bool{}
 	var pending []string // names known, not yet recorded
 	own := func(name string) error {
@@ -70,9 +73,15 @@ func (s *Site) WriteSite(ctx context.Context, dir string, record func(rels []str
 		}
 		p := queue[0]
 		queue = queue[1:]
+		if err := s.readAhead(ctx, l, p, queue); err != nil {
+			return sum, fmt.Errorf("site: %s: %w", FileName(p), err)
+		}
 		var buf bytes.Buffer
 		if err := s.render(ctx, &buf, p, l); err != nil {
 			return sum, fmt.Errorf("site: %s: %w", FileName(p), err)
+		}
+		if p.Kind == KindEpisode {
+			delete(l.evidence, p.Q.Get("id"))
 		}
 		if err := write(FileName(p), buf.Bytes()); err != nil {
 			return sum, err
@@ -122,4 +131,37 @@ func (s *Site) WriteSite(ctx context.Context, dir string, record func(rels []str
 		}
 	}
 	return sum, nil
+}
+
+// readAheadEpisodes is how many episode pages WriteSite reads at once.
+const readAheadEpisodes = 256
+
+// readAhead reads, when p is an episode page whose evidence is not read
+// yet, the evidence of p's episode and of the next episode pages of the
+// queue (at most readAheadEpisodes in all) in one EpisodeEvidenceOf.
+func (s *Site) readAhead(ctx context.Context, l *staticLinker, p Page, queue []Page) error {
+	if p.Kind != KindEpisode {
+		return nil
+	}
+	id := p.Q.Get("id")
+	if _, ok := l.evidence[id]; ok {
+		return nil
+	}
+	ids := []string{id}
+	for _, n := range queue {
+		if len(ids) == readAheadEpisodes {
+			break
+		}
+		if n.Kind == KindEpisode {
+			if nid := n.Q.Get("id"); l.evidence[nid] == nil && !slices.Contains(ids, nid) {
+				ids = append(ids, nid)
+			}
+		}
+	}
+	ev, err := queries.EpisodeEvidenceOf(ctx, s.db, s.opts.Grader, ids)
+	if err != nil {
+		return err
+	}
+	maps.Copy(l.evidence, ev)
+	return nil
 }

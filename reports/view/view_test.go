@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -1175,5 +1176,113 @@ func TestWriteSiteRecordsBeforeWriting(t *testing.T) {
 	}
 	if calls*10 > len(files) {
 		t.Errorf("%d calls for %d files: not a level of the walk at a time", calls, len(files))
+	}
+}
+
+// TestEpisodeEvidenceOfIsEachEpisodesOwn: what the published site reads
+// for a batch of episode pages (queries.EpisodeEvidenceOf) is, episode by
+// episode, what the page reads alone (ReviewEpisode, ViewEpisodeReward,
+// ViewVerdicts, ViewChecks, ViewReviewDecisions), on the synthetic
+// fidelity study (verdicts, checks, tool calls) with reviews, and on the
+// review fixtures (probe findings); an id the workspace does not hold is
+// left out.
+func TestEpisodeEvidenceOfIsEachEpisodesOwn(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name, grader string
+		fill         func(ws *queries.Workspace) error
+	}{
+		{"synthetic fidelity", synth.FidelityGrader, func(ws *queries.Workspace) error {
+			_, err := synth.WriteFidelity(ctx, ws, synth.FidelityOptions{Seed: 2})
+			return err
+		}},
+		{"review fixtures", "", func(ws *queries.Workspace) error { return reviewtest.Insert(ctx, ws, reviewtest.Three()) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, err := queries.Open(ctx, "", queries.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			if err := tc.fill(ws); err != nil {
+				t.Fatal(err)
+			}
+			db := ws.Conn()
+			rows, err := db.QueryContext(ctx, "SELECT simulation_id FROM ep_episodes ORDER BY hash(simulation_id) LIMIT 40")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for rows.Next() {
+				var id string
+				if err := rows.Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
+			}
+			rows.Close()
+			for _, id := range ids[:min(2, len(ids))] {
+				// Checks, out of order, and one probe finding at the
+				// episode level (the synthetic study stores none).
+				for _, row := range []string{"'db', 0, 'db_match', NULL, true, 1.0, '{\"a\": 1}'",
+					"'action', 1, 'book', 'assistant', false, 0.0, NULL", "'action', 0, 'get_user', 'user', NULL, NULL, NULL"} {
+					if _, err := ws.Conn().ExecContext(ctx, "INSERT INTO ep_checks VALUES ('"+id+"', "+row+")"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := ws.Conn().ExecContext(ctx, "INSERT INTO ep_probe_findings VALUES ('"+id+"', 'P2', NULL, 'never called toggle_airplane_mode', NULL)"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, id := range ids[:min(3, len(ids))] {
+				for _, d := range []queries.Decision{
+					{SimulationID: id, Reviewer: "ann", Kind: "human", Outcome: "error", Source: "web", DecidedAt: at, Errors: []queries.ReviewError{
+						{TurnIdx: sql.NullInt64{Int64: int64(i), Valid: true}, Code: "hallucination", Severity: "minor", Note: "n"}, {Code: "other", Severity: "minor"}}},
+					{SimulationID: id, Reviewer: "zoe", Kind: "adjudicator", Outcome: "no_error", Source: "web", DecidedAt: at},
+				} {
+					if _, err := queries.SaveDecision(ctx, ws, d); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			got, err := queries.EpisodeEvidenceOf(ctx, db, tc.grader, append(ids, "no-such-episode"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(ids) {
+				t.Errorf("%d episodes' evidence for %d held and one not", len(got), len(ids))
+			}
+			var calls, verdicts, checks, reviews, probes int
+			for _, id := range ids {
+				var want queries.EpisodeEvidence
+				if want.View, err = queries.ReviewEpisode(ctx, db, id); err != nil {
+					t.Fatal(err)
+				}
+				if want.Reward, err = queries.ViewEpisodeReward(ctx, db, id); err != nil {
+					t.Fatal(err)
+				}
+				if want.Verdicts, err = queries.ViewVerdicts(ctx, db, tc.grader, id); err != nil {
+					t.Fatal(err)
+				}
+				if want.Checks, err = queries.ViewChecks(ctx, db, id); err != nil {
+					t.Fatal(err)
+				}
+				if want.Reviews, err = queries.ViewReviewDecisions(ctx, db, id); err != nil {
+					t.Fatal(err)
+				}
+				if g := got[id]; g == nil || !reflect.DeepEqual(*g, want) {
+					t.Errorf("%s: batch %+v\nalone %+v", id, g, want)
+				}
+				for _, m := range want.View.Messages {
+					calls += len(m.Calls)
+				}
+				verdicts, checks, reviews, probes = verdicts+len(want.Verdicts), checks+len(want.Checks), reviews+len(want.Reviews), probes+len(want.View.Probes)
+			}
+			t.Logf("%d episodes: %d tool calls, %d verdicts, %d checks, %d decisions, %d probe findings", len(ids), calls, verdicts, checks, reviews, probes)
+			if calls == 0 || checks == 0 || reviews == 0 || probes == 0 || tc.grader != "" && verdicts == 0 {
+				t.Errorf("the comparison saw no tool call, check, decision, probe finding or verdict")
+			}
+		})
 	}
 }

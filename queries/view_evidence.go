@@ -1,0 +1,159 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+)
+
+// EpisodeEvidence is what an episode's page shows of it: ReviewEpisode's
+// view, ViewEpisodeReward, ViewVerdicts of one grader, ViewChecks and
+// ViewReviewDecisions.
+type EpisodeEvidence struct {
+	View     EpisodeView
+	Reward   ViewReward
+	Verdicts []ViewVerdict
+	Checks   []ViewCheck
+	Reviews  []ViewDecision
+}
+
+// EpisodeEvidenceOf returns the evidence of each episode ids names, by id,
+// in eight queries for them all (the published site writes its episode
+// pages a batch at a time: one episode's takes nine queries, each with
+// DuckDB's cost of starting one). Each is what the functions of one
+// episode return for it. An episode the workspace does not hold, or whose
+// run it does not, is left out: its page reads it alone (and says what is
+// missing).
+func EpisodeEvidenceOf(ctx context.Context, db Querier, grader string, ids []string) (map[string]*EpisodeEvidence, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*EpisodeEvidence{}
+	each := func(name string, row func(*sql.Rows) error, args ...any) error {
+		rows, err := db.QueryContext(ctx, q(name), args...)
+		if err != nil {
+			return fmt.Errorf("episode evidence: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := row(rows); err != nil {
+				return fmt.Errorf("episode evidence: %w", err)
+			}
+		}
+		return rows.Err()
+	}
+	// of returns the evidence of the row's episode (nil: not read).
+	of := func(id string) *EpisodeEvidence { return out[id] }
+	if err := each("view_fid_evidence_episodes", func(r *sql.Rows) error {
+		var v EpisodeView
+		if err := r.Scan(&v.SimulationID, &v.Domain, &v.TaskID, &v.Trial, &v.Reward, &v.Termination, &v.UserSim, &v.Agent,
+			&v.ReasonForCall, &v.KnownInfo, &v.UnknownInfo, &v.Instructions, &v.Persona, &v.Instruction, &v.Guidelines); err != nil {
+			return err
+		}
+		out[v.SimulationID] = &EpisodeEvidence{View: v}
+		return nil
+	}, string(list)); err != nil {
+		return nil, err
+	}
+	byIdx := map[string]map[int]int{} // episode -> message idx -> position
+	if err := each("view_fid_evidence_messages", func(r *sql.Rows) error {
+		var id string
+		var m EpisodeMessage
+		if err := r.Scan(&id, &m.Idx, &m.TurnIdx, &m.Role, &m.Content, &m.Requestor, &m.ToolError, &m.ToolCallID); err != nil {
+			return err
+		}
+		if e := of(id); e != nil {
+			if byIdx[id] == nil {
+				byIdx[id] = map[int]int{}
+			}
+			byIdx[id][m.Idx] = len(e.View.Messages)
+			e.View.Messages = append(e.View.Messages, m)
+		}
+		return nil
+	}, string(list)); err != nil {
+		return nil, err
+	}
+	if err := each("view_fid_evidence_tool_calls", func(r *sql.Rows) error {
+		var id string
+		var msgIdx, callIdx int
+		var c EpisodeToolCall
+		if err := r.Scan(&id, &msgIdx, &callIdx, &c.Name, &c.Arguments, &c.CallID); err != nil {
+			return err
+		}
+		if e := of(id); e != nil {
+			if i, ok := byIdx[id][msgIdx]; ok {
+				e.View.Messages[i].Calls = append(e.View.Messages[i].Calls, c)
+			}
+		}
+		return nil
+	}, string(list)); err != nil {
+		return nil, err
+	}
+	if err := each("view_fid_evidence_probes", func(r *sql.Rows) error {
+		var id string
+		var p ProbeHit
+		if err := r.Scan(&id, &p.Probe, &p.TurnIdx, &p.Evidence); err != nil {
+			return err
+		}
+		if e := of(id); e != nil {
+			e.View.Probes = append(e.View.Probes, p)
+		}
+		return nil
+	}, string(list)); err != nil {
+		return nil, err
+	}
+	rewarded := map[string]bool{}
+	if err := each("view_fid_evidence_rewards", func(r *sql.Rows) error {
+		var id string
+		var w ViewReward
+		if err := r.Scan(&id, &w.Reward, &w.Basis, &w.Breakdown, &w.DBMatch, &w.UserSim, &w.Agent); err != nil {
+			return err
+		}
+		if e := of(id); e != nil {
+			e.Reward, rewarded[id] = w, true
+		}
+		return nil
+	}, string(list)); err != nil {
+		return nil, err
+	}
+	if err := each("view_fid_evidence_verdicts", func(r *sql.Rows) error {
+		var id string
+		var v ViewVerdict
+		if err := r.Scan(&id, &v.CriterionID, &v.Family, &v.Mode, &v.Text, &v.Quote, &v.Status, &v.Verdict, &v.TurnIdx, &v.Reason); err != nil {
+			return err
+		}
+		if e := of(id); e != nil {
+			e.Verdicts = append(e.Verdicts, v)
+		}
+		return nil
+	}, grader, string(list)); err != nil {
+		return nil, err
+	}
+	if err := each("view_fid_evidence_checks", func(r *sql.Rows) error {
+		var id string
+		var c ViewCheck
+		if err := r.Scan(&id, &c.Kind, &c.Idx, &c.Name, &c.Requestor, &c.Met, &c.Detail); err != nil {
+			return err
+		}
+		if e := of(id); e != nil {
+			e.Checks = append(e.Checks, c)
+		}
+		return nil
+	}, string(list)); err != nil {
+		return nil, err
+	}
+	reviews, err := ViewReviewDecisionsOf(ctx, db, ids)
+	if err != nil {
+		return nil, err
+	}
+	for id, e := range out {
+		if !rewarded[id] {
+			delete(out, id)
+			continue
+		}
+		e.Reviews = reviews[id]
+	}
+	return out, nil
+}
