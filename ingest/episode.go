@@ -95,11 +95,10 @@ func sinkTaskKey(sink EpisodeSink) taskKeyFunc {
 	return TaskKey
 }
 
-// sinkTaskSeen returns the sink's map of the tau2 tasks made so far, by
-// the hash of how and for which domain each was read and its JSON, when it
-// keeps one (writer), else nil. The parsers copy a task they find there.
-func sinkTaskSeen(sink EpisodeSink) map[string]*ub.Task {
-	if k, ok := sink.(interface{ taskSeen() map[string]*ub.Task }); ok {
+// sinkTaskSeen returns the sink's tau2 tasks made so far when it keeps
+// them (writer), else nil. The parsers copy a task they find there.
+func sinkTaskSeen(sink EpisodeSink) seenTasks {
+	if k, ok := sink.(interface{ taskSeen() seenTasks }); ok {
 		return k.taskSeen()
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ub-bench/ub"
 	"io"
 	"strconv"
 	"strings"
@@ -417,7 +416,7 @@ func (f *fastSink) taskKey(domain, taskID string, raw json.RawMessage) string {
 }
 
 // taskSeen is the sink's (sinkTaskSeen).
-func (f *fastSink) taskSeen() map[string]*ub.Task { return sinkTaskSeen(f.sink) }
+func (f *fastSink) taskSeen() seenTasks { return sinkTaskSeen(f.sink) }
 
 // tokenStart is the first character of a token as JSON writes it.
 func tokenStart(t json.Token) rune {

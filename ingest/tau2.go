@@ -364,9 +364,9 @@ type tau2File struct {
 	infoRaw   json.RawMessage
 	started   *string
 	key       taskKeyFunc
-	seen      map[string]*ub.Task // the sink's tasks made so far (sinkTaskSeen; nil: none)
-	tasks     []rawAt             // until header
-	sims      []rawAt             // simulations read before info and tasks
+	seen      seenTasks // the sink's tasks made so far (sinkTaskSeen; nil: none)
+	tasks     []rawAt   // until header
+	sims      []rawAt   // simulations read before info and tasks
 	byID      map[string]*ub.Task
 	errs      []*ParseError // reported once the whole file is known to be JSON
 	headerSet bool
@@ -468,12 +468,8 @@ func (p *tau2File) task(raw json.RawMessage, domain string) (*ub.Task, error) {
 	if p.seen == nil {
 		return tau2Task(raw, domain, p.path, p.key, p.fast)
 	}
-	fast := "0"
-	if p.fast {
-		fast = "1"
-	}
-	h := sha([]byte(fast), []byte(domain), raw)
-	if t, ok := p.seen[h]; ok {
+	byJSON := p.seen.of(p.fast, domain)
+	if t, ok := byJSON[string(raw)]; ok {
 		c := *t
 		c.SourceFile, c.Raw = p.path, raw
 		return &c, nil
@@ -483,8 +479,28 @@ func (p *tau2File) task(raw json.RawMessage, domain string) (*ub.Task, error) {
 		return nil, err
 	}
 	c := *t // the file may change its task (its domain, its key), not the copy kept
-	p.seen[h] = &c
+	byJSON[string(raw)] = &c
 	return t, nil
+}
+
+// seenTasks are the tau2 tasks a run made so far, by how they were read
+// (the fast pass or the exact one), their domain and their JSON.
+type seenTasks map[seenKey]map[string]*ub.Task
+
+type seenKey struct {
+	fast   bool
+	domain string
+}
+
+// of returns the tasks read one way for one domain, by JSON.
+func (s seenTasks) of(fast bool, domain string) map[string]*ub.Task {
+	k := seenKey{fast, domain}
+	m := s[k]
+	if m == nil {
+		m = map[string]*ub.Task{}
+		s[k] = m
+	}
+	return m
 }
 
 func tau2Task(raw json.RawMessage, domain, path string, key taskKeyFunc, fast bool) (*ub.Task, error) {

@@ -9,8 +9,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/ub-bench/ub"
 )
 
 const tau2Small = `{
@@ -139,7 +137,7 @@ func TestPricesEstimateCost(t *testing.T) {
 func TestTau2TaskCopiedFromTheRun(t *testing.T) {
 	raw := json.RawMessage(`{"id": "0", "user_scenario": {"instructions": {"domain": "airline", "reason_for_call": "r", "known_info": "k", "task_instructions": "t"}},
 		"evaluation_criteria": {"actions": [{"action_id": "a0", "name": "get_user_details", "arguments": {"user_id": "mia_li_3668"}}]}}`)
-	p := &tau2File{path: "a.json", key: TaskKey, seen: map[string]*ub.Task{}}
+	p := &tau2File{path: "a.json", key: TaskKey, seen: seenTasks{}}
 	first, err := p.task(raw, "")
 	if err != nil {
 		t.Fatal(err)
@@ -160,8 +158,8 @@ func TestTau2TaskCopiedFromTheRun(t *testing.T) {
 	if second.SourceFile != "b.json" || second.Domain != "airline" || second.Key != TaskKey("airline", "0", raw) {
 		t.Errorf("second file's task: source %q domain %q key %q", second.SourceFile, second.Domain, second.Key)
 	}
-	if len(p.seen) != 1 {
-		t.Errorf("%d tasks kept, want 1", len(p.seen))
+	if n := len(p.seen.of(false, "")); n != 1 {
+		t.Errorf("%d tasks kept, want 1", n)
 	}
 	// Another domain is another task.
 	other, err := p.task(raw, "retail")
@@ -169,6 +167,6 @@ func TestTau2TaskCopiedFromTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	if other.Domain != "retail" || len(p.seen) != 2 {
-		t.Errorf("task for domain retail: domain %q, %d kept", other.Domain, len(p.seen))
+		t.Errorf("task for domain retail: domain %q, %d domains kept", other.Domain, len(p.seen))
 	}
 }

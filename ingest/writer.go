@@ -73,7 +73,7 @@ type writer struct {
 	taskKeys map[string]string
 	// tasks holds the tau2 tasks made so far (taskSeen): the parsers copy
 	// one instead of decoding the same task again from the next file.
-	tasks map[string]*ub.Task
+	tasks seenTasks
 	// restore sets back (close) the DuckDB settings the run writes with:
 	// checkpoints only at its last commit (DeferCheckpoints), one thread
 	// (BulkWriteThreads), memory_limit at IngestMemoryShare of the
@@ -261,9 +261,9 @@ func (w *writer) taskKey(domain, taskID string, raw json.RawMessage) string {
 
 // taskSeen is the run's map of tau2 tasks made so far (sinkTaskSeen).
 // Reading side only.
-func (w *writer) taskSeen() map[string]*ub.Task {
+func (w *writer) taskSeen() seenTasks {
 	if w.tasks == nil {
-		w.tasks = map[string]*ub.Task{}
+		w.tasks = seenTasks{}
 	}
 	return w.tasks
 }
