@@ -478,7 +478,10 @@ func (p *tau2File) task(raw json.RawMessage, domain string) (*ub.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := *t // the file may change its task (its domain, its key), not the copy kept
+	// The copy kept: the file may change its task (its domain, its key),
+	// not this; its JSON is the map's key (a copy), not the file's bytes.
+	c := *t
+	c.Raw = nil
 	byJSON[string(raw)] = &c
 	return t, nil
 }

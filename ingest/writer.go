@@ -72,7 +72,9 @@ type writer struct {
 	// of the domain, the task id and the task's JSON as the file has it.
 	taskKeys map[string]string
 	// tasks holds the tau2 tasks made so far (taskSeen): the parsers copy
-	// one instead of decoding the same task again from the next file.
+	// one instead of decoding the same task again from the next file. It
+	// holds each distinct task's JSON once (a few kB a task: every file
+	// of a domain embeds the same ones).
 	tasks seenTasks
 	// restore sets back (close) the DuckDB settings the run writes with:
 	// checkpoints only at its last commit (DeferCheckpoints), one thread
