@@ -157,3 +157,28 @@ func EpisodeEvidenceOf(ctx context.Context, db Querier, grader string, ids []str
 	}
 	return out, nil
 }
+
+// ViewAnchorGenerationsOf returns ViewPointAnchor of each point points
+// names, by point (a point with no generation at the anchor is left out),
+// in one query: the texts joined, not read one generation at a time.
+func ViewAnchorGenerationsOf(ctx context.Context, db Querier, points []string) (map[string][]ViewGeneration, error) {
+	list, err := json.Marshal(points)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, q("view_ub_anchor_generations_of"), string(list))
+	if err != nil {
+		return nil, fmt.Errorf("generations at the anchor: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]ViewGeneration{}
+	for rows.Next() {
+		var id string
+		var g ViewGeneration
+		if err := rows.Scan(&id, &g.Simulator, &g.Condition, &g.Trial, &g.Failed, &g.Move, &g.Confidence, &g.Text, &g.Error); err != nil {
+			return nil, err
+		}
+		out[id] = append(out[id], g)
+	}
+	return out, rows.Err()
+}

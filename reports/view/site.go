@@ -201,6 +201,9 @@ type staticLinker struct {
 	seen     map[string]Page
 	evidence map[string]*queries.EpisodeEvidence
 	sameTask map[[2]string][]queries.ViewTaskEpisode
+	// anchor holds the generations at the anchor setting of the moment
+	// pages read ahead, by point (nil: none there).
+	anchor map[string][]queries.ViewGeneration
 }
 
 // FileName is the static site's file of a page.

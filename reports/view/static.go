@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/ub-bench/ub/queries"
 )
@@ -37,7 +38,7 @@ const MaxPages = 100000
 // (ub publish's marker) so knows every file of an interrupted run.
 func (s *Site) WriteSite(ctx context.Context, dir string, record func(rels []string) error) (SiteSummary, error) {
 	var sum SiteSummary
-	l := &staticLinker{seen: map[string]Page{}, evidence: map[string]*queries.EpisodeEvidence{}}
+	l := &staticLinker{seen: map[string]Page{}, evidence: map[string]*queries.EpisodeEvidence{}, anchor: map[string][]queries.ViewGeneration{}}
 	recorded := map[string]bool{}
 	var pending []string // names known, not yet recorded
 	own := func(name string) error {
@@ -80,8 +81,11 @@ func (s *Site) WriteSite(ctx context.Context, dir string, record func(rels []str
 		if err := s.render(ctx, &buf, p, l); err != nil {
 			return sum, fmt.Errorf("site: %s: %w", FileName(p), err)
 		}
-		if p.Kind == KindEpisode {
+		switch p.Kind {
+		case KindEpisode:
 			delete(l.evidence, p.Q.Get("id"))
+		case KindMoment:
+			delete(l.anchor, p.Q.Get("point"))
 		}
 		if err := write(FileName(p), buf.Bytes()); err != nil {
 			return sum, err
@@ -140,6 +144,9 @@ const readAheadEpisodes = 256
 // yet, the evidence of p's episode and of the next episode pages of the
 // queue (at most readAheadEpisodes in all) in one EpisodeEvidenceOf.
 func (s *Site) readAhead(ctx context.Context, l *staticLinker, p Page, queue []Page) error {
+	if p.Kind == KindMoment {
+		return s.readAheadMoments(ctx, l, p, queue)
+	}
 	if p.Kind != KindEpisode {
 		return nil
 	}
@@ -163,5 +170,43 @@ func (s *Site) readAhead(ctx context.Context, l *staticLinker, p Page, queue []P
 		return err
 	}
 	maps.Copy(l.evidence, ev)
+	return nil
+}
+
+// readAheadMoments reads, when p is a moment page at the anchor setting
+// whose generations are not read yet, the generations at the anchor of
+// its point and of the next such pages of the queue (at most
+// readAheadEpisodes in all) in one ViewAnchorGenerationsOf.
+func (s *Site) readAheadMoments(ctx context.Context, l *staticLinker, p Page, queue []Page) error {
+	atAnchor := func(p Page) (string, bool) {
+		n, err1 := strconv.Atoi(p.Q.Get("n"))
+		k, err2 := strconv.Atoi(p.Q.Get("k"))
+		return p.Q.Get("point"), err1 == nil && err2 == nil && n == s.n && k == s.k
+	}
+	point, ok := atAnchor(p)
+	if _, read := l.anchor[point]; !ok || read {
+		return nil
+	}
+	points := []string{point}
+	for _, n := range queue {
+		if len(points) == readAheadEpisodes {
+			break
+		}
+		if n.Kind != KindMoment {
+			continue
+		}
+		if np, ok := atAnchor(n); ok && !slices.Contains(points, np) {
+			if _, read := l.anchor[np]; !read {
+				points = append(points, np)
+			}
+		}
+	}
+	gens, err := queries.ViewAnchorGenerationsOf(ctx, s.db, points)
+	if err != nil {
+		return err
+	}
+	for _, pt := range points {
+		l.anchor[pt] = gens[pt] // nil: none at the anchor
+	}
 	return nil
 }

@@ -210,8 +210,14 @@ func (s *Site) momentData(ctx context.Context, p Page, l linker) (momentData, er
 	// ViewWarm wrote; elsewhere they are read from the generations.
 	var gens []queries.ViewGeneration
 	if n == s.n && k == s.k {
-		if gens, err = queries.ViewPointAnchor(ctx, s.db, pd.Point.Developer, id); err != nil {
-			return d, err
+		read := false
+		if sl, ok := l.(*staticLinker); ok {
+			gens, read = sl.anchor[id] // read ahead by WriteSite
+		}
+		if !read {
+			if gens, err = queries.ViewPointAnchor(ctx, s.db, pd.Point.Developer, id); err != nil {
+				return d, err
+			}
 		}
 	}
 	if len(gens) == 0 {

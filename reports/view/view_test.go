@@ -316,10 +316,29 @@ func TestPointAnchorIsTheGenerations(t *testing.T) {
 	if err != nil || len(ms) == 0 {
 		t.Fatalf("%d moments, %v", len(ms), err)
 	}
+	// The published site reads the points of a batch of moment pages at
+	// once (queries.ViewAnchorGenerationsOf): each as ViewPointAnchor
+	// reads it alone; a point that is not there is left out.
+	var points []string // each once (a point has a moment per trial)
+	for _, m := range ms {
+		if !slices.Contains(points, m.PointID) {
+			points = append(points, m.PointID)
+		}
+	}
+	batch, err := queries.ViewAnchorGenerationsOf(ctx, ws.Conn(), append(points, "no-such-point"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batch) != len(points) {
+		t.Errorf("%d points read in a batch, want %d", len(batch), len(points))
+	}
 	for _, m := range ms {
 		warm, err := queries.ViewPointAnchor(ctx, ws.Conn(), "dev-0033", m.PointID)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(batch[m.PointID], warm) {
+			t.Errorf("point %s: in a batch\n%v\nalone\n%v", m.PointID, batch[m.PointID], warm)
 		}
 		direct, err := queries.ViewPointGenerations(ctx, ws.Conn(), "synth", m.PointID, 14, 0)
 		if err != nil {
