@@ -35,8 +35,29 @@ func TestDemoReproducible(t *testing.T) {
 	// is not parallel, and the copies are made by other tests' bodies).
 	dir := demoFixtureDir(t)
 	files1, tables1 := demoFiles(t, dir), demoTables(t, filepath.Join(dir, "ub.duckdb"))
-	if code, _, errs := ubRun("demo", "--dir", dir); code != 0 {
+	// A file the user put in the demo's folders stays: the second run
+	// deletes the demo's own files only. (Taken out again after, for the
+	// tests that copy the fixture.)
+	notes := []string{filepath.Join(dir, "corpus", "notes.txt"), filepath.Join(dir, "report", "notes.txt")}
+	for _, n := range notes {
+		if err := os.WriteFile(n, []byte("my notes\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := ubRun("demo", "--dir", dir)
+	if code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"workspace  176 sessions", "report: " + filepath.Join(dir, "report", "report.md") + " (22 figures, 1 skipped)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the second run's summary lacks %q:\n%s", want, out)
+		}
+	}
+	for _, n := range notes {
+		if b, err := os.ReadFile(n); err != nil || string(b) != "my notes\n" {
+			t.Errorf("the user's %s after a second run: %q, %v", n, b, err)
+		}
+		os.Remove(n)
 	}
 	files2, tables2 := demoFiles(t, dir), demoTables(t, filepath.Join(dir, "ub.duckdb"))
 	if len(files1) < 20 || len(tables1) < 20 {
