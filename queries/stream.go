@@ -163,6 +163,22 @@ func (ws *Workspace) adhocStream(ctx context.Context, query string, fn func(cols
 	defer mapping.DestroyResult(res)
 	vals := make([]any, nc)
 	rows := 0
+	if err := readChunks(ctx, res, kinds, vals, func() error {
+		rows++
+		return fn(cols, vals)
+	}); err != nil {
+		return err
+	}
+	if rows == 0 {
+		return fn(cols, nil)
+	}
+	return nil
+}
+
+// readChunks reads res chunk by chunk until it ends, or ctx does, calling
+// row with vals holding each row's values (chunk.Read); then the error
+// DuckDB recorded on the result, if any.
+func readChunks(ctx context.Context, res *mapping.Result, kinds []mapping.Type, vals []any, row func() error) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -171,10 +187,7 @@ func (ws *Workspace) adhocStream(ctx context.Context, query string, fn func(cols
 		if ch.Ptr == nil {
 			break
 		}
-		err := chunk.Read(ch, kinds, vals, func() error {
-			rows++
-			return fn(cols, vals)
-		})
+		err := chunk.Read(ch, kinds, vals, row)
 		mapping.DestroyDataChunk(&ch)
 		if err != nil {
 			return err
@@ -182,9 +195,6 @@ func (ws *Workspace) adhocStream(ctx context.Context, query string, fn func(cols
 	}
 	if msg := mapping.ResultError(res); msg != "" {
 		return errors.Join(ctx.Err(), errors.New(msg))
-	}
-	if rows == 0 {
-		return fn(cols, nil)
 	}
 	return nil
 }

@@ -119,24 +119,7 @@ func (ws *Workspace) streamRows(ctx context.Context, query string, args []any, f
 	}
 	streamedQueries.Add(1)
 	vals := make([]any, nc)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		ch := mapping.FetchChunk(*res)
-		if ch.Ptr == nil {
-			break
-		}
-		err := chunk.Read(ch, kinds, vals, func() error { return fn(vals) })
-		mapping.DestroyDataChunk(&ch)
-		if err != nil {
-			return err
-		}
-	}
-	if msg := mapping.ResultError(res); msg != "" {
-		return errors.Join(ctx.Err(), errors.New(msg))
-	}
-	return nil
+	return readChunks(ctx, res, kinds, vals, func() error { return fn(vals) })
 }
 
 // assign sets each of dest to the value of its column in vals, as
