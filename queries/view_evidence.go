@@ -32,17 +32,10 @@ func EpisodeEvidenceOf(ctx context.Context, db Querier, grader string, ids []str
 	}
 	out := map[string]*EpisodeEvidence{}
 	each := func(name string, row func(*sql.Rows) error, args ...any) error {
-		rows, err := db.QueryContext(ctx, q(name), args...)
-		if err != nil {
+		if err := epScan(ctx, db, name, row, args...); err != nil {
 			return fmt.Errorf("episode evidence: %w", err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := row(rows); err != nil {
-				return fmt.Errorf("episode evidence: %w", err)
-			}
-		}
-		return rows.Err()
+		return nil
 	}
 	// of returns the evidence of the row's episode (nil: not read).
 	of := func(id string) *EpisodeEvidence { return out[id] }

@@ -137,76 +137,67 @@ func (s *Site) WriteSite(ctx context.Context, dir string, record func(rels []str
 	return sum, nil
 }
 
-// readAheadEpisodes is how many episode pages WriteSite reads at once.
-const readAheadEpisodes = 256
+// readAheadPages is how many pages WriteSite reads ahead at once.
+const readAheadPages = 256
 
-// readAhead reads, when p is an episode page whose evidence is not read
-// yet, the evidence of p's episode and of the next episode pages of the
-// queue (at most readAheadEpisodes in all) in one EpisodeEvidenceOf.
-func (s *Site) readAhead(ctx context.Context, l *staticLinker, p Page, queue []Page) error {
-	if p.Kind == KindMoment {
-		return s.readAheadMoments(ctx, l, p, queue)
-	}
-	if p.Kind != KindEpisode {
+// aheadOf returns key of p (the page about to be written) and the keys of
+// the next pages of queue of its kind that take it, at most
+// readAheadPages in all, each once, none that read says is read
+// already; none when p takes no key or its own is read.
+func aheadOf(p Page, queue []Page, key func(Page) (string, bool), read func(string) bool) []string {
+	k, ok := key(p)
+	if !ok || read(k) {
 		return nil
 	}
-	id := p.Q.Get("id")
-	if _, ok := l.evidence[id]; ok {
-		return nil
-	}
-	ids := []string{id}
+	keys := []string{k}
 	for _, n := range queue {
-		if len(ids) == readAheadEpisodes {
+		if len(keys) == readAheadPages {
 			break
 		}
-		if n.Kind == KindEpisode {
-			if nid := n.Q.Get("id"); l.evidence[nid] == nil && !slices.Contains(ids, nid) {
-				ids = append(ids, nid)
-			}
-		}
-	}
-	ev, err := queries.EpisodeEvidenceOf(ctx, s.db, s.opts.Grader, ids)
-	if err != nil {
-		return err
-	}
-	maps.Copy(l.evidence, ev)
-	return nil
-}
-
-// readAheadMoments reads, when p is a moment page at the anchor setting
-// whose generations are not read yet, the generations at the anchor of
-// its point and of the next such pages of the queue (at most
-// readAheadEpisodes in all) in one ViewAnchorGenerationsOf.
-func (s *Site) readAheadMoments(ctx context.Context, l *staticLinker, p Page, queue []Page) error {
-	atAnchor := func(p Page) (string, bool) {
-		n, err1 := strconv.Atoi(p.Q.Get("n"))
-		k, err2 := strconv.Atoi(p.Q.Get("k"))
-		return p.Q.Get("point"), err1 == nil && err2 == nil && n == s.n && k == s.k
-	}
-	point, ok := atAnchor(p)
-	if _, read := l.anchor[point]; !ok || read {
-		return nil
-	}
-	points := []string{point}
-	for _, n := range queue {
-		if len(points) == readAheadEpisodes {
-			break
-		}
-		if n.Kind != KindMoment {
+		if n.Kind != p.Kind {
 			continue
 		}
-		if np, ok := atAnchor(n); ok && !slices.Contains(points, np) {
-			if _, read := l.anchor[np]; !read {
-				points = append(points, np)
-			}
+		if nk, ok := key(n); ok && !read(nk) && !slices.Contains(keys, nk) {
+			keys = append(keys, nk)
 		}
 	}
-	gens, err := queries.ViewAnchorGenerationsOf(ctx, s.db, points)
-	if err != nil {
-		return err
-	}
-	for _, pt := range points {
-		l.anchor[pt] = gens[pt] // nil: none at the anchor
+	return keys
+}
+
+// readAhead reads ahead for p, an episode or a moment page, and for the
+// next pages of its kind in the queue: the evidence of episodes
+// (EpisodeEvidenceOf), the generations at the anchor setting of moments'
+// points (ViewAnchorGenerationsOf).
+func (s *Site) readAhead(ctx context.Context, l *staticLinker, p Page, queue []Page) error {
+	switch p.Kind {
+	case KindEpisode:
+		ids := aheadOf(p, queue, func(p Page) (string, bool) { return p.Q.Get("id"), true },
+			func(id string) bool { return l.evidence[id] != nil })
+		if len(ids) == 0 {
+			return nil
+		}
+		ev, err := queries.EpisodeEvidenceOf(ctx, s.db, s.opts.Grader, ids)
+		if err != nil {
+			return err
+		}
+		maps.Copy(l.evidence, ev)
+	case KindMoment:
+		atAnchor := func(p Page) (string, bool) {
+			n, err1 := strconv.Atoi(p.Q.Get("n"))
+			k, err2 := strconv.Atoi(p.Q.Get("k"))
+			return p.Q.Get("point"), err1 == nil && err2 == nil && n == s.n && k == s.k
+		}
+		points := aheadOf(p, queue, atAnchor, func(pt string) bool { _, ok := l.anchor[pt]; return ok })
+		if len(points) == 0 {
+			return nil
+		}
+		gens, err := queries.ViewAnchorGenerationsOf(ctx, s.db, points)
+		if err != nil {
+			return err
+		}
+		for _, pt := range points {
+			l.anchor[pt] = gens[pt] // nil: none at the anchor
+		}
 	}
 	return nil
 }
