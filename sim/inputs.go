@@ -33,9 +33,18 @@ type Inputs struct {
 	db   queries.Querier
 	opts InputsOptions
 
-	mu       sync.Mutex
-	personas map[string]string
-	pools    map[string]*ReplyPool
+	mu        sync.Mutex
+	personas  map[string]string
+	pools     map[string]*ReplyPool
+	histories map[string]history
+}
+
+// history is a developer's most recent profile-session messages, most
+// recent first, as read with a limit of k: every shorter history is a
+// prefix of it.
+type history struct {
+	k    int
+	msgs []string
 }
 
 // NewInputs returns a loader reading db.
@@ -43,7 +52,8 @@ func NewInputs(db queries.Querier, opts InputsOptions) *Inputs {
 	if opts.PersonaKind == "" {
 		opts.PersonaKind = "stats"
 	}
-	return &Inputs{db: db, opts: opts, personas: map[string]string{}, pools: map[string]*ReplyPool{}}
+	return &Inputs{db: db, opts: opts, personas: map[string]string{}, pools: map[string]*ReplyPool{},
+		histories: map[string]history{}}
 }
 
 func toSimTurns(rows []queries.TurnRow) []ub.Turn {
@@ -54,21 +64,29 @@ func toSimTurns(rows []queries.TurnRow) []ub.Turn {
 	return out
 }
 
-// history returns the developer's k most recent profile-session messages.
-// Called with s.mu held.
+// history returns the developer's k most recent profile-session messages,
+// read once per developer at the largest k asked so far (the k most recent
+// are the first k of any longer read). Called with s.mu held.
 func (s *Inputs) history(ctx context.Context, dev string, k int) ([]string, error) {
 	if k <= 0 {
 		return nil, nil
 	}
-	hs, err := queries.ProfileHistory(ctx, s.db, dev, k)
-	if err != nil {
-		return nil, err
+	h, ok := s.histories[dev]
+	if !ok || h.k < k {
+		hs, err := queries.ProfileHistory(ctx, s.db, dev, k)
+		if err != nil {
+			return nil, err
+		}
+		h = history{k: k, msgs: make([]string, len(hs))}
+		for i, m := range hs {
+			h.msgs[i] = m.Text
+		}
+		s.histories[dev] = h
 	}
-	var out []string
-	for _, h := range hs {
-		out = append(out, h.Text)
+	if len(h.msgs) == 0 {
+		return nil, nil
 	}
-	return out, nil
+	return h.msgs[:min(k, len(h.msgs)):min(k, len(h.msgs))], nil
 }
 
 // Prompt returns the prompt input of a point under a condition with k

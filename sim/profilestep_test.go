@@ -65,6 +65,44 @@ func TestInputsAndProfilesFromAWorkspace(t *testing.T) {
 		}
 	})
 
+	t.Run("history at every k is the k most recent, whatever came before", func(t *testing.T) {
+		// One Inputs reads a developer's history once at the largest k yet
+		// asked: each k, asked after larger and smaller ones, gives what a
+		// read of its own gives, in the prompt and in the offline input.
+		in := sim.NewInputs(db, sim.InputsOptions{})
+		all, err := queries.ProfileHistory(ctx, db, dev, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all) < 3 {
+			t.Fatalf("%s has %d profile messages: too few to test", dev, len(all))
+		}
+		for _, k := range []int{2, 1, 5, 3, 0, len(all) + 4, 4, 1} {
+			hs, err := queries.ProfileHistory(ctx, db, dev, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, h := range hs {
+				want = append(want, h.Text)
+			}
+			p, err := in.Prompt(ctx, pd, sim.CondNoProfile, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := in.Offline(ctx, pd, sim.CondNoProfile, sim.DefaultWindow, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(p.History, "\x00") != strings.Join(want, "\x00") || len(p.History) != min(k, len(all)) {
+				t.Errorf("k = %d: prompt history %q, want %q", k, p.History, want)
+			}
+			if strings.Join(o.History, "\x00") != strings.Join(want, "\x00") || len(o.History) != len(p.History) {
+				t.Errorf("k = %d: offline history %q, want %q", k, o.History, want)
+			}
+		}
+	})
+
 	t.Run("offline input names its pool", func(t *testing.T) {
 		in := sim.NewInputs(db, sim.InputsOptions{})
 		o, err := in.Offline(ctx, pd, sim.CondNoProfile, sim.DefaultWindow, 0)
