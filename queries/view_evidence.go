@@ -175,3 +175,110 @@ func ViewAnchorGenerationsOf(ctx context.Context, db Querier, points []string) (
 	}
 	return out, rows.Err()
 }
+
+// PointContextsOf returns PointContext of each point ids names, by id, in
+// two queries for them all. A point PointContext would refuse (unknown, or
+// its session lacks its turn) is left out: its page reads it alone.
+func PointContextsOf(ctx context.Context, db Querier, ids []string) (map[string]*PointData, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*PointData{}
+	if err := epScan(ctx, db, "simdata_points_of", func(r *sql.Rows) error {
+		d := &PointData{}
+		p := &d.Point
+		if err := r.Scan(&p.ID, &p.Developer, &p.Split, &p.SessionID, &p.TurnIdx, &p.PriorTurns, &p.ConstantDose, &d.Repo); err != nil {
+			return err
+		}
+		out[p.ID] = d
+		return nil
+	}, string(list)); err != nil {
+		return nil, fmt.Errorf("points: %w", err)
+	}
+	found := map[string]bool{}
+	if err := epScan(ctx, db, "simdata_turns_of", func(r *sql.Rows) error {
+		var id string
+		var t TurnRow
+		if err := r.Scan(&id, &t.Idx, &t.Role, &t.Text, &t.IsCommand); err != nil {
+			return err
+		}
+		d := out[id]
+		if d == nil {
+			return nil
+		}
+		if t.Idx == d.Point.TurnIdx {
+			d.Real, found[id] = t.Text, true
+			return nil
+		}
+		d.Before = append(d.Before, t)
+		return nil
+	}, string(list)); err != nil {
+		return nil, fmt.Errorf("points: turns: %w", err)
+	}
+	for id := range out {
+		if !found[id] {
+			delete(out, id)
+		}
+	}
+	return out, nil
+}
+
+// PointLabel is ViewPointLabel's answer for one point.
+type PointLabel struct {
+	Label    ViewLabel
+	Labelled bool
+}
+
+// ViewPointLabelsOf returns ViewPointLabel of each point ids names, by id,
+// in one query; a point with no label is left out (ViewPointLabel gives
+// it no label, and no error).
+func ViewPointLabelsOf(ctx context.Context, db Querier, ids []string) (map[string]PointLabel, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]PointLabel{}
+	if err := epScan(ctx, db, "view_ub_point_labels_of", func(r *sql.Rows) error {
+		var id string
+		var l PointLabel
+		if err := r.Scan(&id, &l.Label.Move, &l.Label.Label7, &l.Label.Confidence, &l.Label.DecidedBy, &l.Labelled); err != nil {
+			return err
+		}
+		out[id] = l
+		return nil
+	}, string(list)); err != nil {
+		return nil, fmt.Errorf("labels of points: %w", err)
+	}
+	return out, nil
+}
+
+// PointSetting is a point at one live window N and history K.
+type PointSetting struct {
+	Point string `json:"point"`
+	N     int    `json:"n"`
+	K     int    `json:"k"`
+}
+
+// ViewPointGenerationsOf returns ViewPointGenerations at each setting of
+// settings, by setting (one with no generation is left out), in one
+// query.
+func ViewPointGenerationsOf(ctx context.Context, db Querier, judge string, settings []PointSetting) (map[PointSetting][]ViewGeneration, error) {
+	list, err := json.Marshal(settings)
+	if err != nil {
+		return nil, err
+	}
+	out := map[PointSetting][]ViewGeneration{}
+	if err := epScan(ctx, db, "view_ub_point_generations_of", func(r *sql.Rows) error {
+		var s PointSetting
+		var g ViewGeneration
+		if err := r.Scan(&s.Point, &s.N, &s.K, &g.Simulator, &g.Condition, &g.Trial, &g.Text, &g.Error, &g.Failed, &g.Move, &g.Confidence); err != nil {
+			return err
+		}
+		out[s] = append(out[s], g)
+		return nil
+	}, judge, string(list)); err != nil {
+		return nil, fmt.Errorf("generations at points: %w", err)
+	}
+	return out, nil
+}

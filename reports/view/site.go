@@ -201,9 +201,18 @@ type staticLinker struct {
 	seen     map[string]Page
 	evidence map[string]*queries.EpisodeEvidence
 	sameTask map[[2]string][]queries.ViewTaskEpisode
-	// anchor holds the generations at the anchor setting of the moment
-	// pages read ahead, by point (nil: none there).
-	anchor map[string][]queries.ViewGeneration
+	// moments holds what the moment pages read ahead show, by page.
+	moments map[queries.PointSetting]*momentAhead
+}
+
+// momentAhead is what a moment page shows, read ahead by WriteSite with
+// the pages after it: its point's context and label, and its generations
+// (at the anchor, those ViewWarm scored; elsewhere, or at the anchor for a
+// point it did not score, ViewPointGenerations').
+type momentAhead struct {
+	data  *queries.PointData
+	label queries.PointLabel
+	gens  []queries.ViewGeneration
 }
 
 // FileName is the static site's file of a page.

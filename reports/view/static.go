@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/ub-bench/ub/queries"
 )
@@ -38,7 +39,7 @@ const MaxPages = 100000
 // (ub publish's marker) so knows every file of an interrupted run.
 func (s *Site) WriteSite(ctx context.Context, dir string, record func(rels []string) error) (SiteSummary, error) {
 	var sum SiteSummary
-	l := &staticLinker{seen: map[string]Page{}, evidence: map[string]*queries.EpisodeEvidence{}, anchor: map[string][]queries.ViewGeneration{}}
+	l := &staticLinker{seen: map[string]Page{}, evidence: map[string]*queries.EpisodeEvidence{}, moments: map[queries.PointSetting]*momentAhead{}}
 	recorded := map[string]bool{}
 	var pending []string // names known, not yet recorded
 	own := func(name string) error {
@@ -85,7 +86,9 @@ func (s *Site) WriteSite(ctx context.Context, dir string, record func(rels []str
 		case KindEpisode:
 			delete(l.evidence, p.Q.Get("id"))
 		case KindMoment:
-			delete(l.anchor, p.Q.Get("point"))
+			if st, ok := s.momentSetting(p); ok {
+				delete(l.moments, st)
+			}
 		}
 		if err := write(FileName(p), buf.Bytes()); err != nil {
 			return sum, err
@@ -166,8 +169,7 @@ func aheadOf(p Page, queue []Page, key func(Page) (string, bool), read func(stri
 
 // readAhead reads ahead for p, an episode or a moment page, and for the
 // next pages of its kind in the queue: the evidence of episodes
-// (EpisodeEvidenceOf), the generations at the anchor setting of moments'
-// points (ViewAnchorGenerationsOf).
+// (EpisodeEvidenceOf), what moment pages show (readMoments).
 func (s *Site) readAhead(ctx context.Context, l *staticLinker, p Page, queue []Page) error {
 	switch p.Kind {
 	case KindEpisode:
@@ -182,22 +184,99 @@ func (s *Site) readAhead(ctx context.Context, l *staticLinker, p Page, queue []P
 		}
 		maps.Copy(l.evidence, ev)
 	case KindMoment:
-		atAnchor := func(p Page) (string, bool) {
-			n, err1 := strconv.Atoi(p.Q.Get("n"))
-			k, err2 := strconv.Atoi(p.Q.Get("k"))
-			return p.Q.Get("point"), err1 == nil && err2 == nil && n == s.n && k == s.k
-		}
-		points := aheadOf(p, queue, atAnchor, func(pt string) bool { _, ok := l.anchor[pt]; return ok })
-		if len(points) == 0 {
+		keys := aheadOf(p, queue, func(p Page) (string, bool) {
+			st, ok := s.momentSetting(p)
+			return momentKey(st), ok
+		}, func(key string) bool { _, ok := l.moments[parseMomentKey(key)]; return ok })
+		if len(keys) == 0 {
 			return nil
 		}
-		gens, err := queries.ViewAnchorGenerationsOf(ctx, s.db, points)
-		if err != nil {
+		return s.readMoments(ctx, l, keys)
+	}
+	return nil
+}
+
+// momentSetting is the point and setting of a moment page; false when its
+// N or K does not parse (the page says so itself).
+func (s *Site) momentSetting(p Page) (queries.PointSetting, bool) {
+	n, err1 := strconv.Atoi(p.Q.Get("n"))
+	k, err2 := strconv.Atoi(p.Q.Get("k"))
+	return queries.PointSetting{Point: p.Q.Get("point"), N: n, K: k}, err1 == nil && err2 == nil && n >= 0 && k >= 0
+}
+
+// momentKey and parseMomentKey write a moment page's setting as the
+// string aheadOf takes, and back.
+func momentKey(st queries.PointSetting) string {
+	return st.Point + "\x00" + strconv.Itoa(st.N) + "\x00" + strconv.Itoa(st.K)
+}
+
+func parseMomentKey(key string) queries.PointSetting {
+	point, rest, _ := strings.Cut(key, "\x00")
+	ns, ks, _ := strings.Cut(rest, "\x00")
+	n, _ := strconv.Atoi(ns)
+	k, _ := strconv.Atoi(ks)
+	return queries.PointSetting{Point: point, N: n, K: k}
+}
+
+// readMoments reads what the moment pages of keys show into l.moments,
+// in five queries for them all: their points' contexts (PointContextsOf)
+// and labels (ViewPointLabelsOf), the generations ViewWarm scored of those
+// at the anchor (ViewAnchorGenerationsOf), and the generations of the
+// others (ViewPointGenerationsOf), with those at the anchor of points it
+// did not score. A page whose point PointContext would refuse is left
+// out: it reads alone, and says why.
+func (s *Site) readMoments(ctx context.Context, l *staticLinker, keys []string) error {
+	settings := make([]queries.PointSetting, len(keys))
+	var points, anchored []string
+	for i, key := range keys {
+		st := parseMomentKey(key)
+		settings[i] = st
+		if !slices.Contains(points, st.Point) {
+			points = append(points, st.Point)
+		}
+		if st.N == s.n && st.K == s.k {
+			anchored = append(anchored, st.Point)
+		}
+	}
+	data, err := queries.PointContextsOf(ctx, s.db, points)
+	if err != nil {
+		return err
+	}
+	labels, err := queries.ViewPointLabelsOf(ctx, s.db, points)
+	if err != nil {
+		return err
+	}
+	atAnchor := map[string][]queries.ViewGeneration{}
+	if len(anchored) > 0 {
+		if atAnchor, err = queries.ViewAnchorGenerationsOf(ctx, s.db, anchored); err != nil {
 			return err
 		}
-		for _, pt := range points {
-			l.anchor[pt] = gens[pt] // nil: none at the anchor
+	}
+	var elsewhere []queries.PointSetting
+	for _, st := range settings {
+		if data[st.Point] == nil {
+			continue
 		}
+		if st.N != s.n || st.K != s.k || len(atAnchor[st.Point]) == 0 {
+			elsewhere = append(elsewhere, st)
+		}
+	}
+	gens := map[queries.PointSetting][]queries.ViewGeneration{}
+	if len(elsewhere) > 0 {
+		if gens, err = queries.ViewPointGenerationsOf(ctx, s.db, s.opts.Judge, elsewhere); err != nil {
+			return err
+		}
+	}
+	for _, st := range settings {
+		d := data[st.Point]
+		if d == nil {
+			continue
+		}
+		m := &momentAhead{data: d, label: labels[st.Point], gens: gens[st]}
+		if st.N == s.n && st.K == s.k && len(atAnchor[st.Point]) > 0 {
+			m.gens = atAnchor[st.Point]
+		}
+		l.moments[st] = m
 	}
 	return nil
 }

@@ -195,36 +195,20 @@ func (s *Site) momentData(ctx context.Context, p Page, l linker) (momentData, er
 	if err1 != nil || err2 != nil || n < 0 || k < 0 {
 		return momentData{}, fmt.Errorf("%w: n and k must be whole numbers", ErrBadRequest)
 	}
-	pd, err := queries.PointContext(ctx, s.db, id)
-	if errors.Is(err, queries.ErrNoPoint) {
-		return momentData{}, fmt.Errorf("%w: %v", ErrNotFound, err)
+	var ahead *momentAhead // read ahead by WriteSite
+	var err error
+	if sl, ok := l.(*staticLinker); ok {
+		ahead = sl.moments[queries.PointSetting{Point: id, N: n, K: k}]
 	}
-	if err != nil {
-		return momentData{}, err
-	}
-	d := momentData{frame: s.frame(l, "moment "+id), Point: pd.Point, Repo: pd.Repo, N: n, K: k, Judge: s.opts.Judge, Real: pd.Real}
-	if d.Label, d.Labelled, err = queries.ViewPointLabel(ctx, s.db, id); err != nil {
-		return d, err
-	}
-	// At the anchor the scorable points' generations are in the table
-	// ViewWarm wrote; elsewhere they are read from the generations.
-	var gens []queries.ViewGeneration
-	if n == s.n && k == s.k {
-		read := false
-		if sl, ok := l.(*staticLinker); ok {
-			gens, read = sl.anchor[id] // read ahead by WriteSite
-		}
-		if !read {
-			if gens, err = queries.ViewPointAnchor(ctx, s.db, pd.Point.Developer, id); err != nil {
-				return d, err
-			}
+	if ahead == nil {
+		if ahead, err = s.readMoment(ctx, id, n, k); err != nil {
+			return momentData{}, err
 		}
 	}
-	if len(gens) == 0 {
-		if gens, err = queries.ViewPointGenerations(ctx, s.db, s.opts.Judge, id, n, k); err != nil {
-			return d, err
-		}
-	}
+	pd := *ahead.data
+	d := momentData{frame: s.frame(l, "moment "+id), Point: pd.Point, Repo: pd.Repo, N: n, K: k, Judge: s.opts.Judge, Real: pd.Real,
+		Label: ahead.label.Label, Labelled: ahead.label.Labelled}
+	gens := ahead.gens
 	conds := map[string]bool{}
 	for _, g := range gens {
 		conds[g.Condition] = true
@@ -270,6 +254,35 @@ func (s *Site) momentData(ctx context.Context, p Page, l linker) (momentData, er
 		d.Rows[i].Cells[j] = append(d.Rows[i].Cells[j], c)
 	}
 	return d, nil
+}
+
+// readMoment reads what the moment page of a point at live window n and
+// history k shows: the point's context and label, and its generations (at
+// the anchor, those ViewWarm scored, or, for a point it did not score,
+// ViewPointGenerations').
+func (s *Site) readMoment(ctx context.Context, id string, n, k int) (*momentAhead, error) {
+	pd, err := queries.PointContext(ctx, s.db, id)
+	if errors.Is(err, queries.ErrNoPoint) {
+		return nil, fmt.Errorf("%w: %v", ErrNotFound, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := &momentAhead{data: &pd}
+	if m.label.Label, m.label.Labelled, err = queries.ViewPointLabel(ctx, s.db, id); err != nil {
+		return nil, err
+	}
+	if n == s.n && k == s.k {
+		if m.gens, err = queries.ViewPointAnchor(ctx, s.db, pd.Point.Developer, id); err != nil {
+			return nil, err
+		}
+	}
+	if len(m.gens) == 0 {
+		if m.gens, err = queries.ViewPointGenerations(ctx, s.db, s.opts.Judge, id, n, k); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
 }
 
 // window is the turns a prompt with live window n shows (sim.Build): the

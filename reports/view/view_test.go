@@ -354,6 +354,88 @@ func TestPointAnchorIsTheGenerations(t *testing.T) {
 	}
 }
 
+// TestMomentsReadAheadAreEachPagesOwn: the published site reads the
+// moment pages of a batch at once (readMoments: points, labels,
+// generations at the anchor and at every other setting, in five queries);
+// each page's is what the page reads alone (readMoment), at the anchor,
+// off it, at a setting with no generation, and for a point a batch shares
+// between settings. A point that is not there is left out, so its page
+// reads alone and says it is not found.
+func TestMomentsReadAheadAreEachPagesOwn(t *testing.T) {
+	ctx := context.Background()
+	ws := synthStudy(t)
+	s, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	points, err := queries.Points(ctx, ws.Conn())
+	if err != nil || len(points) < 40 {
+		t.Fatalf("%d points, %v", len(points), err)
+	}
+	var want []queries.PointSetting
+	for i, p := range points[:40] {
+		// Every point at the anchor; every other one at each stored
+		// setting (each a page of a sweep cell) and at one with no
+		// generation.
+		want = append(want, queries.PointSetting{Point: p.ID, N: s.n, K: s.k})
+		if i%2 == 0 {
+			continue
+		}
+		seen := map[[2]int]bool{{s.n, s.k}: true}
+		for _, st := range s.settings {
+			if !seen[[2]int{st.N, st.K}] {
+				seen[[2]int{st.N, st.K}] = true
+				want = append(want, queries.PointSetting{Point: p.ID, N: st.N, K: st.K})
+			}
+		}
+		want = append(want, queries.PointSetting{Point: p.ID, N: 999, K: 0})
+	}
+	if len(want) < 100 {
+		t.Fatalf("%d pages: too few settings stored", len(want))
+	}
+	keys := []string{momentKey(queries.PointSetting{Point: "no-such-point", N: s.n, K: s.k})}
+	for _, st := range want {
+		keys = append(keys, momentKey(st))
+	}
+	l := &staticLinker{moments: map[queries.PointSetting]*momentAhead{}}
+	if err := s.readMoments(ctx, l, keys); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.moments) != len(want) {
+		t.Errorf("%d pages read in a batch, want %d", len(l.moments), len(want))
+	}
+	offAnchor, empty := 0, 0
+	for _, st := range want {
+		alone, err := s.readMoment(ctx, st.Point, st.N, st.K)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := l.moments[st]
+		if got == nil {
+			t.Errorf("%+v: not read in the batch", st)
+			continue
+		}
+		if !reflect.DeepEqual(*got.data, *alone.data) || got.label != alone.label || fmt.Sprint(got.gens) != fmt.Sprint(alone.gens) {
+			t.Errorf("%+v: in a batch\n%+v %+v\n%v\nalone\n%+v %+v\n%v", st, *got.data, got.label, got.gens, *alone.data, alone.label, alone.gens)
+		}
+		if st.N != s.n || st.K != s.k {
+			offAnchor++
+		}
+		if len(got.gens) == 0 {
+			empty++
+		}
+		if !alone.label.Labelled || len(alone.data.Before) == 0 || alone.data.Real == "" {
+			t.Errorf("%+v: label %+v, %d turns before, real %q: want what the page shows", st, alone.label, len(alone.data.Before), alone.data.Real)
+		}
+	}
+	if offAnchor < 40 || empty < 20 {
+		t.Errorf("%d pages off the anchor, %d with no generation: the test reads too few of either", offAnchor, empty)
+	}
+	if _, err := s.readMoment(ctx, "no-such-point", s.n, s.k); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a point not there, read alone: %v, want not found", err)
+	}
+}
+
 // TestEpisodeShowsReviews: an episode's page shows every reviewer's
 // standing decision, each error linked to its turn, escaped, the
 // adjudicator's last.
