@@ -517,11 +517,10 @@ func (wordsFunc) Executor() duckdb.ScalarFuncExecutor {
 // once: a function registered on one connection is in the catalog of every
 // connection to that database.
 func registerWords(ctx context.Context, db Querier) error {
+	// Registered already when this process opened the same workspace
+	// before (DuckDB shares the instance); otherwise the call fails to bind.
 	var known bool
-	if err := db.QueryRowContext(ctx, q("study_words_registered")).Scan(&known); err != nil {
-		return err
-	}
-	if known {
+	if err := db.QueryRowContext(ctx, q("study_words_registered")).Scan(&known); err == nil {
 		return nil
 	}
 	c, ok := db.(*sql.Conn)

@@ -86,6 +86,9 @@ type Options struct {
 	// "2GB"); "" is DefaultMemoryLimit. DuckDB spills what does not fit to
 	// a temporary directory beside the workspace and removes it on close.
 	MemoryLimit string
+	// creating is set by create: the workspace is new, and a stopped
+	// migration leaves none.
+	creating bool
 }
 
 // DefaultMemoryLimit bounds what DuckDB holds in memory, whatever the size
@@ -186,7 +189,7 @@ func create(ctx context.Context, path, memoryLimit string) error {
 	os.Remove(name)
 	defer os.Remove(name + ".wal")
 	defer os.Remove(name)
-	ws, err := open(ctx, name, Options{MemoryLimit: memoryLimit})
+	ws, err := open(ctx, name, Options{MemoryLimit: memoryLimit, creating: true})
 	if err != nil {
 		return createError(path, name, err)
 	}
@@ -312,7 +315,7 @@ func open(ctx context.Context, path string, opts Options) (*Workspace, error) {
 		return nil, openError(path, err)
 	}
 	if !opts.ReadOnly {
-		if err := ws.migrate(ctx); err != nil {
+		if err := ws.migrate(ctx, opts.creating || path == ""); err != nil {
 			ws.Close()
 			return nil, err
 		}
@@ -408,9 +411,12 @@ func Migrations() ([]Migration, error) {
 // would.
 var migrationHook func(Migration) error
 
-// migrate applies, in order and each in its own transaction, the migrations
-// not yet recorded in schema_migrations (wtf's migrate).
-func (ws *Workspace) migrate(ctx context.Context) error {
+// migrate applies, in order, the migrations not yet recorded in
+// schema_migrations (wtf's migrate): each in its own transaction, so that
+// one stopped keeps those before it, but all in one on a workspace being
+// created (new is true: a file create makes, or one in memory), which a
+// stop leaves nowhere (and one commit is cheaper than twenty).
+func (ws *Workspace) migrate(ctx context.Context, new bool) error {
 	if _, err := ws.conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -421,26 +427,58 @@ func (ws *Workspace) migrate(ctx context.Context) error {
 	if err := ws.checkNotNewer(ctx, ms); err != nil {
 		return err
 	}
-	for _, m := range ms {
-		var n int
-		if err := ws.conn.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&n); err != nil {
+	applied := map[int]bool{}
+	rows, err := ws.conn.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
 			return fmt.Errorf("migrate: %w", err)
 		}
-		if n > 0 {
-			continue
+		applied[v] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	var pending []Migration
+	for _, m := range ms {
+		if !applied[m.Version] {
+			pending = append(pending, m)
 		}
+	}
+	apply := func(tx *sql.Conn, m Migration) error {
+		if migrationHook != nil {
+			if err := migrationHook(m); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, ?)`, m.Version, m.Name)
+		return err
+	}
+	if new && len(applied) == 0 && len(pending) > 0 {
+		var at Migration
 		if err := ws.InTx(ctx, func(tx *sql.Conn) error {
-			if migrationHook != nil {
-				if err := migrationHook(m); err != nil {
+			for _, m := range pending {
+				at = m
+				if err := apply(tx, m); err != nil {
 					return err
 				}
 			}
-			if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, ?)`, m.Version, m.Name)
-			return err
+			return nil
 		}); err != nil {
+			return fmt.Errorf("migration %s: %w", at.Name, err)
+		}
+		return nil
+	}
+	for _, m := range pending {
+		if err := ws.InTx(ctx, func(tx *sql.Conn) error { return apply(tx, m) }); err != nil {
 			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 	}
