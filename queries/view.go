@@ -107,27 +107,46 @@ func ViewMoments(ctx context.Context, db Querier, developer string, s ViewSettin
 		return nil, 0, err
 	}
 	rows.Close()
-	for i := range out {
-		if out[i].GenID.Valid && !out[i].Failed {
-			if out[i].Text, _, err = ViewGenerationText(ctx, db, out[i].GenID.String); err != nil {
-				return nil, 0, err
-			}
+	var ids []string
+	for _, m := range out {
+		if m.GenID.Valid && !m.Failed {
+			ids = append(ids, m.GenID.String)
+		}
+	}
+	texts, err := viewGenerationTexts(ctx, db, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i, m := range out {
+		if m.GenID.Valid && !m.Failed {
+			out[i].Text = texts[m.GenID.String][0]
 		}
 	}
 	return out, total, nil
 }
 
-// ViewGenerationText returns a generation's text and error ("" when
-// none), read by id through the primary key's index.
-func ViewGenerationText(ctx context.Context, db Querier, id string) (text, errText string, err error) {
-	err = db.QueryRowContext(ctx, q("view_ub_generation_text"), id).Scan(&text, &errText)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", "", nil
+// viewGenerationTexts returns the text and error ("" when none) of each
+// generation ids names, by id, in one query; an id not stored is left out.
+func viewGenerationTexts(ctx context.Context, db Querier, ids []string) (map[string][2]string, error) {
+	out := map[string][2]string{}
+	if len(ids) == 0 {
+		return out, nil
 	}
+	list, err := json.Marshal(ids)
 	if err != nil {
-		return "", "", fmt.Errorf("generation %s: %w", id, err)
+		return nil, err
 	}
-	return text, errText, nil
+	if err := epScan(ctx, db, "view_ub_generation_texts_of", func(r *sql.Rows) error {
+		var id, text, errText string
+		if err := r.Scan(&id, &text, &errText); err != nil {
+			return err
+		}
+		out[id] = [2]string{text, errText}
+		return nil
+	}, string(list)); err != nil {
+		return nil, fmt.Errorf("generations: %w", err)
+	}
+	return out, nil
 }
 
 // ViewLabel is a judge's label of a text: the move, the 7-way label (""
@@ -185,7 +204,7 @@ func ViewPointGenerations(ctx context.Context, db Querier, judge, pointID string
 
 // ViewPointAnchor returns every generation at a developer's point at the
 // anchor setting given to ViewWarm, by simulator, condition and trial, as
-// the judge scored it, each text read by id; none for a point that is not
+// the judge scored it, the texts read at once; none for a point that is not
 // scorable (use ViewPointGenerations).
 func ViewPointAnchor(ctx context.Context, db Querier, developer, pointID string) ([]ViewGeneration, error) {
 	rows, err := db.QueryContext(ctx, q("view_ub_point_anchor"), pointID, developer)
@@ -207,10 +226,12 @@ func ViewPointAnchor(ctx context.Context, db Querier, developer, pointID string)
 		return nil, err
 	}
 	rows.Close()
+	texts, err := viewGenerationTexts(ctx, db, ids)
+	if err != nil {
+		return nil, err
+	}
 	for i, id := range ids {
-		if out[i].Text, out[i].Error, err = ViewGenerationText(ctx, db, id); err != nil {
-			return nil, err
-		}
+		out[i].Text, out[i].Error = texts[id][0], texts[id][1]
 	}
 	return out, nil
 }

@@ -1,7 +1,7 @@
 -- view_ub_anchor_generations_of: view_ub_point_anchor of each point $1
 -- names (a JSON array of point ids: a batch of the published site's moment
 -- pages), each generation with its text and error as
--- view_ub_generation_text reads them ('' when none); by point, then as
+-- view_ub_generation_texts_of reads them ('' when none); by point, then as
 -- view_ub_point_anchor.
 SELECT m.point_id, m.simulator, m.condition, m.trial, m.failed, m.generated, m.confidence,
        coalesce(g.text, ''), coalesce(g.error, '')

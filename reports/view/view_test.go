@@ -347,6 +347,16 @@ func TestPointAnchorIsTheGenerations(t *testing.T) {
 		if len(warm) == 0 || fmt.Sprint(warm) != fmt.Sprint(direct) {
 			t.Fatalf("point %s: from the warm table\n%v\nfrom the generations\n%v", m.PointID, warm, direct)
 		}
+		// The developer's page lists the moment with its generation's
+		// text (the page's texts read at once).
+		if m.GenID.Valid && !m.Failed {
+			i := slices.IndexFunc(direct, func(g queries.ViewGeneration) bool {
+				return g.Simulator == "gpt-5.5" && g.Condition == "noprofile" && g.Trial == m.Trial
+			})
+			if i < 0 || direct[i].Text == "" || m.Text != direct[i].Text {
+				t.Errorf("point %s trial %d: the developer's page shows %q, want its generation's text", m.PointID, m.Trial, m.Text)
+			}
+		}
 		l, ok, err := queries.ViewPointLabel(ctx, ws.Conn(), m.PointID)
 		if err != nil || !ok || l.Move != m.RealMove {
 			t.Errorf("point %s: label %+v %v %v, want move %s", m.PointID, l, ok, err, m.RealMove)
