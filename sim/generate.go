@@ -131,12 +131,47 @@ type generator struct {
 	points   []queries.PointRow
 	in       *Inputs
 	contexts map[string]queries.PointData
+	index    map[string]int // point id -> its place in points, made on first use
 }
+
+// pointsReadAhead is how many points' contexts the generator reads at once.
+const pointsReadAhead = 256
 
 func (g *generator) pointData(ctx context.Context, id string) (queries.PointData, error) {
 	if pd, ok := g.contexts[id]; ok {
 		return pd, nil
 	}
+	// Read ahead: this point and the next ones not read yet, in one
+	// batch (a point's turns are found by a scan of the turns either way).
+	if g.index == nil {
+		g.index = make(map[string]int, len(g.points))
+		for i, p := range g.points {
+			g.index[p.ID] = i
+		}
+	}
+	if i, ok := g.index[id]; ok {
+		var ids []string
+		for _, p := range g.points[i:] {
+			if len(ids) == pointsReadAhead {
+				break
+			}
+			if _, ok := g.contexts[p.ID]; !ok {
+				ids = append(ids, p.ID)
+			}
+		}
+		batch, err := queries.PointContextsOf(ctx, g.ws.Conn(), ids)
+		if err != nil {
+			return queries.PointData{}, err
+		}
+		for id, pd := range batch {
+			g.contexts[id] = *pd
+		}
+		if pd, ok := g.contexts[id]; ok {
+			return pd, nil
+		}
+	}
+	// Not read in a batch (PointContextsOf leaves out a point it would
+	// refuse): read alone, for its error.
 	pd, err := queries.PointContext(ctx, g.ws.Conn(), id)
 	if err != nil {
 		return pd, fmt.Errorf("point %s: %w", id, err)

@@ -122,17 +122,54 @@ func TestGenerateOfflineWritesEachCellOnceAndKeepsWhatIsStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// (Generate reads the points' contexts 256 at a time, PrepareGeneration
+	// one alone: the first and last points of the first batch, the first of
+	// the next and the last point.)
+	if len(points) < 300 {
+		t.Fatalf("%d points: too few to span two batches", len(points))
+	}
 	cell := sim.Cell{Simulator: "retrieve", Condition: sim.CondNoProfile, WindowN: sim.DefaultWindow}
-	g, err := sim.PrepareGeneration(ctx, ws.Conn(), e.Simulators[1], cell, points[0].ID, 0, sim.InputsOptions{})
-	if err != nil {
+	for _, i := range []int{0, 255, 256, len(points) - 1} {
+		g, err := sim.PrepareGeneration(ctx, ws.Conn(), e.Simulators[1], cell, points[i].ID, 0, sim.InputsOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, _, _, ok, err := queries.GetGeneration(ctx, ws.Conn(), g.ID)
+		if err != nil || !ok {
+			t.Fatalf("generation %s: ok %v, err %v", g.ID, ok, err)
+		}
+		if key != g.Request.Key() || g.Text == "" || g.Point.ID != points[i].ID {
+			t.Errorf("prepared %+v: key %s, stored %s", g, g.Request.Key(), key)
+		}
+	}
+}
+
+// TestGenerateNamesAPointWithoutItsTurn: a frozen point whose session no
+// longer holds its turn stops Generate with an error that names the point
+// and the turn, whether it is the first point of a batch of contexts or
+// one after it.
+func TestGenerateNamesAPointWithoutItsTurn(t *testing.T) {
+	ctx := context.Background()
+	ws, _ := synthWorkspace(t)
+	points, err := queries.Points(ctx, ws.Conn())
+	if err != nil || len(points) < 10 {
+		t.Fatalf("%d points, %v", len(points), err)
+	}
+	e := sim.Experiment{Name: "t", Seed: 1, Conditions: []string{sim.CondNoProfile},
+		Simulators: []sim.SimulatorConfig{{Name: "retrieve", Backend: "retrieve"}}}
+	if err := e.Check(); err != nil {
 		t.Fatal(err)
 	}
-	key, _, _, ok, err := queries.GetGeneration(ctx, ws.Conn(), g.ID)
-	if err != nil || !ok {
-		t.Fatalf("generation %s: ok %v, err %v", g.ID, ok, err)
-	}
-	if key != g.Request.Key() || g.Text == "" || g.Point.ID != points[0].ID {
-		t.Errorf("prepared %+v: key %s, stored %s", g, g.Request.Key(), key)
+	for _, i := range []int{7, 0} {
+		p := points[i]
+		if _, err := ws.Conn().ExecContext(ctx, `DELETE FROM turns WHERE session_id = ? AND idx = ?`, p.SessionID, p.TurnIdx); err != nil {
+			t.Fatal(err)
+		}
+		_, err := sim.Generate(ctx, ws, e, sim.GenerateOptions{})
+		want := fmt.Sprintf("point %s: session %s has no turn %d", p.ID, p.SessionID, p.TurnIdx)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("point %d without its turn: %v, want %q", i, err, want)
+		}
 	}
 }
 
