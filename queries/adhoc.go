@@ -18,7 +18,8 @@ type Column struct {
 // The query is a user's: CheckUserSQL refuses it first (an error wrapping
 // ErrRefusedSQL), and the configuration of db is locked for good before
 // it runs.
-func Adhoc(ctx context.Context, db Querier, query string, fn func(cols []Column, row []any) error) error {
+func Adhoc(ctx context.Context, db Querier, query string, fn func(cols []Column, row []any) error) (err error) {
+	defer func() { err = userQueryError(err) }()
 	if err := CheckUserSQL(query); err != nil {
 		return err
 	}

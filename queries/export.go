@@ -54,7 +54,8 @@ func TableQuery(ctx context.Context, db Querier, name string) (string, error) {
 //
 // The query may be a user's: CheckUserSQL refuses it first, and the
 // configuration of db is locked for good before it runs.
-func Export(ctx context.Context, db Querier, query, path, format string) (int64, error) {
+func Export(ctx context.Context, db Querier, query, path, format string) (_ int64, err error) {
+	defer func() { err = userQueryError(err) }()
 	if err := CheckUserSQL(query); err != nil {
 		return 0, err
 	}

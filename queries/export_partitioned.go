@@ -57,7 +57,8 @@ func checkPartitionColumn(ctx context.Context, db Querier, query, column string)
 // table and prune by that column. It writes into a temporary directory
 // beside dir and renames it into place, so a failed export leaves nothing;
 // an existing dir is refused. It returns the number of rows written.
-func ExportPartitioned(ctx context.Context, db Querier, query, dir, column string) (int64, error) {
+func ExportPartitioned(ctx context.Context, db Querier, query, dir, column string) (_ int64, err error) {
+	defer func() { err = userQueryError(err) }()
 	if !columnRE.MatchString(column) {
 		return 0, partitionColumnError(fmt.Sprintf("%q is not a column name", column))
 	}

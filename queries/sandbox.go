@@ -104,6 +104,33 @@ func CheckUserSQL(query string) error {
 // configuration is locked.
 var lockedRE = regexp.MustCompile(`the configuration has been locked`)
 
+// ErrQuery marks DuckDB's error of a user's query (ub sql, ub export
+// --query) that is the query's own: its syntax, a name or type it does not
+// know, a value it cannot convert, a write on a workspace opened read-only,
+// a constraint it breaks. The message is DuckDB's, unchanged. A fault of
+// the machine (I/O, memory) or of DuckDB itself is not one.
+var ErrQuery = errors.New("query rejected")
+
+// queryFaultRE matches the types of DuckDB's errors that a query's own
+// text or values cause, as DuckDB writes them first in the message.
+var queryFaultRE = regexp.MustCompile(`^(Parser|Syntax|Binder|Catalog|Conversion|Out of Range|Invalid Input|Constraint|Dependency|Not implemented|Mismatch Type|Invalid type|Unknown Type|Decimal|Divide by Zero|Expression|Parameter Not Resolved|Parameter Not Allowed|Sequence|Permission) Error: `)
+
+// queryError is a DuckDB error of a user's query: ErrQuery, with
+// DuckDB's message.
+type queryError struct{ err error }
+
+func (e queryError) Error() string   { return e.err.Error() }
+func (e queryError) Unwrap() []error { return []error{e.err, ErrQuery} }
+
+// userQueryError marks err as ErrQuery when DuckDB gave it for the query's
+// own sake (queryFaultRE); any other error is returned as it is.
+func userQueryError(err error) error {
+	if err != nil && !errors.Is(err, ErrRefusedSQL) && !errors.Is(err, ErrQuery) && queryFaultRE.MatchString(err.Error()) {
+		return queryError{err}
+	}
+	return err
+}
+
 // refusedByDuckDB marks DuckDB's refusal of a locked setting as ub's own.
 func refusedByDuckDB(err error) error {
 	if err != nil && lockedRE.MatchString(err.Error()) {

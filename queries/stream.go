@@ -44,7 +44,7 @@ func (ws *Workspace) Adhoc(ctx context.Context, query string, fn func(cols []Col
 	if errors.Is(err, errNoStream) {
 		return Adhoc(ctx, ws.conn, query, fn)
 	}
-	return err
+	return userQueryError(err)
 }
 
 // streamConn is a second connection on the workspace's database instance.

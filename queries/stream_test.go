@@ -207,3 +207,57 @@ func TestStreamKeepsOrderBy(t *testing.T) {
 		t.Fatalf("%v; %d rows missing", err, next+1)
 	}
 }
+
+// TestQueryErrorsAreTheQuerys: an error DuckDB gives a user's query for
+// the query's own sake (syntax, a name, a value, a write on a read-only
+// workspace, raised while the rows stream or before) is ErrQuery with
+// DuckDB's message unchanged, on the streamed path and the driver's, and
+// through Export; a missing file it reads is not, nor a refusal of ub's.
+func TestQueryErrorsAreTheQuerys(t *testing.T) {
+	ctx := context.Background()
+	ws := openFileWorkspace(t, true)
+	mem, err := Open(ctx, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	none := func([]Column, []any) error { return nil }
+	for _, c := range []struct {
+		query, says string
+		isQuery     bool
+	}{
+		{"SELEC 1", "Parser Error: syntax error", true},
+		{"SELECT * FROM nosuch", "Catalog Error: Table with name nosuch does not exist", true},
+		{"SELECT nosuch FROM range(3)", "Binder Error", true},
+		{"SELECT 'a'::INTEGER", "Conversion Error", true},
+		{"SELECT CASE WHEN i < 5000 THEN i::VARCHAR ELSE error('boom at ' || i) END AS v FROM range(10000) t(i) ORDER BY i", "Invalid Input Error: boom at 5000", true},
+		{"CREATE TABLE t (a INTEGER)", "read-only mode", true},
+		{"SELECT * FROM read_csv('/nonexistent/ub-test.csv')", "IO Error", false},
+		{"LOAD httpfs", "refused", false},
+	} {
+		for _, run := range []struct {
+			name string
+			fn   func() error
+		}{
+			{"streamed", func() error { return ws.Adhoc(ctx, c.query, none) }},
+			{"in memory", func() error {
+				if c.query == "CREATE TABLE t (a INTEGER)" {
+					return ws.Adhoc(ctx, c.query, none) // the read-only one
+				}
+				return mem.Adhoc(ctx, c.query, none)
+			}},
+		} {
+			err := run.fn()
+			if err == nil || !strings.Contains(err.Error(), c.says) || errors.Is(err, ErrQuery) != c.isQuery {
+				t.Errorf("%s %q: %v (ErrQuery %v), want %q, ErrQuery %v", run.name, c.query, err, errors.Is(err, ErrQuery), c.says, c.isQuery)
+			}
+			if c.isQuery && !strings.HasPrefix(err.Error(), strings.SplitN(c.says, ":", 2)[0]) && c.says != "read-only mode" {
+				t.Errorf("%s %q: %q, want DuckDB's message as it is", run.name, c.query, err)
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "x.parquet")
+	if _, err := Export(ctx, mem.Conn(), "SELECT 'a'::INTEGER", path, "parquet"); !errors.Is(err, ErrQuery) || !strings.HasPrefix(err.Error(), "Conversion Error") {
+		t.Errorf("export: %v, want ErrQuery with DuckDB's message", err)
+	}
+}

@@ -102,6 +102,9 @@ func runExport(c *cli.Context, sio *streams, opts exportOptions) error {
 	if errors.Is(err, queries.ErrRefusedSQL) {
 		return usagef("export: %v", err)
 	}
+	if errors.Is(err, queries.ErrQuery) {
+		return usageError{fmt.Errorf("export: %w", err)}
+	}
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}

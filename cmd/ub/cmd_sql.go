@@ -94,7 +94,10 @@ func runSQL(c *cli.Context, sio *streams, opts sqlOptions) error {
 			return usagef("sql: %v", err)
 		}
 		if !opts.write && strings.Contains(err.Error(), "read-only") {
-			return fmt.Errorf("sql: %w (add --write to change the workspace)", err)
+			return usageError{fmt.Errorf("sql: %w (add --write to change the workspace)", err)}
+		}
+		if errors.Is(err, queries.ErrQuery) {
+			return usageError{fmt.Errorf("sql: %w", err)}
 		}
 		return fmt.Errorf("sql: %w", err)
 	}
