@@ -207,6 +207,7 @@ func (p *aiderParser) handle(line []byte, truncated bool) error {
 
 // aiderBadLine says why a line cannot be text, or "".
 func aiderBadLine(line []byte) string {
+	whole := line
 	// Fast path: eight bytes at a time while they are ASCII and not NUL.
 	const hi, lo = 0x8080808080808080, 0x0101010101010101
 	for len(line) >= 8 {
@@ -220,7 +221,7 @@ func aiderBadLine(line []byte) string {
 		return "NUL byte (binary content)"
 	}
 	if !utf8.Valid(line) {
-		return "invalid UTF-8"
+		return invalidUTF8(whole)
 	}
 	return ""
 }

@@ -173,7 +173,7 @@ func TestParseAider(t *testing.T) {
 			name:  "invalid UTF-8 drops its session only",
 			input: "# aider chat started at 2025-02-02 07:00:00\n\n#### fine  \n\nbad \xff byte\n\n#### also dropped  \n# aider chat started at 2025-02-02 08:00:00\n\n#### kept  \n",
 			want:  []aiderSession{{Line: 8, Start: "2025-02-02 08:00:00", Meta: contiguous, Turns: []aiderTurn{aDev("kept")}}},
-			errs:  []string{"x.md:5: invalid UTF-8"},
+			errs:  []string{"x.md:5: invalid UTF-8 (byte 5)"}, // "bad " then 0xff
 		},
 		{
 			name:  "NUL byte drops its session only",

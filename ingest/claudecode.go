@@ -674,7 +674,7 @@ func claudeCheckBytes(line []byte, terminated bool) (reason string, truncated bo
 			}
 		}
 	}
-	return "invalid UTF-8", false
+	return invalidUTF8(line), false
 }
 
 // ParseClaudeCode parses a Claude Code session transcript (JSONL). The rules

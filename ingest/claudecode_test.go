@@ -360,7 +360,7 @@ func TestParseClaudeCode(t *testing.T) {
 			}
 		}},
 		{"invalid UTF-8 rejects the file", "claudecode/invalid_utf8.jsonl", "", func(t *testing.T, c *collect) {
-			if len(c.errs) != 1 || c.errs[0].Line != 3 || !strings.Contains(c.errs[0].Reason, "UTF-8") || len(c.sessions) != 0 {
+			if len(c.errs) != 1 || c.errs[0].Line != 3 || !strings.HasPrefix(c.errs[0].Reason, "invalid UTF-8 (byte 57)") /* counted by hand */ || len(c.sessions) != 0 {
 				t.Fatalf("errors %v sessions %d", c.errs, len(c.sessions))
 			}
 		}},

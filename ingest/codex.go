@@ -183,7 +183,7 @@ func (p *codexParser) line(n int, line []byte, unterminated bool) (reason string
 		if unterminated && !valid {
 			return "truncated JSON line (no newline at end of file)", false
 		}
-		return "invalid UTF-8", true
+		return invalidUTF8(line), true
 	}
 	if !valid {
 		if unterminated {

@@ -279,7 +279,7 @@ func TestParseCodex(t *testing.T) {
 			name: "invalid UTF-8 rejects the file",
 			file: "invalid_utf8.jsonl",
 			check: func(t *testing.T, c *collect) {
-				cxWantError(t, c, 2, "invalid UTF-8")
+				cxWantError(t, c, 2, "invalid UTF-8 (byte 107)") // the line's first bad byte, counted by hand
 				if len(c.sessions) != 0 {
 					t.Errorf("got %d sessions, want none", len(c.sessions))
 				}

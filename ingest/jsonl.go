@@ -190,7 +190,7 @@ func decodeCanonical(line []byte) (*ub.Session, string) {
 		return nil, "binary data (NUL byte)"
 	}
 	if !utf8.Valid(line) {
-		return nil, "invalid UTF-8"
+		return nil, invalidUTF8(line)
 	}
 	var c canonicalSession
 	// Most lines are of the plain form fastCanonical takes. Others go to

@@ -106,7 +106,7 @@ func TestRunBadInput(t *testing.T) {
 		"testdata/jsonl/bad.jsonl:2: turn 0: role \"boss\" is not developer, agent, tool or system",
 		"testdata/jsonl/bad.jsonl:3: turn 0: missing \"role\"",
 		"testdata/jsonl/bad.jsonl:5: truncated JSON line",
-		"testdata/jsonl/badutf8.jsonl:1: invalid UTF-8",
+		"testdata/jsonl/badutf8.jsonl:1: invalid UTF-8 (byte 86)", // 0xe9 then no continuation byte
 		"testdata/jsonl/blob.jsonl:1: binary file (NUL byte at offset 0)",
 	}
 	got := append([]string(nil), st.Errors...)

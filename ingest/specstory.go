@@ -73,7 +73,7 @@ func ParseSpecStory(src Source, sink Sink) error {
 			return nil
 		}
 		if !utf8.Valid(line) {
-			sink.Error(&ParseError{Path: src.Path, Line: lr.Line(), Reason: "invalid UTF-8"})
+			sink.Error(&ParseError{Path: src.Path, Line: lr.Line(), Reason: invalidUTF8(line)})
 			return nil
 		}
 		p.line(string(line))

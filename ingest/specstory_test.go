@@ -192,7 +192,7 @@ func TestParseSpecStory(t *testing.T) {
 			name: "invalid UTF-8 rejects the file",
 			check: func(t *testing.T) {
 				c := parse(t, "invalid_utf8.md")
-				cxWantError(t, c, 5, "invalid UTF-8")
+				cxWantError(t, c, 5, "invalid UTF-8 (byte 3)") // the line's first bad byte, counted by hand
 				if len(c.sessions) != 0 {
 					t.Errorf("got %d sessions, want none", len(c.sessions))
 				}

@@ -392,3 +392,21 @@ func TestTau2DirIndexIDsQuoted(t *testing.T) {
 		t.Errorf("the error is %d bytes long: want one short line", len(e))
 	}
 }
+
+// TestPolicyNotUTF8NamesItsByte: a policy file that is not valid UTF-8 is
+// one error naming its line and the first bad byte of that line, and no
+// file.
+func TestPolicyNotUTF8NamesItsByte(t *testing.T) {
+	var c epCollect
+	// Line 2 is "ok \xc3(" : 0xc3 opens a two-byte character that "(" does
+	// not continue, at byte 4 of the line.
+	if err := ParsePolicy("domains/airline/policy.md", strings.NewReader("# Policy\nok \xc3( here\nmore\n"), &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.errs) != 1 || len(c.files) != 0 {
+		t.Fatalf("%d errors, %d files: want one error and no file", len(c.errs), len(c.files))
+	}
+	if got, want := c.errs[0].Error(), "domains/airline/policy.md:2: policy: invalid UTF-8 (byte 4)"; got != want {
+		t.Errorf("error %q, want %q", got, want)
+	}
+}

@@ -85,8 +85,10 @@ func ParsePolicy(path string, r io.Reader, sink EpisodeSink) error {
 		return err
 	}
 	if !utf8.Valid(data) {
-		line := 1 + bytes.Count(data[:invalidAt(data)], []byte("\n"))
-		sink.Error(&ParseError{Path: path, Line: line, Reason: "policy: invalid UTF-8"})
+		at := invalidAt(data)
+		line := 1 + bytes.Count(data[:at], []byte("\n"))
+		start := bytes.LastIndexByte(data[:at], '\n') + 1
+		sink.Error(&ParseError{Path: path, Line: line, Reason: "policy: " + invalidUTF8(data[start:])})
 		return nil
 	}
 	text := string(data)
@@ -97,6 +99,14 @@ func ParsePolicy(path string, r io.Reader, sink EpisodeSink) error {
 }
 
 // invalidAt is the offset of data's first byte that is not valid UTF-8.
+// invalidUTF8 is the reason for a line that is not valid UTF-8: where its
+// first bad byte is, counted from 1 at the start of the line.
+func invalidUTF8(line []byte) string {
+	return fmt.Sprintf("invalid UTF-8 (byte %d)", invalidAt(line)+1)
+}
+
+// invalidAt is the offset of the first byte of data that is not valid
+// UTF-8, or len(data).
 func invalidAt(data []byte) int {
 	for i := 0; i < len(data); {
 		r, n := utf8.DecodeRune(data[i:])
