@@ -49,8 +49,9 @@ func TableQuery(ctx context.Context, db Querier, name string) (string, error) {
 
 // Export writes the result of query to path as parquet, jsonl or arrow (an
 // Arrow IPC file). It writes to a temporary file beside path and renames it
-// into place, so a failed export never leaves a half-written file. It
-// returns the number of rows written.
+// into place, so a failed export never leaves a half-written file, and one
+// killed leaves its temporary for the next export there to remove
+// (exportTemp). It returns the number of rows written.
 //
 // The query may be a user's: CheckUserSQL refuses it first, and the
 // configuration of db is locked for good before it runs.
@@ -62,14 +63,12 @@ func Export(ctx context.Context, db Querier, query, path, format string) (_ int6
 	if err := lockConfiguration(ctx, db); err != nil {
 		return 0, err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	tmp, err := newExportTemp(path, false)
 	if err != nil {
 		return 0, err
 	}
-	tmpName := tmp.Name()
-	tmp.Close()
-	defer os.Remove(tmpName)
+	defer tmp.done()
+	tmpName := tmp.path
 	var n int64
 	switch format {
 	case "parquet", "jsonl":

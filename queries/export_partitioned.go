@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -76,11 +75,12 @@ func ExportPartitioned(ctx context.Context, db Querier, query, dir, column strin
 	if err := checkPartitionColumn(ctx, db, query, column); err != nil {
 		return 0, err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".*.tmp")
+	t, err := newExportTemp(dir, true)
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(tmp)
+	defer t.done()
+	tmp := t.path
 	var n int64
 	err = db.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM (%s)", query)).Scan(&n)
 	if err == nil {

@@ -19,7 +19,8 @@ import (
 // workspace, then run again, completes, and the workspace then holds the
 // same sessions and turns as one ingested without a kill; ub export,
 // killed while it writes, leaves the output it replaces whole, and run
-// again writes the rows of an uninterrupted export.
+// again writes the rows of an uninterrupted export and removes what the
+// killed one left.
 func TestKill9ThenAgain(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -82,8 +83,20 @@ func TestKill9ThenAgain(t *testing.T) {
 	if b, _ := os.ReadFile(out); string(b) != "the user's own file\n" && string(b) != string(before) {
 		t.Errorf("the output after a killed export is neither the old file nor the new one: %d bytes", len(b))
 	}
+	// The killed export left its temporary and the lock it held; the next
+	// export removes both.
+	left := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, ".turns.jsonl.*"))
+		return m
+	}
+	if m := left(); len(m) != 2 {
+		t.Errorf("the killed export left %v, want its temporary and its lock", m)
+	}
 	if code, _, errs := ubRun("--db", clean, "export", "--out", out, "turns"); code != 0 {
 		t.Fatalf("export after the kill: exit %d: %s", code, errs)
+	}
+	if m := left(); len(m) != 0 {
+		t.Errorf("after the next export, %v still beside the output", m)
 	}
 	// The same rows (a large table's export keeps no row order: DuckDB
 	// runs it without preserve_insertion_order).
