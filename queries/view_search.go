@@ -3,8 +3,9 @@ package queries
 import (
 	"context"
 	"database/sql"
-	"errors"
+	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // The search of ub view: text over every message the workspace holds,
@@ -203,34 +204,97 @@ type sessionPlace struct {
 	ids       []string
 }
 
-// place fills in what h belongs to (left empty where the workspace no
-// longer holds it).
-func (p *searchPlaces) place(ctx context.Context, h *SearchHit) error {
+// read reads what the hits belong to, three queries for a page at most
+// (one a source): each hit's session, episode or point once. One the
+// workspace no longer holds is read as empty.
+func (p *searchPlaces) read(ctx context.Context, hits []SearchHit) error {
+	var sessions, episodes, points []string
+	for _, h := range hits {
+		switch h.Source {
+		case SearchTurns:
+			if _, ok := p.sessions[h.SessionID]; !ok && !slices.Contains(sessions, h.SessionID) {
+				sessions = append(sessions, h.SessionID)
+			}
+		case SearchMessages:
+			if _, ok := p.episodes[h.SimulationID]; !ok && !slices.Contains(episodes, h.SimulationID) {
+				episodes = append(episodes, h.SimulationID)
+			}
+		case SearchGenerations:
+			if _, ok := p.points[h.PointID]; !ok && !slices.Contains(points, h.PointID) {
+				points = append(points, h.PointID)
+			}
+		}
+	}
+	each := func(name string, ids []string, row func(*sql.Rows) error) error {
+		if len(ids) == 0 {
+			return nil
+		}
+		list, err := json.Marshal(ids)
+		if err != nil {
+			return err
+		}
+		if err := epScan(ctx, p.db, name, row, string(list)); err != nil {
+			return fmt.Errorf("search: what the hits belong to: %w", err)
+		}
+		return nil
+	}
+	if err := each("view_search_turns_at", sessions, func(r *sql.Rows) error {
+		var id, developer string
+		var turn sql.NullInt64
+		var point sql.NullString
+		if err := r.Scan(&id, &developer, &turn, &point); err != nil {
+			return err
+		}
+		sp := p.sessions[id]
+		sp.developer = developer
+		if turn.Valid {
+			sp.turns, sp.ids = append(sp.turns, int(turn.Int64)), append(sp.ids, point.String)
+		}
+		p.sessions[id] = sp
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := each("view_search_messages_at", episodes, func(r *sql.Rows) error {
+		var id string
+		var e [3]string
+		if err := r.Scan(&id, &e[0], &e[1], &e[2]); err != nil {
+			return err
+		}
+		p.episodes[id] = e
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := each("view_search_point_developers", points, func(r *sql.Rows) error {
+		var id, developer string
+		if err := r.Scan(&id, &developer); err != nil {
+			return err
+		}
+		p.points[id] = developer
+		return nil
+	}); err != nil {
+		return err
+	}
+	// What is gone is read as empty, and not asked again.
+	for _, id := range sessions {
+		p.sessions[id] = p.sessions[id]
+	}
+	for _, id := range episodes {
+		p.episodes[id] = p.episodes[id]
+	}
+	for _, id := range points {
+		p.points[id] = p.points[id]
+	}
+	return nil
+}
+
+// place fills in what h belongs to, as read (left empty where the
+// workspace no longer holds it).
+func (p *searchPlaces) place(h *SearchHit) {
 	switch h.Source {
 	case SearchTurns:
-		sp, ok := p.sessions[h.SessionID]
-		if !ok {
-			rows, err := p.db.QueryContext(ctx, q("view_search_turn_at"), h.SessionID)
-			if err != nil {
-				return fmt.Errorf("search: session %s: %w", h.SessionID, err)
-			}
-			for rows.Next() {
-				var turn sql.NullInt64
-				var id sql.NullString
-				if err := rows.Scan(&sp.developer, &turn, &id); err != nil {
-					rows.Close()
-					return err
-				}
-				if turn.Valid {
-					sp.turns, sp.ids = append(sp.turns, int(turn.Int64)), append(sp.ids, id.String)
-				}
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			p.sessions[h.SessionID] = sp
-		}
+		sp := p.sessions[h.SessionID]
 		h.Developer, h.PointTurn = sp.developer, -1
 		for i, t := range sp.turns {
 			if t >= h.Turn {
@@ -239,27 +303,11 @@ func (p *searchPlaces) place(ctx context.Context, h *SearchHit) error {
 			}
 		}
 	case SearchMessages:
-		e, ok := p.episodes[h.SimulationID]
-		if !ok {
-			err := p.db.QueryRowContext(ctx, q("view_search_message_at"), h.SimulationID).Scan(&e[0], &e[1], &e[2])
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("search: episode %s: %w", h.SimulationID, err)
-			}
-			p.episodes[h.SimulationID] = e
-		}
+		e := p.episodes[h.SimulationID]
 		h.UserSim, h.Domain, h.TaskID = e[0], e[1], e[2]
 	case SearchGenerations:
-		d, ok := p.points[h.PointID]
-		if !ok {
-			err := p.db.QueryRowContext(ctx, q("view_search_point_developer"), h.PointID).Scan(&d)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("search: point %s: %w", h.PointID, err)
-			}
-			p.points[h.PointID] = d
-		}
-		h.Developer = d
+		h.Developer = p.points[h.PointID]
 	}
-	return nil
 }
 
 // ViewSearchSpanRows returns how many rows of a source lie at storage
@@ -334,10 +382,11 @@ func ViewSearch(ctx context.Context, db Querier, f ViewSearchFilter, at SearchCu
 	}
 	pg.Next, pg.Done = SearchCursor{Source: src, Pos: pos}, src >= searchSources
 	places := &searchPlaces{db: db, sessions: map[string]sessionPlace{}, episodes: map[string][3]string{}, points: map[string]string{}}
+	if err := places.read(ctx, pg.Hits); err != nil {
+		return pg, err
+	}
 	for i := range pg.Hits {
-		if err := places.place(ctx, &pg.Hits[i]); err != nil {
-			return pg, err
-		}
+		places.place(&pg.Hits[i])
 	}
 	for i := range pg.Read {
 		r := &pg.Read[i]

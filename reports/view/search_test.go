@@ -3,6 +3,7 @@ package view
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"html"
 	"net/http"
@@ -551,5 +552,89 @@ func TestSearchSources(t *testing.T) {
 		if got := tc.f.Sources(); got != tc.want {
 			t.Errorf("%+v: %v, want %v", tc.f, got, tc.want)
 		}
+	}
+}
+
+// TestSearchHitsBelongWhereTheyAre: what each hit of a search belongs to
+// (read for a page's hits at once) is what the workspace says, read here
+// hit by hit: a turn's developer and the moment it leads to (the
+// session's first point at or after the turn, or none), a message's user
+// simulator, domain and task, a generation's developer; a session that
+// holds several hits is read right for each.
+func TestSearchHitsBelongWhereTheyAre(t *testing.T) {
+	ctx := context.Background()
+	ws, site := searchStudy(t)
+	db := ws.Conn()
+	var hits []queries.SearchHit
+	for _, text := range []string{"zebra crossing", "retryloop", "booking"} {
+		h, _, _ := searchAll(t, site, url.Values{"q": {text}})
+		hits = append(hits, h...)
+	}
+	bySource := map[int]int{}
+	sessions := map[string]int{}
+	for _, h := range hits {
+		bySource[h.Source]++
+		if h.Source == queries.SearchTurns {
+			sessions[h.SessionID]++
+		}
+	}
+	// Every hit of a source when it has few, else 150 spread over them.
+	seen := map[int]int{}
+	for _, h := range hits {
+		seen[h.Source]++
+		if n := bySource[h.Source]; n > 150 && seen[h.Source]%(n/150) != 0 {
+			continue
+		}
+		switch h.Source {
+		case queries.SearchTurns:
+			var dev string
+			if err := db.QueryRowContext(ctx, `SELECT developer FROM sessions WHERE id = ?`, h.SessionID).Scan(&dev); err != nil {
+				t.Fatal(err)
+			}
+			point, turn := "", -1
+			err := db.QueryRowContext(ctx, `SELECT id, turn_idx FROM points WHERE session_id = ? AND turn_idx >= ? ORDER BY turn_idx, id LIMIT 1`,
+				h.SessionID, h.Turn).Scan(&point, &turn)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				t.Fatal(err)
+			}
+			if h.Developer != dev || h.PointID != point || h.PointTurn != turn {
+				t.Errorf("turn %d of %s: developer %q, moment %q at %d; want %q, %q at %d", h.Turn, h.SessionID, h.Developer, h.PointID, h.PointTurn, dev, point, turn)
+			}
+		case queries.SearchMessages:
+			var sim, domain, task string
+			if err := db.QueryRowContext(ctx, `SELECT r.user_sim, e.domain, e.task_id FROM ep_episodes e JOIN ep_runs r USING (run_id) WHERE e.simulation_id = ?`,
+				h.SimulationID).Scan(&sim, &domain, &task); err != nil {
+				t.Fatal(err)
+			}
+			if h.UserSim != sim || h.Domain != domain || h.TaskID != task {
+				t.Errorf("message %d of %s: %q %q %q, want %q %q %q", h.Idx, h.SimulationID, h.UserSim, h.Domain, h.TaskID, sim, domain, task)
+			}
+		case queries.SearchGenerations:
+			var dev string
+			if err := db.QueryRowContext(ctx, `SELECT developer FROM points WHERE id = ?`, h.PointID).Scan(&dev); err != nil {
+				t.Fatal(err)
+			}
+			if h.Developer != dev {
+				t.Errorf("generation %s: developer %q, want %q", h.GenID, h.Developer, dev)
+			}
+		}
+	}
+	many, withPoint, without := 0, 0, 0
+	for _, n := range sessions {
+		if n > 1 {
+			many++
+		}
+	}
+	for _, h := range hits {
+		if h.Source == queries.SearchTurns {
+			if h.PointID != "" {
+				withPoint++
+			} else {
+				without++
+			}
+		}
+	}
+	if bySource[queries.SearchTurns] < 100 || bySource[queries.SearchMessages] < 100 || bySource[queries.SearchGenerations] < 20 || many < 10 || withPoint < 20 || without < 5 {
+		t.Errorf("hits by source %v, %d sessions with several hits, %d turns leading to a moment, %d to none: too few to test", bySource, many, withPoint, without)
 	}
 }
