@@ -98,7 +98,6 @@ func ParsePolicy(path string, r io.Reader, sink EpisodeSink) error {
 	return sink.EpisodeFile(f)
 }
 
-// invalidAt is the offset of data's first byte that is not valid UTF-8.
 // invalidUTF8 is the reason for a line that is not valid UTF-8: where its
 // first bad byte is, counted from 1 at the start of the line.
 func invalidUTF8(line []byte) string {

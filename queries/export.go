@@ -75,8 +75,11 @@ func Export(ctx context.Context, db Querier, query, path, format string) (_ int6
 		f := map[string]string{"parquet": "PARQUET", "jsonl": "JSON"}[format]
 		lit := "'" + strings.ReplaceAll(tmpName, "'", "''") + "'"
 		// COPY answers with the number of rows it wrote: the query runs
-		// once, streamed into the file.
-		err = db.QueryRowContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT %s)", query, lit, f)).Scan(&n)
+		// once, streamed into the file. Into that file itself: by default
+		// DuckDB writes an existing target's rows to "tmp_" and its name
+		// beside it and renames at the end, a file a kill -9 would leave
+		// behind with the rows written so far, which no lock covers.
+		err = db.QueryRowContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT %s, USE_TMP_FILE false)", query, lit, f)).Scan(&n)
 	case "arrow":
 		n, err = exportArrow(ctx, db, query, tmpName)
 	default:

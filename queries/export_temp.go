@@ -16,14 +16,18 @@ import (
 // remove) leaves both; the next export beside the same destination removes
 // them, once no process holds the lock (removeAbandonedTemps). The lock is
 // a file of its own because DuckDB's COPY replaces the file it writes (a
-// new inode), which would drop a lock held on the temporary itself.
+// new inode), which would drop a lock held on the temporary itself. On a
+// file system without flock the export goes on without a lock (and what a
+// kill leaves there stays, as a temporary without its lock).
 type exportTemp struct {
-	path string   // the temporary
-	lock *os.File // held while the export runs
+	path    string   // the temporary
+	lock    *os.File // held while the export runs; nil: no lock
+	created bool     // the temporary was made (and so is this export's)
 }
 
 // tempAttempts bounds how often newExportTemp makes a new lock when
-// another process's clean-up took the one it made.
+// another process's clean-up took the one it made, or its temporary's
+// name was taken.
 const tempAttempts = 5
 
 // newExportTemp removes what killed exports to dest left, then makes the
@@ -39,13 +43,19 @@ func newExportTemp(dest string, dir bool) (*exportTemp, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Between its creation and the flock, another export's clean-up
-		// may take and remove the lock: then make another.
-		if !lockedInPlace(lock) {
+		t := &exportTemp{path: strings.TrimSuffix(lock.Name(), ".lock"), lock: lock}
+		held, err := lockedInPlace(lock)
+		switch {
+		case err != nil: // no flock here: go on without a lock
+			os.Remove(lock.Name())
+			lock.Close()
+			t.lock = nil
+		case !held:
+			// Between its creation and the flock, another export's
+			// clean-up took the lock (and removed it): make another.
 			lock.Close()
 			continue
 		}
-		t := &exportTemp{path: strings.TrimSuffix(lock.Name(), ".lock"), lock: lock}
 		if dir {
 			err = os.Mkdir(t.path, 0o700)
 		} else {
@@ -54,33 +64,54 @@ func newExportTemp(dest string, dir bool) (*exportTemp, error) {
 				err = f.Close()
 			}
 		}
+		if errors.Is(err, os.ErrExist) {
+			// The name is taken by what is not this export's: leave it,
+			// and make another.
+			t.done()
+			continue
+		}
 		if err != nil {
 			t.done()
 			return nil, err
 		}
+		t.created = true
 		return t, nil
 	}
-	return nil, fmt.Errorf("make a temporary beside %s: its lock was taken %d times", dest, tempAttempts)
+	return nil, fmt.Errorf("make a temporary beside %s: %d names taken", dest, tempAttempts)
 }
 
 // lockedInPlace takes f's flock without waiting and says whether f is
 // then still the file at its name (a clean-up removes a lock it could
-// take).
-func lockedInPlace(f *os.File) bool {
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
-		return false
+// take); false with no error when another process holds it. An error is a
+// file system that has no flock.
+func lockedInPlace(f *os.File) (bool, error) {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return false, nil
+		}
+		return false, err
 	}
 	held, err1 := f.Stat()
 	named, err2 := os.Stat(f.Name())
-	return err1 == nil && err2 == nil && os.SameFile(held, named)
+	return err1 == nil && err2 == nil && os.SameFile(held, named), nil
 }
 
-// done removes the temporary (if the rename has not taken it) and then the
-// lock.
+// done removes the temporary, if this export made it and the rename has
+// not taken it, and then the lock: a temporary that could not be removed
+// keeps its lock, for a later export to remove both.
 func (t *exportTemp) done() {
-	os.RemoveAll(t.path)
-	os.Remove(t.lock.Name())
-	t.lock.Close()
+	gone := true
+	if t.created {
+		if err := os.RemoveAll(t.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			gone = false
+		}
+	}
+	if t.lock != nil {
+		if gone {
+			os.Remove(t.lock.Name())
+		}
+		t.lock.Close()
+	}
 }
 
 // removeAbandonedTemps removes, in dir, the temporaries of exports to base
@@ -108,7 +139,7 @@ func removeAbandonedTemps(dir, base string) {
 		if err != nil {
 			continue
 		}
-		if lockedInPlace(f) {
+		if held, err := lockedInPlace(f); err == nil && held {
 			tmp := strings.TrimSuffix(lockPath, ".lock")
 			if err := os.RemoveAll(tmp); err == nil || errors.Is(err, os.ErrNotExist) {
 				os.Remove(lockPath)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -520,8 +521,12 @@ func registerWords(ctx context.Context, db Querier) error {
 	// Registered already when this process opened the same workspace
 	// before (DuckDB shares the instance); otherwise the call fails to bind.
 	var known bool
-	if err := db.QueryRowContext(ctx, q("study_words_registered")).Scan(&known); err == nil {
+	err := db.QueryRowContext(ctx, q("study_words_registered")).Scan(&known)
+	if err == nil {
 		return nil
+	}
+	if !strings.HasPrefix(err.Error(), "Catalog Error") && !strings.HasPrefix(err.Error(), "Binder Error") {
+		return fmt.Errorf("register ub_words: %w", err)
 	}
 	c, ok := db.(*sql.Conn)
 	if !ok {

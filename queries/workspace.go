@@ -473,6 +473,9 @@ func (ws *Workspace) migrate(ctx context.Context, new bool) error {
 			}
 			return nil
 		}); err != nil {
+			if at.Name == "" {
+				return fmt.Errorf("migrate: %w", err)
+			}
 			return fmt.Errorf("migration %s: %w", at.Name, err)
 		}
 		return nil

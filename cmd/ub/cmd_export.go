@@ -102,7 +102,7 @@ func runExport(c *cli.Context, sio *streams, opts exportOptions) error {
 	if errors.Is(err, queries.ErrRefusedSQL) {
 		return usagef("export: %v", err)
 	}
-	if errors.Is(err, queries.ErrQuery) {
+	if errors.Is(err, queries.ErrQuery) && opts.table == "" { // the user's --query; a table's is ub's
 		return usageError{fmt.Errorf("export: %w", err)}
 	}
 	if err != nil {

@@ -3,4 +3,5 @@ SELECT p.id, p.developer, p.split, p.session_id, p.turn_idx, p.prior_turns, p.co
 FROM points p
 JOIN sessions s ON s.id = p.session_id
 WHERE p.id = ?
-ORDER BY p.id
+ORDER BY p.session_id, p.turn_idx
+LIMIT 1

@@ -443,6 +443,24 @@ func TestMomentsReadAheadAreEachPagesOwn(t *testing.T) {
 	if _, err := s.readMoment(ctx, "no-such-point", s.n, s.k); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a point not there, read alone: %v, want not found", err)
 	}
+	// A point stored twice (points has no key; ub sql --write can do it)
+	// is still one point with its turns once, in a batch as alone.
+	p := points[1].ID
+	before := l.moments[queries.PointSetting{Point: p, N: s.n, K: s.k}].data
+	if _, err := ws.Conn().ExecContext(ctx, `INSERT INTO points SELECT * FROM points WHERE id = ?`, p); err != nil {
+		t.Fatal(err)
+	}
+	batch, err := queries.PointContextsOf(ctx, ws.Conn(), []string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := queries.PointContext(ctx, ws.Conn(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if batch[p] == nil || !reflect.DeepEqual(*batch[p], alone) || !reflect.DeepEqual(alone, *before) {
+		t.Errorf("a point stored twice: %d turns before in a batch, %d alone, %d when stored once", len(batch[p].Before), len(alone.Before), len(before.Before))
+	}
 }
 
 // TestEpisodeShowsReviews: an episode's page shows every reviewer's
