@@ -85,6 +85,7 @@ func NewSite(ctx context.Context, db queries.Querier, opts Options) (*Site, erro
 		"num":   fmtNum,
 		"nullf": fmtNullFloat,
 		"pct":   fmtShare,
+		"count": counted,
 	}).ParseFS(assetFS, "assets/*.html")
 	if err != nil {
 		return nil, err
@@ -398,4 +399,13 @@ func (s *Site) conditions(sim string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// counted is n and noun, the noun plural unless n is 1 ("1 turn", "3
+// turns").
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

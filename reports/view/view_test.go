@@ -1414,3 +1414,42 @@ func TestEpisodeEvidenceOfIsEachEpisodesOwn(t *testing.T) {
 		})
 	}
 }
+
+// TestMomentCountsItsTurns: a moment page counts its turns and messages
+// as English does ("1 turn", "3 earlier turns", "0 earlier messages").
+func TestMomentCountsItsTurns(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0 turns"}, {1, "1 turn"}, {2, "2 turns"}, {11, "11 turns"}} {
+		if got := counted(c.n, "turn"); got != c.want {
+			t.Errorf("counted(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+	ctx := context.Background()
+	ws := synthStudy(t)
+	s, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	points, err := queries.Points(ctx, ws.Conn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// At N = 1 the prompt shows one turn, its session's others not.
+	var p queries.PointRow
+	for _, pt := range points {
+		if pt.PriorTurns >= 3 {
+			p = pt
+			break
+		}
+	}
+	var buf bytes.Buffer
+	if err := s.render(ctx, &buf, Page{Kind: KindMoment, Q: url.Values{"point": {p.ID}, "n": {"1"}, "k": {"1"}}}, liveLinker{}); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("Live session: 1 turn (N = 1), %d earlier turns not shown", p.PriorTurns-1)
+	if !strings.Contains(buf.String(), want) || !strings.Contains(buf.String(), "History: the developer's 1 earlier message (K = 1)") {
+		t.Errorf("the moment page at N = 1, K = 1 does not say %q and its one earlier message:\n%.3000s", want, buf.String())
+	}
+}
