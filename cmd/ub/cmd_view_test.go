@@ -186,12 +186,10 @@ func TestViewRefusals(t *testing.T) {
 func TestView(t *testing.T) {
 	t.Parallel()
 	w := makeViewWorkspaces(t)
-	// Each reads the workspaces only (ub view and ub publish open them
-	// read-only; xss changes copies), so they run side by side.
-	t.Run("guards", func(t *testing.T) { t.Parallel(); testViewGuards(t, w.userbench) })
-	t.Run("walk", func(t *testing.T) { t.Parallel(); testViewWalk(t, w) })
-	t.Run("xss", func(t *testing.T) { t.Parallel(); testViewXSS(t, w) })
-	t.Run("site", func(t *testing.T) { t.Parallel(); testPublishSite(t, w) })
+	t.Run("guards", func(t *testing.T) { testViewGuards(t, w.userbench) })
+	t.Run("walk", func(t *testing.T) { testViewWalk(t, w) })
+	t.Run("xss", func(t *testing.T) { testViewXSS(t, w) })
+	t.Run("site", func(t *testing.T) { testPublishSite(t, w) })
 }
 
 var linkAttr = regexp.MustCompile(`(?:href|src|action)="([^"]*)"`)
@@ -220,7 +218,6 @@ func testPublishSite(t *testing.T, w viewWorkspaces) {
 		{"airline", w.airline, []string{"fid-sim-"}, nil, []string{"b1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
 			dir := t.TempDir()
 			var sites []map[string][]byte
 			for _, b := range tc.runs {
