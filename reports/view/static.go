@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/ub-bench/ub/queries"
 )
@@ -147,12 +146,12 @@ const readAheadPages = 256
 // the next pages of queue of its kind that take it, at most
 // readAheadPages in all, each once, none that read says is read
 // already; none when p takes no key or its own is read.
-func aheadOf(p Page, queue []Page, key func(Page) (string, bool), read func(string) bool) []string {
+func aheadOf[K comparable](p Page, queue []Page, key func(Page) (K, bool), read func(K) bool) []K {
 	k, ok := key(p)
 	if !ok || read(k) {
 		return nil
 	}
-	keys := []string{k}
+	keys := []K{k}
 	for _, n := range queue {
 		if len(keys) == readAheadPages {
 			break
@@ -184,14 +183,12 @@ func (s *Site) readAhead(ctx context.Context, l *staticLinker, p Page, queue []P
 		}
 		maps.Copy(l.evidence, ev)
 	case KindMoment:
-		keys := aheadOf(p, queue, func(p Page) (string, bool) {
-			st, ok := s.momentSetting(p)
-			return momentKey(st), ok
-		}, func(key string) bool { _, ok := l.moments[parseMomentKey(key)]; return ok })
-		if len(keys) == 0 {
+		settings := aheadOf(p, queue, s.momentSetting,
+			func(st queries.PointSetting) bool { _, ok := l.moments[st]; return ok })
+		if len(settings) == 0 {
 			return nil
 		}
-		return s.readMoments(ctx, l, keys)
+		return s.readMoments(ctx, l, settings)
 	}
 	return nil
 }
@@ -204,33 +201,16 @@ func (s *Site) momentSetting(p Page) (queries.PointSetting, bool) {
 	return queries.PointSetting{Point: p.Q.Get("point"), N: n, K: k}, err1 == nil && err2 == nil && n >= 0 && k >= 0
 }
 
-// momentKey and parseMomentKey write a moment page's setting as the
-// string aheadOf takes, and back.
-func momentKey(st queries.PointSetting) string {
-	return st.Point + "\x00" + strconv.Itoa(st.N) + "\x00" + strconv.Itoa(st.K)
-}
-
-func parseMomentKey(key string) queries.PointSetting {
-	point, rest, _ := strings.Cut(key, "\x00")
-	ns, ks, _ := strings.Cut(rest, "\x00")
-	n, _ := strconv.Atoi(ns)
-	k, _ := strconv.Atoi(ks)
-	return queries.PointSetting{Point: point, N: n, K: k}
-}
-
-// readMoments reads what the moment pages of keys show into l.moments,
+// readMoments reads what the moment pages of settings show into l.moments,
 // in five queries for them all: their points' contexts (PointContextsOf)
 // and labels (ViewPointLabelsOf), the generations ViewWarm scored of those
 // at the anchor (ViewAnchorGenerationsOf), and the generations of the
 // others (ViewPointGenerationsOf), with those at the anchor of points it
 // did not score. A page whose point PointContext would refuse is left
 // out: it reads alone, and says why.
-func (s *Site) readMoments(ctx context.Context, l *staticLinker, keys []string) error {
-	settings := make([]queries.PointSetting, len(keys))
+func (s *Site) readMoments(ctx context.Context, l *staticLinker, settings []queries.PointSetting) error {
 	var points, anchored []string
-	for i, key := range keys {
-		st := parseMomentKey(key)
-		settings[i] = st
+	for _, st := range settings {
 		if !slices.Contains(points, st.Point) {
 			points = append(points, st.Point)
 		}

@@ -46,6 +46,23 @@ func synthStudy(t *testing.T) *queries.Workspace {
 	return ws
 }
 
+// synthSite is synthStudy's workspace, its site as the judge synth
+// scored it, and its frozen points.
+func synthSite(t *testing.T) (*queries.Workspace, *Site, []queries.PointRow) {
+	t.Helper()
+	ctx := context.Background()
+	ws := synthStudy(t)
+	s, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	points, err := queries.Points(ctx, ws.Conn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, s, points
+}
+
 // TestDevelopersMatchTheLeaderboard: the developers page of each
 // leaderboard row counts the hits and moments the report's leaderboard
 // scores each developer on (reports.AnchorScores, computed from the
@@ -373,14 +390,9 @@ func TestPointAnchorIsTheGenerations(t *testing.T) {
 // reads alone and says it is not found.
 func TestMomentsReadAheadAreEachPagesOwn(t *testing.T) {
 	ctx := context.Background()
-	ws := synthStudy(t)
-	s, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	points, err := queries.Points(ctx, ws.Conn())
-	if err != nil || len(points) < 20 {
-		t.Fatalf("%d points, %v", len(points), err)
+	ws, s, points := synthSite(t)
+	if len(points) < 20 {
+		t.Fatalf("%d points", len(points))
 	}
 	var want []queries.PointSetting
 	for i, p := range points[:20] {
@@ -402,12 +414,9 @@ func TestMomentsReadAheadAreEachPagesOwn(t *testing.T) {
 	if len(want) < 60 {
 		t.Fatalf("%d pages: too few settings stored", len(want))
 	}
-	keys := []string{momentKey(queries.PointSetting{Point: "no-such-point", N: s.n, K: s.k})}
-	for _, st := range want {
-		keys = append(keys, momentKey(st))
-	}
+	settings := append([]queries.PointSetting{{Point: "no-such-point", N: s.n, K: s.k}}, want...)
 	l := &staticLinker{moments: map[queries.PointSetting]*momentAhead{}}
-	if err := s.readMoments(ctx, l, keys); err != nil {
+	if err := s.readMoments(ctx, l, settings); err != nil {
 		t.Fatal(err)
 	}
 	if len(l.moments) != len(want) {
@@ -1427,15 +1436,7 @@ func TestMomentCountsItsTurns(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	ws := synthStudy(t)
-	s, err := NewSite(ctx, ws.Conn(), Options{Judge: "synth"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	points, err := queries.Points(ctx, ws.Conn())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s, points := synthSite(t)
 	// At N = 1 the prompt shows one turn, its session's others not.
 	var p queries.PointRow
 	for _, pt := range points {
