@@ -305,6 +305,16 @@ func epScan(ctx context.Context, db Querier, name string, row func(*sql.Rows) er
 	return rows.Err()
 }
 
+// epScanList is epScan with list (the ids of a batch) written as a JSON
+// array, the query's last parameter, after args.
+func epScanList(ctx context.Context, db Querier, name string, list any, row func(*sql.Rows) error, args ...any) error {
+	b, err := json.Marshal(list)
+	if err != nil {
+		return err
+	}
+	return epScan(ctx, db, name, row, append(args, string(b))...)
+}
+
 // probeStage names the temporary table that stages each probe results
 // table (StageProbeResults).
 var probeStage = map[string]string{"ep_probe_findings": "ub_probe_findings", "ep_probe_applicable": "ub_probe_applicable"}

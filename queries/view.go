@@ -132,18 +132,14 @@ func viewGenerationTexts(ctx context.Context, db Querier, ids []string) (map[str
 	if len(ids) == 0 {
 		return out, nil
 	}
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return nil, err
-	}
-	if err := epScan(ctx, db, "view_ub_generation_texts_of", func(r *sql.Rows) error {
+	if err := epScanList(ctx, db, "view_ub_generation_texts_of", ids, func(r *sql.Rows) error {
 		var id, text, errText string
 		if err := r.Scan(&id, &text, &errText); err != nil {
 			return err
 		}
 		out[id] = [2]string{text, errText}
 		return nil
-	}, string(list)); err != nil {
+	}); err != nil {
 		return nil, fmt.Errorf("generations: %w", err)
 	}
 	return out, nil

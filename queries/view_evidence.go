@@ -180,12 +180,8 @@ func ViewAnchorGenerationsOf(ctx context.Context, db Querier, points []string) (
 // two queries for them all. A point PointContext would refuse (unknown, or
 // its session lacks its turn) is left out: its page reads it alone.
 func PointContextsOf(ctx context.Context, db Querier, ids []string) (map[string]*PointData, error) {
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return nil, err
-	}
 	out := map[string]*PointData{}
-	if err := epScan(ctx, db, "simdata_points_of", func(r *sql.Rows) error {
+	if err := epScanList(ctx, db, "simdata_points_of", ids, func(r *sql.Rows) error {
 		d := &PointData{}
 		p := &d.Point
 		if err := r.Scan(&p.ID, &p.Developer, &p.Split, &p.SessionID, &p.TurnIdx, &p.PriorTurns, &p.ConstantDose, &d.Repo); err != nil {
@@ -193,11 +189,11 @@ func PointContextsOf(ctx context.Context, db Querier, ids []string) (map[string]
 		}
 		out[p.ID] = d
 		return nil
-	}, string(list)); err != nil {
+	}); err != nil {
 		return nil, fmt.Errorf("points: %w", err)
 	}
 	found := map[string]bool{}
-	if err := epScan(ctx, db, "simdata_turns_of", func(r *sql.Rows) error {
+	if err := epScanList(ctx, db, "simdata_turns_of", ids, func(r *sql.Rows) error {
 		var id string
 		var t TurnRow
 		if err := r.Scan(&id, &t.Idx, &t.Role, &t.Text, &t.IsCommand); err != nil {
@@ -213,7 +209,7 @@ func PointContextsOf(ctx context.Context, db Querier, ids []string) (map[string]
 		}
 		d.Before = append(d.Before, t)
 		return nil
-	}, string(list)); err != nil {
+	}); err != nil {
 		return nil, fmt.Errorf("points: turns: %w", err)
 	}
 	for id := range out {
@@ -234,12 +230,8 @@ type PointLabel struct {
 // in one query; a point with no label is left out (ViewPointLabel gives
 // it no label, and no error).
 func ViewPointLabelsOf(ctx context.Context, db Querier, ids []string) (map[string]PointLabel, error) {
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return nil, err
-	}
 	out := map[string]PointLabel{}
-	if err := epScan(ctx, db, "view_ub_point_labels_of", func(r *sql.Rows) error {
+	if err := epScanList(ctx, db, "view_ub_point_labels_of", ids, func(r *sql.Rows) error {
 		var id string
 		var l PointLabel
 		if err := r.Scan(&id, &l.Label.Move, &l.Label.Label7, &l.Label.Confidence, &l.Label.DecidedBy, &l.Labelled); err != nil {
@@ -247,7 +239,7 @@ func ViewPointLabelsOf(ctx context.Context, db Querier, ids []string) (map[strin
 		}
 		out[id] = l
 		return nil
-	}, string(list)); err != nil {
+	}); err != nil {
 		return nil, fmt.Errorf("labels of points: %w", err)
 	}
 	return out, nil
@@ -264,12 +256,8 @@ type PointSetting struct {
 // settings, by setting (one with no generation is left out), in one
 // query.
 func ViewPointGenerationsOf(ctx context.Context, db Querier, judge string, settings []PointSetting) (map[PointSetting][]ViewGeneration, error) {
-	list, err := json.Marshal(settings)
-	if err != nil {
-		return nil, err
-	}
 	out := map[PointSetting][]ViewGeneration{}
-	if err := epScan(ctx, db, "view_ub_point_generations_of", func(r *sql.Rows) error {
+	if err := epScanList(ctx, db, "view_ub_point_generations_of", settings, func(r *sql.Rows) error {
 		var s PointSetting
 		var g ViewGeneration
 		if err := r.Scan(&s.Point, &s.N, &s.K, &g.Simulator, &g.Condition, &g.Trial, &g.Text, &g.Error, &g.Failed, &g.Move, &g.Confidence); err != nil {
@@ -277,7 +265,7 @@ func ViewPointGenerationsOf(ctx context.Context, db Querier, judge string, setti
 		}
 		out[s] = append(out[s], g)
 		return nil
-	}, judge, string(list)); err != nil {
+	}, judge); err != nil {
 		return nil, fmt.Errorf("generations at points: %w", err)
 	}
 	return out, nil

@@ -3,7 +3,6 @@ package queries
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -229,11 +228,7 @@ func (p *searchPlaces) read(ctx context.Context, hits []SearchHit) error {
 		if len(ids) == 0 {
 			return nil
 		}
-		list, err := json.Marshal(ids)
-		if err != nil {
-			return err
-		}
-		if err := epScan(ctx, p.db, name, row, string(list)); err != nil {
+		if err := epScanList(ctx, p.db, name, ids, row); err != nil {
 			return fmt.Errorf("search: what the hits belong to: %w", err)
 		}
 		return nil
